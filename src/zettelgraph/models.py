@@ -1,0 +1,179 @@
+"""Pure data: the domain as the reader sees it. No I/O here.
+
+Ids are deterministic (UUID5 over normalised natural keys) so that writing the same thing
+twice, or replaying a write after a crash, never creates a duplicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field
+
+# Fixed namespace so ids are stable across machines and versions.
+NAMESPACE = uuid.UUID("6f1c3c9e-2b7a-4f0e-9a57-2e4f3d0c9b11")
+
+
+def normalize_name(text: str) -> str:
+    """Case-, accent- and spacing-insensitive key ("José  Ortega" == "jose ortega").
+
+    Uses Unicode decomposition rather than an ASCII filter so Spanish letters such as
+    "ñ" keep their base letter instead of disappearing.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(stripped.casefold().split())
+
+
+def normalize_text(text: str) -> str:
+    """Whitespace-normalised text, used for quote identity (case and accents kept)."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stable_id(kind: str, *parts: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, "\x1f".join((kind, *parts))))
+
+
+def content_id(title: str, author: str | None) -> str:
+    return stable_id("content", normalize_name(title), normalize_name(author or ""))
+
+
+def person_id(name: str) -> str:
+    return stable_id("person", normalize_name(name))
+
+
+def quote_id(content: str, text: str) -> str:
+    return stable_id("quote", content, normalize_text(text))
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class NodeLabel(StrEnum):
+    CONTENT = "Content"
+    PERSON = "Person"
+    QUOTE = "Quote"
+    CONCEPT = "Concept"
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Content(Node):
+    """A source a person read: a book, article, PDF, slide deck or transcript."""
+
+    title: str = Field(min_length=1, max_length=500)
+    kind: str = "book"
+    source_path: str | None = None
+    content_hash: str | None = None
+    summary: str = ""
+    summary_short: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    processed_date: datetime | None = None
+
+
+class Person(Node):
+    """An author, matched by `normalize_name`."""
+
+    name: str = Field(min_length=1, max_length=300)
+    summary: str = ""
+    summary_short: str = ""
+    occupation: str = ""
+
+
+class Quote(Node):
+    """A verbatim passage of a Content with its location."""
+
+    content_id: str
+    text: str = Field(min_length=1)
+    section: str | None = None
+    page: str | None = None
+    position: int = Field(ge=0, description="Order of the passage within its Content.")
+    location: dict[str, Any] = Field(default_factory=dict)
+
+
+class Concept(Node):
+    """One atomic idea in the configured concept language."""
+
+    title: str = Field(min_length=1, max_length=300)
+    concept: str
+    analysis: str = ""
+    summary: str = ""
+    summary_short: str = ""
+    language: str = "es"
+    vault_sync_pending: bool = False
+
+
+class Relation(BaseModel):
+    """A typed, directed edge between two nodes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source_id: str
+    target_id: str
+    type: str
+    properties: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source_id, self.type, self.target_id)
+
+
+AnyNode = Content | Person | Quote | Concept
+
+
+def label_of(node: AnyNode) -> NodeLabel:
+    return NodeLabel(type(node).__name__)
+
+
+def embedding_text(node: Quote | Concept) -> str:
+    """The text whose embedding represents a node in vector search."""
+    if isinstance(node, Quote):
+        return node.text
+    return f"{node.title}. {node.summary_short or node.concept}"
+
+
+class ChangeSet(BaseModel):
+    """Everything one logical write puts in the store, applied in one transaction.
+
+    Writing is an upsert on ids, so applying the same ChangeSet twice converges to the
+    same graph.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    contents: list[Content] = Field(default_factory=list)
+    persons: list[Person] = Field(default_factory=list)
+    quotes: list[Quote] = Field(default_factory=list)
+    concepts: list[Concept] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    # node id -> embedding; the vector must come from the store's registered embedder.
+    vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
+
+    def nodes(self) -> list[AnyNode]:
+        return [*self.contents, *self.persons, *self.quotes, *self.concepts]
+
+
+class SearchHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    label: NodeLabel
+    score: float

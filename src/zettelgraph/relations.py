@@ -1,0 +1,89 @@
+"""The relation vocabulary and its reverse/symmetric rules.
+
+Creating A -[GENERALIZES]-> B also creates B -[SPECIFIC_OF]-> A; symmetric types create the
+same type in both directions. Structural relations (authorship, quoting, attribution) have no
+automatic reverse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from zettelgraph.models import Relation
+
+AUTHORED_BY = "AUTHORED_BY"  # Content -> Person
+QUOTED_IN = "QUOTED_IN"  # Quote -> Content
+SUPPORTS = "SUPPORTS"  # Quote -> Concept (attribution) and Concept -> Concept
+
+STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN})
+
+
+@dataclass(frozen=True)
+class RelationVocabulary:
+    """Concept-to-concept relation types with their reverse rules."""
+
+    reverses: dict[str, str] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def types(self) -> frozenset[str]:
+        return frozenset(self.reverses)
+
+    def is_symmetric(self, relation_type: str) -> bool:
+        return self.reverses.get(relation_type) == relation_type
+
+    def reverse_of(self, relation_type: str) -> str:
+        try:
+            return self.reverses[relation_type]
+        except KeyError:
+            known = ", ".join(sorted(self.reverses))
+            raise ValueError(f"unknown relation type {relation_type!r}; known: {known}") from None
+
+    def with_reverses(self, relations: Iterable[Relation]) -> list[Relation]:
+        """Each concept relation plus its automatic reverse, without duplicates.
+
+        Quote -> Concept SUPPORTS and structural relations pass through unchanged; the
+        caller says which are concept relations by putting them through here or not.
+        """
+        out: dict[tuple[str, str, str], Relation] = {}
+        for relation in relations:
+            out.setdefault(relation.key, relation)
+            reverse = Relation(
+                source_id=relation.target_id,
+                target_id=relation.source_id,
+                type=self.reverse_of(relation.type),
+                properties={**relation.properties, "inferred_reverse_of": relation.type},
+                created_at=relation.created_at,
+            )
+            out.setdefault(reverse.key, reverse)
+        return list(out.values())
+
+
+def _default_vocabulary() -> RelationVocabulary:
+    pairs = {
+        "GENERALIZES": "SPECIFIC_OF",
+        "PART_OF": "HAS_PART",
+        "SUPPORTS": "SUPPORTED_BY",
+    }
+    reverses: dict[str, str] = {}
+    for forward, backward in pairs.items():
+        reverses[forward] = backward
+        reverses[backward] = forward
+    for symmetric in ("OPPOSES", "SIMILAR_TO", "RELATES_TO"):
+        reverses[symmetric] = symmetric
+    descriptions = {
+        "GENERALIZES": "A is a general idea that encompasses B as a specific instance.",
+        "SPECIFIC_OF": "A is a specific instance of the more general B.",
+        "PART_OF": "A is a component of the larger whole B.",
+        "HAS_PART": "A is a whole that contains B as a component.",
+        "SUPPORTS": "A provides evidence or justification for B.",
+        "SUPPORTED_BY": "A is backed by the evidence or justification in B.",
+        "OPPOSES": "A and B are in direct opposition.",
+        "SIMILAR_TO": "A and B are related but distinct ideas.",
+        "RELATES_TO": "A and B are related in another way (catch-all).",
+    }
+    return RelationVocabulary(reverses=reverses, descriptions=descriptions)
+
+
+DEFAULT_VOCABULARY = _default_vocabulary()

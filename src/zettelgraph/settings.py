@@ -1,0 +1,114 @@
+"""Effective configuration: the only module that reads environment variables.
+
+Precedence is explicit argument > environment (or `.env`) > default, which is what
+pydantic-settings gives for keyword arguments passed to `Settings(...)`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    return Path.home() / ".zettelgraph"
+
+
+class Settings(BaseSettings):
+    """Everything a run can be configured with; every field maps to `ZETTELGRAPH_<NAME>`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZETTELGRAPH_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    home: Path = Field(default_factory=default_home, description="Data directory.")
+    llm: str | None = Field(
+        default=None,
+        description="Chat model as provider:model (google_genai:gemini-2.5-flash, "
+        "openai:gpt-4.1-mini, ollama:qwen3:8b, openai-compatible:NAME, local, local:0.5b, fake).",
+    )
+    llm_fast: str | None = Field(
+        default=None, description="Model for cheap calls; defaults to llm."
+    )
+    llm_base_url: str | None = Field(default=None, description="Base URL for openai-compatible.")
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="API key for openai-compatible."
+    )
+    llm_max_tokens: int = Field(default=2048, ge=64, le=65536)
+    llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
+    llm_retries: int = Field(default=3, ge=0, le=10, description="Retries on transient errors.")
+    local_threads: int = Field(default=2, ge=1, le=64, description="CPU threads for local.")
+    local_context: int = Field(default=8192, ge=512, le=131072, description="Context for local.")
+    embeddings: str = Field(
+        default="use-multilingual",
+        description="Embedder: use-multilingual, ollama:MODEL, openai:MODEL, "
+        "google_genai:MODEL, sentence-transformers:PATH, hash.",
+    )
+    store: str | None = Field(default=None, description="Graph store URL; default sqlite in home.")
+    checkpoints: str | None = Field(default=None, description="Checkpoint URL; default in home.")
+    vault: Path | None = Field(default=None, description="Obsidian vault; default home/vault.")
+    concept_language: str = Field(default="es", min_length=2, max_length=16)
+    max_file_mb: float = Field(default=20.0, gt=0, description="Largest note file accepted.")
+
+    @field_validator("llm", "llm_fast", "store", "checkpoints", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @property
+    def store_url(self) -> str:
+        return self.store or f"sqlite:///{self.home / 'zettelgraph.db'}"
+
+    @property
+    def checkpoints_url(self) -> str:
+        return self.checkpoints or f"sqlite:///{self.home / 'checkpoints.db'}"
+
+    @property
+    def vault_path(self) -> Path:
+        return self.vault or self.home / "vault"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    def masked(self) -> dict[str, str]:
+        """Effective values for display, with secrets and URL passwords hidden."""
+        shown: dict[str, str] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                text = "********" if value.get_secret_value() else ""
+            elif value is None:
+                text = ""
+            else:
+                text = mask_url_password(str(value))
+            shown[name] = text
+        shown["store"] = mask_url_password(self.store_url)
+        shown["checkpoints"] = mask_url_password(self.checkpoints_url)
+        shown["vault"] = str(self.vault_path)
+        return shown
+
+
+def mask_url_password(url: str) -> str:
+    """Hide the password of `scheme://user:password@host` URLs."""
+    if "://" not in url or "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    if ":" in credentials:
+        user = credentials.split(":", 1)[0]
+        return f"{scheme}://{user}:********@{host}"
+    return url

@@ -1,0 +1,119 @@
+"""The one interface every graph store implements, and its errors.
+
+Every backend passes the same contract suite (`tests/store/`). Writes go through `apply`,
+which takes a whole `ChangeSet` and commits it atomically (or, where the database cannot
+roll back, so that a replay converges to the same graph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    Content,
+    NodeLabel,
+    Person,
+    Quote,
+    Relation,
+    SearchHit,
+)
+
+
+class StoreError(Exception):
+    """A store problem the user can act on; the message says what to do."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The store was embedded with another model than the one configured."""
+
+
+class IntegrityError(StoreError):
+    """A write refers to something that does not exist or breaks a rule; nothing was written."""
+
+
+@dataclass(frozen=True)
+class EmbeddingInfo:
+    model: str
+    dim: int
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """A graph of Contents, Persons, Quotes and Concepts with vectors and full-text search."""
+
+    url: str
+
+    def close(self) -> None: ...
+
+    # --- embedder registration -------------------------------------------------------
+    def embedding_info(self) -> EmbeddingInfo | None:
+        """The embedder the stored vectors came from, or None for an empty store."""
+
+    def ensure_embedder(self, model: str, dim: int) -> None:
+        """Record the embedder on first use; raise EmbedderMismatchError on a different one."""
+
+    def replace_vectors(
+        self, model: str, dim: int, vectors: Mapping[str, NDArray[np.float32]]
+    ) -> None:
+        """Swap every stored vector and the recorded embedder in one transaction."""
+
+    # --- writes ------------------------------------------------------------------------
+    def apply(self, changes: ChangeSet) -> None:
+        """Upsert every node, relation (with automatic reverses) and vector in one write."""
+
+    # --- reads -------------------------------------------------------------------------
+    def get_content(self, content_id: str) -> Content | None: ...
+
+    def list_contents(self) -> list[Content]: ...
+
+    def get_person(self, person_id: str) -> Person | None: ...
+
+    def find_person(self, name: str) -> Person | None:
+        """The person whose name matches case-, accent- and spacing-insensitively."""
+
+    def author_of(self, content_id: str) -> Person | None: ...
+
+    def get_concept(self, concept_id: str) -> Concept | None: ...
+
+    def list_concepts(self) -> list[Concept]: ...
+
+    def quotes_of(self, content_id: str) -> list[Quote]:
+        """Quotes of a Content in their reading order."""
+
+    def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]: ...
+
+    def relations(
+        self,
+        node_id: str | None = None,
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> list[Relation]:
+        """Relations touching `node_id` ("out", "in" or "both"), or all when None."""
+
+    def vector_search(
+        self,
+        label: NodeLabel,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        min_score: float | None = None,
+    ) -> list[SearchHit]:
+        """Top-k nodes of `label` by cosine similarity, best first."""
+
+    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
+        """Full-text matches (accent-insensitive), best first."""
+
+    def vectors(
+        self, label: NodeLabel | None = None
+    ) -> Iterator[tuple[str, NDArray[np.float32]]]: ...
+
+    def counts(self) -> dict[str, int]:
+        """Number of nodes per label, relations and vectors."""
