@@ -1,0 +1,178 @@
+"""Chat models from `provider:model` strings, plus the offline `local` and test `fake` models."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from zettelgraph.extras import MissingExtraError
+from zettelgraph.llm import local
+from zettelgraph.llm.fake import FakeChatModel, parse_fake_spec
+from zettelgraph.settings import Settings
+
+# provider prefix accepted by init_chat_model -> zettelgraph extra that installs it
+PROVIDER_EXTRAS = {
+    "google_genai": "gemini",
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "ollama": "ollama",
+}
+OPTIONS_HELP = (
+    "set ZETTELGRAPH_LLM to one of: google_genai:gemini-2.5-flash, openai:gpt-4.1-mini, "
+    "anthropic:claude-sonnet-4-5, ollama:qwen3:8b, openai-compatible:MODEL (with "
+    "ZETTELGRAPH_LLM_BASE_URL), local (pip install 'zettelgraph[local]'), or fake (tests only)"
+)
+SMALL_MODEL_NOTICE = (
+    "Using a small offline model ({spec}): expect rough summaries and concepts. For better "
+    "results set ZETTELGRAPH_LLM, e.g. google_genai:gemini-2.5-flash, openai:gpt-4.1-mini "
+    "or ollama:qwen3:8b."
+)
+FAKE_NOTICE = (
+    "Using the fake LLM: answers are built deterministically from each prompt, for tests and "
+    "benchmarks only. Set ZETTELGRAPH_LLM to use a real model."
+)
+
+
+class LLMConfigError(ValueError):
+    """The configured model cannot be used; the message lists what can."""
+
+
+def default_spec() -> str:
+    """`local` when an offline model is installed, else an error listing the options."""
+    for key in (local.DEFAULT_LOCAL, *local.LOCAL_MODELS):
+        if local.is_installed(local.LOCAL_MODELS[key]):
+            return "local" if key == local.DEFAULT_LOCAL else f"local:{key}"
+    raise LLMConfigError(f"no LLM is configured and no local model is installed: {OPTIONS_HELP}")
+
+
+class ChatModels:
+    """The main and fast chat models of a run, built on first use and closed together.
+
+    Building is lazy because the local model takes seconds to load and many runs (re-ingesting
+    unchanged notes, listing contents) never call an LLM.
+    """
+
+    def __init__(
+        self, settings: Settings, on_notice: Callable[[str], None] | None = None
+    ) -> None:
+        self.settings = settings
+        self._models: dict[str, BaseChatModel] = {}
+        self._servers: dict[str, local.LocalServer] = {}
+        self.notices: list[str] = []
+        self._on_notice = on_notice
+
+    def _notice(self, text: str) -> None:
+        """Say once per run what kind of model answers, e.g. that small models are rough."""
+        if text not in self.notices:
+            self.notices.append(text)
+            if self._on_notice is not None:
+                self._on_notice(text)
+
+    @property
+    def main_spec(self) -> str:
+        return self.settings.llm or default_spec()
+
+    @property
+    def fast_spec(self) -> str:
+        return self.settings.llm_fast or self.main_spec
+
+    @property
+    def main(self) -> BaseChatModel:
+        return self.get(self.main_spec)
+
+    @property
+    def fast(self) -> BaseChatModel:
+        return self.get(self.fast_spec)
+
+    def get(self, spec: str) -> BaseChatModel:
+        if spec not in self._models:
+            self._models[spec] = self._build(spec)
+        return self._models[spec]
+
+    def close(self) -> None:
+        for server in self._servers.values():
+            server.close()
+        self._servers.clear()
+        self._models.clear()
+
+    def _build(self, spec: str) -> BaseChatModel:
+        provider, _, model = spec.partition(":")
+        s = self.settings
+        if provider == "fake":
+            self._notice(FAKE_NOTICE)
+            try:
+                return FakeChatModel(**parse_fake_spec(model))
+            except ValueError as exc:
+                raise LLMConfigError(str(exc)) from exc
+        if provider == "local":
+            return self._local(spec)
+        if provider == "openai-compatible":
+            if not s.llm_base_url or not model:
+                raise LLMConfigError(
+                    "openai-compatible needs a model name (openai-compatible:MODEL) and "
+                    "ZETTELGRAPH_LLM_BASE_URL"
+                )
+            return _openai_client(
+                base_url=s.llm_base_url,
+                api_key=s.llm_api_key.get_secret_value() if s.llm_api_key else "none",
+                model=model,
+                settings=s,
+            )
+        if provider not in PROVIDER_EXTRAS or not model:
+            raise LLMConfigError(f"unknown LLM {spec!r}: {OPTIONS_HELP}")
+        return _init_chat_model(provider, model, s)
+
+    def _local(self, spec: str) -> BaseChatModel:
+        s = self.settings
+        try:
+            chosen = local.resolve_local(spec)
+            path = local.ensure_model_file(chosen, s.models_dir)
+        except local.LocalModelError as exc:
+            raise LLMConfigError(str(exc)) from exc
+        server = local.LocalServer(
+            path,
+            threads=s.local_threads,
+            context=s.local_context,
+            max_tokens=s.llm_max_tokens,
+            alias=f"local-{chosen.key}",
+        )
+        self._servers[spec] = server
+        self._notice(SMALL_MODEL_NOTICE.format(spec=spec))
+        return _openai_client(
+            base_url=server.base_url, api_key="none", model=server.alias, settings=s
+        )
+
+
+def _openai_client(*, base_url: str, api_key: str, model: str, settings: Settings) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        model=model,
+        temperature=0,
+        max_completion_tokens=settings.llm_max_tokens,
+        timeout=settings.llm_timeout,
+        max_retries=0,  # structured.call_structured owns retries
+    )
+
+
+def _init_chat_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
+    from langchain.chat_models import init_chat_model
+
+    kwargs: dict[str, Any] = {"temperature": 0}
+    if provider == "ollama":
+        kwargs["num_predict"] = settings.llm_max_tokens
+    else:
+        kwargs.update(max_tokens=settings.llm_max_tokens, timeout=settings.llm_timeout)
+        kwargs["max_retries"] = 0
+    try:
+        chat: BaseChatModel = init_chat_model(model, model_provider=provider, **kwargs)
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"{provider} models need their LangChain integration: "
+            f"pip install 'zettelgraph[{PROVIDER_EXTRAS[provider]}]'"
+        ) from exc
+    return chat

@@ -1,0 +1,248 @@
+"""A deterministic chat model for tests and benchmarks: no network, no weights.
+
+It implements LangChain's `BaseChatModel`. Asked for JSON through an OpenAI-style
+`response_format` (which is how `structured.call_structured` asks every OpenAI-compatible
+model), it builds an object that satisfies the schema from the request itself: strings are
+taken from the prompt's text, ids (fields whose schema has a `pattern` such as `^q[0-9]+$`)
+are chosen among the ids that appear in the prompt. Same request, same answer.
+
+Faults can be injected for reliability tests: transient service errors, malformed JSON and
+invented ids, each with a probability drawn from a seeded generator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_ID_IN_PROMPT = re.compile(r"\b([a-z]{1,3})(\d{1,5})\b")
+
+
+class FakeServiceError(ConnectionError):
+    """A simulated transient failure (HTTP 503), retried like a real one."""
+
+    status_code = 503
+
+
+class FakeChatModel(BaseChatModel):
+    """Deterministic, schema-driven fake LLM with optional latency and injected faults."""
+
+    seed: int = 0
+    latency: float = Field(default=0.0, ge=0.0)
+    transient_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    invented_id_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "zettelgraph-fake"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.calls += 1
+        prompt = "\n".join(_text_of(m) for m in messages)
+        digest = hashlib.sha256(f"{self.seed}\x1f{prompt}".encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "little"))
+        if self.latency:
+            time.sleep(self.latency)
+        if rng.random() < self.transient_rate:
+            raise FakeServiceError("fake LLM: simulated 503 Service Unavailable")
+
+        schema = _schema_from(kwargs)
+        if schema is None:
+            text = _snippet(prompt, rng, 60)
+        else:
+            invent = rng.random() < self.invented_id_rate
+            builder = _Builder(prompt, rng, schema, invent_ids=invent)
+            text = json.dumps(builder.build(schema), ensure_ascii=False)
+            if rng.random() < self.malformed_rate:
+                text = "```json\n" + text[: max(1, len(text) // 2)]
+        usage = {
+            "input_tokens": max(1, len(prompt) // 4),
+            "output_tokens": max(1, len(text) // 4),
+            "total_tokens": max(1, len(prompt) // 4) + max(1, len(text) // 4),
+        }
+        message = AIMessage(
+            content=text,
+            usage_metadata=usage,
+            response_metadata={"model_name": "fake", "finish_reason": "stop"},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _text_of(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+    return "\n".join(str(p) for p in parts)
+
+
+def _schema_from(kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    response_format = kwargs.get("response_format")
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_schema":
+        schema = response_format.get("json_schema", {}).get("schema")
+        return schema if isinstance(schema, dict) else None
+    if response_format.get("type") == "json_object":
+        return {"type": "object", "properties": {}}
+    return None
+
+
+def _snippet(prompt: str, rng: random.Random, max_chars: int) -> str:
+    sentences = [s.strip() for s in _SENTENCE.findall(prompt) if len(s.strip()) > 12]
+    if not sentences:
+        return "Respuesta generada por el modelo de prueba."[:max_chars]
+    text = sentences[rng.randrange(len(sentences))]
+    return _clip(text, max_chars)
+
+
+def _clip(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars].rsplit(" ", 1)[0]
+    return cut if cut else text[:max_chars]
+
+
+class _Builder:
+    """Builds a JSON value satisfying a (pydantic-generated) JSON schema."""
+
+    def __init__(
+        self, prompt: str, rng: random.Random, root: dict[str, Any], *, invent_ids: bool
+    ) -> None:
+        self.prompt = prompt
+        self.rng = rng
+        self.defs: dict[str, Any] = root.get("$defs", {})
+        self.invent_ids = invent_ids
+        self.ids_by_prefix: dict[str, list[str]] = {}
+        for prefix, number in _ID_IN_PROMPT.findall(prompt):
+            ids = self.ids_by_prefix.setdefault(prefix, [])
+            if f"{prefix}{number}" not in ids:
+                ids.append(f"{prefix}{number}")
+
+    def build(self, schema: dict[str, Any], name: str = "") -> Any:
+        schema = self._resolve(schema)
+        if "enum" in schema:
+            return self.rng.choice(schema["enum"])
+        if "const" in schema:
+            return schema["const"]
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                options = [o for o in schema[key] if self._resolve(o).get("type") != "null"]
+                return self.build(options[0] if options else schema[key][0], name)
+        kind = schema.get("type", "object")
+        if kind == "object":
+            props: dict[str, Any] = schema.get("properties", {})
+            return {key: self.build(sub, key) for key, sub in props.items()}
+        if kind == "array":
+            return self._array(schema, name)
+        if kind == "string":
+            return self._string(schema, name)
+        if kind == "integer":
+            return int(schema.get("minimum", 0)) + self.rng.randrange(3)
+        if kind == "number":
+            low = float(schema.get("minimum", 0.0))
+            high = float(schema.get("maximum", low + 1.0))
+            return round(low + (high - low) * self.rng.random(), 3)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        return None
+
+    def _resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            resolved: dict[str, Any] = self.defs[ref.removeprefix("#/$defs/")]
+            return resolved
+        return schema
+
+    def _array(self, schema: dict[str, Any], name: str) -> list[Any]:
+        items = self._resolve(schema.get("items", {}))
+        low = int(schema.get("minItems", 0))
+        high = int(schema.get("maxItems", max(low, 3)))
+        pattern_prefix = _id_prefix(items)
+        if pattern_prefix is not None:
+            pool = self._ids(pattern_prefix)
+            count = max(low, min(high, len(pool), 1 + self.rng.randrange(2)))
+            chosen = pool[:count] if count <= len(pool) else pool
+            return list(chosen) if len(chosen) >= low else [*chosen, *pool[: low - len(chosen)]]
+        count = max(low, min(high, 1 + self.rng.randrange(2)))
+        return [self.build(items, name) for _ in range(count)]
+
+    def _ids(self, prefix: str) -> list[str]:
+        if self.invent_ids:
+            return [f"{prefix}9{self.rng.randrange(1000, 9999)}"]
+        pool = list(self.ids_by_prefix.get(prefix, []))
+        self.rng.shuffle(pool)
+        return pool
+
+    def _string(self, schema: dict[str, Any], name: str) -> str:
+        prefix = _id_prefix(schema)
+        if prefix is not None:
+            pool = self._ids(prefix)
+            return pool[0] if pool else f"{prefix}1"
+        max_chars = int(schema.get("maxLength", 400))
+        lowered = name.lower()
+        if "title" in lowered or "name" in lowered:
+            max_chars = min(max_chars, 60)
+        elif "short" in lowered:
+            max_chars = min(max_chars, 160)
+        text = _snippet(self.prompt, self.rng, max_chars)
+        if "summary" in lowered and "short" not in lowered:
+            more = _snippet(self.prompt, self.rng, max_chars)
+            if more != text:
+                text = _clip(f"{text} {more}", max_chars)
+        min_chars = int(schema.get("minLength", 0))
+        while len(text) < min_chars:
+            text = (text + " " + text).strip() or "texto"
+        return text[:max_chars] if len(text) > max_chars else text
+
+
+def _id_prefix(schema: dict[str, Any]) -> str | None:
+    """`q` for a string schema whose pattern is like `^q[0-9]+$` or `^q\\d+$`."""
+    pattern = schema.get("pattern")
+    if schema.get("type") != "string" or not isinstance(pattern, str):
+        return None
+    match = re.fullmatch(r"\^([a-z]{1,3})(?:\[0-9\]|\\d)[+*](?:\$)?", pattern)
+    return match.group(1) if match else None
+
+
+def parse_fake_spec(options: str) -> dict[str, Any]:
+    """`latency=0.2,transient=0.1,malformed=0.1,invented_ids=0.1,seed=3` -> model fields."""
+    names = {
+        "latency": "latency",
+        "transient": "transient_rate",
+        "malformed": "malformed_rate",
+        "invented_ids": "invented_id_rate",
+        "seed": "seed",
+    }
+    fields: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in options.split(","))):
+        key, _, value = part.partition("=")
+        if key not in names or not value:
+            raise ValueError(
+                f"bad fake LLM option {part!r}; use {', '.join(names)} as key=value pairs"
+            )
+        fields[names[key]] = int(value) if key == "seed" else float(value)
+    return fields

@@ -1,0 +1,199 @@
+"""The one way to call a prompt and get a validated Pydantic object.
+
+1. Ask for JSON constrained by the response model's JSON schema where the provider has it
+   (OpenAI-compatible `response_format`, which llama.cpp turns into a grammar; Ollama
+   `format`; LangChain's `with_structured_output` for the others), and describe the schema
+   in the prompt too, which small models need.
+2. Strip code fences, take the JSON object, validate it against the bounded model.
+3. On invalid output: one repair round that shows the model its validation error.
+4. On transient errors (429, 5xx, timeouts, dropped connections): retry with exponential
+   backoff. Never on 400/401/403: those need the user, not another try.
+5. Record tokens in/out, latency, retries and repairs per call name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ValidationError
+
+from zettelgraph.llm.usage import CallStats, UsageLog
+
+T = TypeVar("T", bound=BaseModel)
+_FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*|\s*```\s*$")
+
+
+class StructuredOutputError(RuntimeError):
+    """The model did not produce a valid object even after the repair round."""
+
+
+class LLMRequestError(RuntimeError):
+    """The provider refused the request (bad request, auth): retrying will not help."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether an exception from a provider is worth retrying."""
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return status in (408, 409, 429) or status >= 500
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return True
+    name = type(exc).__name__
+    return any(
+        marker in name
+        for marker in ("Timeout", "Connection", "RateLimit", "Unavailable", "ResourceExhausted")
+    )
+
+
+def schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+def _constrained(llm: BaseChatModel, name: str, schema: dict[str, Any]) -> Any:
+    """The model bound to request JSON that satisfies `schema`, in its provider's dialect."""
+    kind = type(llm).__name__
+    if kind in ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek"):
+        return llm.bind(
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            }
+        )
+    if kind == "ChatOllama":
+        return llm.bind(format=schema)
+    try:
+        return llm.with_structured_output(schema, method="json_schema", include_raw=True)
+    except (NotImplementedError, ValueError, TypeError):
+        return llm
+
+
+def _raw_text(reply: Any) -> tuple[str, AIMessage | None]:
+    """The JSON text of a reply, whichever way the provider returned it."""
+    message: Any = reply
+    if isinstance(reply, dict) and "raw" in reply:
+        message = reply["raw"]
+    if isinstance(message, AIMessage):
+        if message.tool_calls:
+            return json.dumps(message.tool_calls[0]["args"], ensure_ascii=False), message
+        content = message.content
+        if isinstance(content, list):
+            content = "".join(
+                part.get("text", "") if isinstance(part, dict) else str(part) for part in content
+            )
+        return str(content), message
+    return str(message), None
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a reply: fences stripped, surrounding prose ignored."""
+    cleaned = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(cleaned)
+    except json.JSONDecodeError:
+        start, end = cleaned.find("{"), cleaned.rfind("}")
+        if start == -1 or end <= start:
+            raise
+        return json.loads(cleaned[start : end + 1])
+
+
+def _error_summary(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        lines = [
+            f"- {'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors()[:12]
+        ]
+        return "\n".join(lines)
+    return f"- {exc}"
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    return (
+        "Reply with ONE JSON object, no prose and no code fences, that matches this JSON "
+        f"schema (respect every maxLength and maxItems):\n{json.dumps(schema, ensure_ascii=False)}"
+    )
+
+
+def call_structured(
+    llm: BaseChatModel,
+    *,
+    name: str,
+    messages: Sequence[BaseMessage],
+    response_model: type[T],
+    usage: UsageLog,
+    retries: int = 3,
+    backoff: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Call `llm` and return a validated `response_model`; see the module docstring."""
+    schema = schema_for(response_model)
+    prompt = [*messages]
+    instruction = schema_instruction(schema)
+    if prompt and isinstance(prompt[0], SystemMessage):
+        prompt[0] = SystemMessage(content=f"{prompt[0].content}\n\n{instruction}")
+    else:
+        prompt.insert(0, SystemMessage(content=instruction))
+    runnable = _constrained(llm, name, schema)
+
+    stats = usage.start(name)
+    try:
+        text, message = _invoke(runnable, prompt, stats, retries, backoff, sleep)
+        try:
+            return response_model.model_validate(extract_json(text))
+        except (ValidationError, json.JSONDecodeError, ValueError) as first_error:
+            stats.repairs += 1
+            repair = [
+                *prompt,
+                message or AIMessage(content=text),
+                HumanMessage(
+                    content="Your reply could not be used:\n"
+                    f"{_error_summary(first_error)}\n"
+                    "Reply again with only the corrected JSON object."
+                ),
+            ]
+            text, _ = _invoke(runnable, repair, stats, retries, backoff, sleep)
+            try:
+                return response_model.model_validate(extract_json(text))
+            except (ValidationError, json.JSONDecodeError, ValueError) as second_error:
+                stats.failed = True
+                raise StructuredOutputError(
+                    f"LLM call {name!r} gave invalid output twice:\n{_error_summary(second_error)}"
+                ) from second_error
+    finally:
+        usage.finish(stats)
+
+
+def _invoke(
+    runnable: Any,
+    prompt: list[BaseMessage],
+    stats: CallStats,
+    retries: int,
+    backoff: float,
+    sleep: Callable[[float], None],
+) -> tuple[str, AIMessage | None]:
+    attempt = 0
+    while True:
+        try:
+            reply = runnable.invoke(prompt)
+        except Exception as exc:
+            if not is_transient(exc):
+                stats.failed = True
+                raise LLMRequestError(f"LLM call {stats.name!r} was refused: {exc}") from exc
+            if attempt >= retries:
+                stats.failed = True
+                raise
+            stats.retries += 1
+            sleep(backoff * (2**attempt))
+            attempt += 1
+            continue
+        text, message = _raw_text(reply)
+        if message is not None:
+            stats.add_tokens(message.usage_metadata)
+        return text, message
