@@ -1,0 +1,380 @@
+"""The embedded default store: one SQLite file with nodes, relations, vectors and FTS5.
+
+- WAL journal, one `BEGIN IMMEDIATE` transaction per `apply`, so a failing write leaves
+  nothing behind.
+- Vectors are float32 blobs; search is exact cosine over a numpy matrix that is loaded on
+  first use, updated after each successful write, and reloaded when another process has
+  written to the file (`PRAGMA data_version`).
+- Full-text search uses FTS5 with `remove_diacritics 2`, so "aerobico" finds "aeróbico".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel
+
+from zettelgraph.models import (
+    AnyNode,
+    ChangeSet,
+    Concept,
+    Content,
+    NodeLabel,
+    Person,
+    Quote,
+    Relation,
+    SearchHit,
+    label_of,
+    normalize_name,
+)
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.store.base import (
+    EmbedderMismatchError,
+    EmbeddingInfo,
+    IntegrityError,
+    StoreError,
+)
+from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.sqlite_reads import SQLiteReads
+from zettelgraph.store.vector_index import VectorIndex
+
+NodeT = TypeVar("NodeT", bound=BaseModel)
+
+_MODELS: dict[str, type[BaseModel]] = {
+    NodeLabel.CONTENT: Content,
+    NodeLabel.PERSON: Person,
+    NodeLabel.QUOTE: Quote,
+    NodeLabel.CONCEPT: Concept,
+}
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_LOAD_BATCH = 4096
+
+
+def _checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    array = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if not np.all(np.isfinite(array)):
+        raise IntegrityError(f"vector for {node_id} contains NaN or infinity")
+    return array
+
+
+def _check_dims(arrays: Mapping[str, NDArray[np.float32]], dim: int) -> None:
+    for node_id, array in arrays.items():
+        if array.shape[0] != dim:
+            raise IntegrityError(
+                f"vector for {node_id} has {array.shape[0]} dims; the store uses {dim}"
+            )
+
+
+def _fts_text(node: AnyNode) -> str | None:
+    if isinstance(node, Quote):
+        return node.text
+    if isinstance(node, Concept):
+        return " ".join((node.title, node.concept, node.analysis, node.summary))
+    return None
+
+
+def _name_key(node: AnyNode) -> str | None:
+    if isinstance(node, Person):
+        return normalize_name(node.name)
+    if isinstance(node, Content):
+        return normalize_name(node.title)
+    return None
+
+
+class SQLiteStore(SQLiteReads):
+    """GraphStore on a local SQLite file."""
+
+    def __init__(self, path: Path | str, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY):
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self.vocabulary = vocabulary
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves.
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()  # do not leak the handle of a file we refuse
+            raise StoreError(
+                f"cannot open the store at {self.path}: {exc}. Is it a zettelgraph database? "
+                "Point ZETTELGRAPH_STORE elsewhere or move the file away."
+            ) from exc
+        self._indexes: dict[NodeLabel, VectorIndex] | None = None
+        self._seen_version = self._data_version()
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    def _migrate(self) -> None:
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+        )
+        done = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
+        for version, statements in MIGRATIONS:
+            if version in done:
+                continue
+            with self._transaction():
+                # Another process may have applied it while we waited for the write lock.
+                applied = self._db.execute(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+                ).fetchone()
+                if applied is not None:
+                    continue
+                for statement in statements:
+                    self._db.execute(statement)
+                self._db.execute("INSERT INTO schema_migrations(version) VALUES (?)", (version,))
+
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    # --- embedder ------------------------------------------------------------------------
+    def embedding_info(self) -> EmbeddingInfo | None:
+        rows = dict(
+            self._db.execute(
+                "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')"
+            ).fetchall()
+        )
+        if "embedding_model" not in rows:
+            return None
+        return EmbeddingInfo(model=rows["embedding_model"], dim=int(rows["embedding_dim"]))
+
+    def ensure_embedder(self, model: str, dim: int) -> None:
+        info = self.embedding_info()
+        if info is None:
+            with self._transaction():
+                # Re-read under the write lock: two first users must not both register.
+                info = self.embedding_info()
+                if info is None:
+                    self._write_embedding_info(model, dim)
+                    return
+        if info.model != model or info.dim != dim:
+            raise EmbedderMismatchError(
+                f"the store at {self.path} holds vectors from {info.model!r} ({info.dim} dims) "
+                f"but the configured embedder is {model!r} ({dim} dims). Set "
+                f"ZETTELGRAPH_EMBEDDINGS={info.model} to keep using it, or run "
+                "`zettelgraph reindex` to re-embed everything with the configured one."
+            )
+
+    def _write_embedding_info(self, model: str, dim: int) -> None:
+        self._db.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [("embedding_model", model), ("embedding_dim", str(dim))],
+        )
+
+    def replace_vectors(
+        self, model: str, dim: int, vectors: Mapping[str, NDArray[np.float32]]
+    ) -> None:
+        arrays = {node_id: _checked_vector(node_id, vector) for node_id, vector in vectors.items()}
+        _check_dims(arrays, dim)
+        with self._transaction():
+            self._db.execute("DELETE FROM vectors")
+            self._write_vectors(arrays)
+            self._write_embedding_info(model, dim)
+        self._indexes = None
+
+    # --- writes --------------------------------------------------------------------------
+    def apply(self, changes: ChangeSet) -> None:
+        arrays = {
+            node_id: _checked_vector(node_id, vector) for node_id, vector in changes.vectors.items()
+        }
+        with self._transaction():
+            # Read under the write lock so a concurrent `replace_vectors` cannot slip in
+            # between the check and the write.
+            info = self.embedding_info()
+            if arrays:
+                if info is None:
+                    raise IntegrityError(
+                        "vectors given but no embedder registered: call ensure_embedder"
+                    )
+                _check_dims(arrays, info.dim)
+            for node in changes.nodes():
+                self._upsert_node(node)
+            self._write_relations(changes.relations)
+            labels = self._write_vectors(arrays)
+        self._after_write(arrays, labels)
+
+    def _write_vectors(self, arrays: Mapping[str, NDArray[np.float32]]) -> dict[str, str]:
+        """Upsert vectors of existing nodes; returns each vector's node label."""
+        if not arrays:
+            return {}
+        labels = self._labels(set(arrays))
+        missing = sorted(arrays.keys() - labels.keys())
+        if missing:
+            raise IntegrityError(f"vectors given for nodes that do not exist: {missing[:5]}")
+        self._db.executemany(
+            "INSERT INTO vectors(id, label, dim, vector) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET vector = excluded.vector, dim = excluded.dim",
+            [
+                (node_id, labels[node_id], array.shape[0], array.tobytes())
+                for node_id, array in arrays.items()
+            ],
+        )
+        return labels
+
+    def _upsert_node(self, node: AnyNode) -> None:
+        label = label_of(node)
+        data = node.model_dump_json()
+        parent = node.content_id if isinstance(node, Quote) else None
+        position = node.position if isinstance(node, Quote) else None
+        row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()
+        if row is not None and row[0] != label:
+            raise IntegrityError(f"node {node.id} is a {row[0]}, cannot rewrite it as {label}")
+        self._db.execute(
+            "INSERT INTO nodes(id, label, name_key, parent_id, position, data) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+            "name_key = excluded.name_key, parent_id = excluded.parent_id, "
+            "position = excluded.position, data = excluded.data",
+            (node.id, str(label), _name_key(node), parent, position, data),
+        )
+        text = _fts_text(node)
+        if text is not None:
+            rowid = self._db.execute("SELECT rowid FROM nodes WHERE id = ?", (node.id,)).fetchone()
+            self._db.execute("DELETE FROM node_text WHERE rowid = ?", (rowid[0],))
+            self._db.execute(
+                "INSERT INTO node_text(rowid, id, label, text) VALUES (?, ?, ?, ?)",
+                (rowid[0], node.id, str(label), text),
+            )
+
+    def _write_relations(self, relations: Sequence[Relation]) -> None:
+        if not relations:
+            return
+        ids = {r.source_id for r in relations} | {r.target_id for r in relations}
+        labels = self._labels(ids)
+        missing = sorted(ids - labels.keys())
+        if missing:
+            raise IntegrityError(f"relations refer to nodes that do not exist: {missing[:5]}")
+        concept_relations = [
+            r
+            for r in relations
+            if labels[r.source_id] == NodeLabel.CONCEPT and labels[r.target_id] == NodeLabel.CONCEPT
+        ]
+        for relation in concept_relations:
+            if relation.type not in self.vocabulary.types:
+                raise IntegrityError(
+                    f"relation type {relation.type!r} is not in the vocabulary "
+                    f"({', '.join(sorted(self.vocabulary.types))})"
+                )
+        concept_keys = {id(r) for r in concept_relations}
+        others = [r for r in relations if id(r) not in concept_keys]
+        for relation in [*others, *self.vocabulary.with_reverses(concept_relations)]:
+            # An existing edge keeps its original properties: a run never rewrites history.
+            self._db.execute(
+                "INSERT INTO edges(source_id, type, target_id, data, created_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    relation.source_id,
+                    relation.type,
+                    relation.target_id,
+                    json.dumps(relation.properties, ensure_ascii=False, default=str),
+                    relation.created_at.isoformat(),
+                ),
+            )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db, "BEGIN IMMEDIATE")
+
+    def _snapshot(self) -> _Transaction:
+        """A read transaction: several SELECTs that see one consistent state."""
+        return _Transaction(self._db, "BEGIN")
+
+    def _after_write(
+        self, arrays: Mapping[str, NDArray[np.float32]], labels: Mapping[str, str]
+    ) -> None:
+        """Bring the loaded vector indexes up to date with a write this store just made."""
+        if self._indexes is None or not arrays:
+            return
+        if self._data_version() != self._seen_version:
+            # Another connection committed since the indexes were loaded; patching in only
+            # our own rows would hide its writes, so reload on the next search instead.
+            self._indexes = None
+            return
+        by_label: dict[str, list[str]] = {}
+        for node_id in arrays:
+            by_label.setdefault(labels[node_id], []).append(node_id)
+        for label, ids in by_label.items():
+            matrix = np.stack([arrays[node_id] for node_id in ids])
+            index = self._indexes.setdefault(NodeLabel(label), VectorIndex(matrix.shape[1]))
+            index.upsert_matrix(ids, matrix)
+
+    def vector_search(
+        self,
+        label: NodeLabel,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        min_score: float | None = None,
+    ) -> list[SearchHit]:
+        index = self._vector_indexes().get(label)
+        if index is None:
+            return []
+        return [
+            SearchHit(id=node_id, label=label, score=score)
+            for node_id, score in index.search(vector, k, min_score)
+        ]
+
+    def _vector_indexes(self) -> dict[NodeLabel, VectorIndex]:
+        # data_version changes only when another connection commits: one cheap PRAGMA per
+        # search keeps a long-lived store (web app, CLI) current with other processes.
+        version = self._data_version()
+        if self._indexes is None or version != self._seen_version:
+            self._indexes = self._load_indexes()
+            self._seen_version = version
+        return self._indexes
+
+    def _load_indexes(self) -> dict[NodeLabel, VectorIndex]:
+        indexes: dict[NodeLabel, VectorIndex] = {}
+        with self._snapshot():
+            info = self.embedding_info()
+            if info is None:
+                return indexes
+            sizes = self._db.execute("SELECT label, count(*) FROM vectors GROUP BY label")
+            for label, size in sizes.fetchall():
+                index = VectorIndex(info.dim, capacity=size)
+                cursor = self._db.execute(
+                    "SELECT id, vector FROM vectors WHERE label = ?", (label,)
+                )
+                while batch := cursor.fetchmany(_LOAD_BATCH):
+                    blob = b"".join(row[1] for row in batch)
+                    if len(blob) != len(batch) * info.dim * 4:
+                        raise StoreError(
+                            f"the store at {self.path} holds vectors that are not {info.dim} "
+                            "dims; run `zettelgraph reindex` to re-embed them"
+                        )
+                    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), info.dim)
+                    index.upsert_matrix([row[0] for row in batch], matrix)
+                indexes[NodeLabel(label)] = index
+        return indexes
+
+
+class _Transaction:
+    """`BEGIN [IMMEDIATE]` ... `COMMIT`, or `ROLLBACK` on any exception."""
+
+    def __init__(self, db: sqlite3.Connection, begin: str) -> None:
+        self._db = db
+        self._begin = begin
+
+    def __enter__(self) -> None:
+        self._db.execute(self._begin)
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")

@@ -1,0 +1,179 @@
+"""Read side of the SQLite store: node lookups, relations, full-text search and counts.
+
+Kept apart from `sqlite.py` (connection, writes, vector index) so each stays readable; the
+only state it needs is the connection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel
+
+from zettelgraph.models import (
+    Concept,
+    Content,
+    NodeLabel,
+    Person,
+    Quote,
+    Relation,
+    SearchHit,
+    normalize_name,
+)
+
+NodeT = TypeVar("NodeT", bound=BaseModel)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+class SQLiteReads:
+    """Queries over the `nodes`, `edges`, `vectors` and `node_text` tables."""
+
+    _db: sqlite3.Connection
+
+    def _labels(self, ids: set[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        id_list = list(ids)
+        for start in range(0, len(id_list), 500):
+            chunk = id_list[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for node_id, label in self._db.execute(
+                f"SELECT id, label FROM nodes WHERE id IN ({marks})", chunk
+            ):
+                found[node_id] = label
+        return found
+
+    def _load(self, model: type[NodeT], rows: Sequence[tuple[str]]) -> list[NodeT]:
+        return [model.model_validate_json(row[0]) for row in rows]
+
+    def _get(self, model: type[NodeT], label: NodeLabel, node_id: str) -> NodeT | None:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE id = ? AND label = ?", (node_id, str(label))
+        ).fetchall()
+        found = self._load(model, rows)
+        return found[0] if found else None
+
+    def get_content(self, content_id: str) -> Content | None:
+        return self._get(Content, NodeLabel.CONTENT, content_id)
+
+    def list_contents(self) -> list[Content]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Content' ORDER BY name_key, id"
+        ).fetchall()
+        return self._load(Content, rows)
+
+    def get_person(self, person_id: str) -> Person | None:
+        return self._get(Person, NodeLabel.PERSON, person_id)
+
+    def find_person(self, name: str) -> Person | None:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Person' AND name_key = ? ORDER BY id LIMIT 1",
+            (normalize_name(name),),
+        ).fetchall()
+        found = self._load(Person, rows)
+        return found[0] if found else None
+
+    def author_of(self, content_id: str) -> Person | None:
+        rows = self._db.execute(
+            "SELECT n.data FROM edges e JOIN nodes n ON n.id = e.target_id "
+            "WHERE e.source_id = ? AND e.type = 'AUTHORED_BY' ORDER BY n.id LIMIT 1",
+            (content_id,),
+        ).fetchall()
+        found = self._load(Person, rows)
+        return found[0] if found else None
+
+    def get_concept(self, concept_id: str) -> Concept | None:
+        return self._get(Concept, NodeLabel.CONCEPT, concept_id)
+
+    def list_concepts(self) -> list[Concept]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Concept' ORDER BY id"
+        ).fetchall()
+        return self._load(Concept, rows)
+
+    def quotes_of(self, content_id: str) -> list[Quote]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Quote' AND parent_id = ? ORDER BY position, id",
+            (content_id,),
+        ).fetchall()
+        return self._load(Quote, rows)
+
+    def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
+        labels = self._labels(set(quote_ids))
+        wanted = [qid for qid in dict.fromkeys(quote_ids) if labels.get(qid) == NodeLabel.QUOTE]
+        out: list[Quote] = []
+        for qid in wanted:
+            quote = self._get(Quote, NodeLabel.QUOTE, qid)
+            if quote is not None:
+                out.append(quote)
+        return out
+
+    def relations(
+        self,
+        node_id: str | None = None,
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> list[Relation]:
+        if direction not in ("out", "in", "both"):
+            raise ValueError("direction must be 'out', 'in' or 'both'")
+        clauses: list[str] = []
+        params: list[Any] = []
+        if node_id is not None:
+            sides = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
+            clauses.append("(" + " OR ".join(f"{s} = ?" for s in sides[direction]) + ")")
+            params.extend([node_id] * len(sides[direction]))
+        if relation_type is not None:
+            clauses.append("type = ?")
+            params.append(relation_type)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT source_id, type, target_id, data, created_at FROM edges {where} "
+            "ORDER BY source_id, type, target_id",
+            params,
+        ).fetchall()
+        return [
+            Relation(source_id=s, type=t, target_id=d, properties=json.loads(p), created_at=c)
+            for s, t, d, p, c in rows
+        ]
+
+    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
+        tokens = _TOKEN.findall(query)
+        if not tokens or k <= 0:
+            return []
+        # Each token quoted so user text can never be read as FTS5 syntax.
+        match = " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+        sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
+        params: list[Any] = [match]
+        if label is not None:
+            sql += " AND label = ?"
+            params.append(str(label))
+        sql += " ORDER BY rank, id LIMIT ?"
+        params.append(k)
+        return [
+            SearchHit(id=node_id, label=NodeLabel(lab), score=-float(rank))
+            for node_id, lab, rank in self._db.execute(sql, params)
+        ]
+
+    def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
+        if label is None:
+            cursor = self._db.execute("SELECT id, vector FROM vectors ORDER BY id")
+        else:
+            cursor = self._db.execute(
+                "SELECT id, vector FROM vectors WHERE label = ? ORDER BY id", (str(label),)
+            )
+        for node_id, blob in cursor.fetchall():
+            yield node_id, np.frombuffer(blob, dtype=np.float32)
+
+    def counts(self) -> dict[str, int]:
+        out = {str(label): 0 for label in NodeLabel}
+        for label, count in self._db.execute("SELECT label, count(*) FROM nodes GROUP BY label"):
+            out[label] = count
+        out["relations"] = self._db.execute("SELECT count(*) FROM edges").fetchone()[0]
+        out["vectors"] = self._db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        return out

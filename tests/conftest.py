@@ -1,0 +1,31 @@
+"""Shared fixtures: every test runs with its own ZETTELGRAPH_HOME and no user configuration."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+EXAMPLES = REPO / "examples"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private home, and no ZETTELGRAPH_* variables from the developer's shell."""
+    for name in list(os.environ):
+        if name.startswith("ZETTELGRAPH_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "zg-home"
+    monkeypatch.setenv("ZETTELGRAPH_HOME", str(home))
+    yield home
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared data folder {SHARED} is not present next to the repository")
+    return SHARED / "data"

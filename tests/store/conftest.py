@@ -1,0 +1,173 @@
+"""Fixtures for the store contract suite: one `store` per backend, and small builders.
+
+Every test that takes `store` runs once per backend in `BACKENDS`. Adding a backend is one
+more entry there: its param id and a function that opens an empty store for one test (server
+backends get their server from a session fixture through `request.getfixturevalue` and wipe
+it before handing it over; a backend that needs an environment variable, such as Neo4j with
+`NEO4J_URI`, carries a `skipif` mark on its param).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    Content,
+    Person,
+    Quote,
+    Relation,
+    embedding_text,
+    normalize_name,
+    person_id,
+    quote_id,
+    stable_id,
+)
+from zettelgraph.models import content_id as make_content_id
+from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.store import GraphStore, open_store
+
+EMBEDDER_MODEL = "test-hash"
+EMBEDDER_DIM = 16
+
+
+def _open_sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStore:
+    return open_store(f"sqlite:///{tmp_path / 'store.db'}")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to get an empty store of one kind for one test, and when to skip it."""
+
+    open: Callable[[pytest.FixtureRequest, Path], GraphStore]
+    marks: tuple[pytest.MarkDecorator, ...] = ()
+
+
+# Later: "falkordb" (server from a session fixture, graph wiped per test) and "neo4j"
+# (marks=(pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason=...),)).
+BACKENDS: dict[str, Backend] = {"sqlite": Backend(_open_sqlite)}
+
+
+@pytest.fixture(
+    params=[pytest.param(name, id=name, marks=backend.marks) for name, backend in BACKENDS.items()]
+)
+def empty_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    """A store with nothing in it, not even a registered embedder."""
+    store = BACKENDS[request.param].open(request, tmp_path)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture
+def store(empty_store: GraphStore, embedder: HashEmbedder) -> GraphStore:
+    """An empty store with the deterministic test embedder registered."""
+    empty_store.ensure_embedder(embedder.model, embedder.dim)
+    return empty_store
+
+
+@pytest.fixture
+def make(embedder: HashEmbedder) -> Builders:
+    return Builders(embedder)
+
+
+class HashEmbedder:
+    """Deterministic stand-in for an embedder: the same text always gives the same vector.
+
+    Vectors are Gaussian noise from a numpy Generator seeded by the text's SHA-256, so unrelated
+    texts are close to orthogonal and a test can recompute any expected vector.
+    """
+
+    model = EMBEDDER_MODEL
+    dim = EMBEDDER_DIM
+
+    def embed(self, text: str) -> NDArray[np.float32]:
+        seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+        return np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+
+
+@dataclass
+class Builders:
+    """Small constructors for domain objects with the models' deterministic ids."""
+
+    embedder: HashEmbedder
+
+    def content(
+        self, title: str = "Spark", author: str | None = "John Ratey", **kw: Any
+    ) -> Content:
+        return Content(id=make_content_id(title, author), title=title, **kw)
+
+    def person(self, name: str = "John Ratey", **kw: Any) -> Person:
+        return Person(id=person_id(name), name=name, **kw)
+
+    def quote(self, content: Content, text: str, position: int, **kw: Any) -> Quote:
+        return Quote(
+            id=quote_id(content.id, text), content_id=content.id, text=text, position=position, **kw
+        )
+
+    def concept(self, title: str, concept: str | None = None, **kw: Any) -> Concept:
+        return Concept(
+            id=stable_id("concept", normalize_name(title)),
+            title=title,
+            concept=concept if concept is not None else f"{title}: una idea atómica.",
+            **kw,
+        )
+
+    def relation(self, source: str, relation_type: str, target: str, **properties: Any) -> Relation:
+        return Relation(
+            source_id=source, type=relation_type, target_id=target, properties=properties
+        )
+
+    def vectors(self, nodes: Sequence[Quote | Concept]) -> dict[str, NDArray[np.float32]]:
+        return {node.id: self.embedder.embed(embedding_text(node)) for node in nodes}
+
+    def book(
+        self,
+        title: str = "Spark",
+        author: str = "John Ratey",
+        quotes: Sequence[str] = (
+            "El ejercicio aeróbico mejora la memoria.",
+            "Moverse es la mejor medicina para el cerebro.",
+            "El estrés crónico daña el hipocampo.",
+        ),
+    ) -> ChangeSet:
+        """A Content with its author and quotes, their structural relations and vectors."""
+        content = self.content(title, author)
+        person = self.person(author)
+        quote_nodes = [self.quote(content, text, position) for position, text in enumerate(quotes)]
+        relations = [self.relation(content.id, AUTHORED_BY, person.id)]
+        relations += [self.relation(q.id, QUOTED_IN, content.id) for q in quote_nodes]
+        return ChangeSet(
+            contents=[content],
+            persons=[person],
+            quotes=quote_nodes,
+            relations=relations,
+            vectors=self.vectors(quote_nodes),
+        )
+
+    def concepts_for(
+        self, book: ChangeSet, titles: Sequence[str] = ("Neuroplasticidad", "Ejercicio aeróbico")
+    ) -> ChangeSet:
+        """Concepts, each supported by the book's first quote, with their vectors."""
+        concepts = [self.concept(title) for title in titles]
+        quote = book.quotes[0]
+        return ChangeSet(
+            concepts=concepts,
+            relations=[self.relation(quote.id, SUPPORTS, c.id) for c in concepts],
+            vectors=self.vectors(concepts),
+        )

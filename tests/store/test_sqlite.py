@@ -1,0 +1,260 @@
+"""What only the SQLite backend promises: the file itself, migrations, several handles."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pytest
+
+from zettelgraph.models import ChangeSet, NodeLabel
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.store import StoreError, open_store
+from zettelgraph.store.base import IntegrityError
+from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from conftest import Builders, HashEmbedder
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "zettelgraph.db"
+
+
+@pytest.fixture
+def sqlite_store(db_path: Path, embedder: HashEmbedder) -> Iterator[SQLiteStore]:
+    store = SQLiteStore(db_path)
+    store.ensure_embedder(embedder.model, embedder.dim)
+    yield store
+    store.close()
+
+
+def raw(path: Path) -> sqlite3.Connection:
+    """A plain connection, as another program (or the sqlite3 shell) would open the file."""
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def test_open_store_url_and_bare_path_open_the_same_file(db_path: Path) -> None:
+    for url in (f"sqlite:///{db_path}", str(db_path)):
+        store = open_store(url)
+        try:
+            assert isinstance(store, SQLiteStore)
+            assert store.path == db_path
+        finally:
+            store.close()
+    assert db_path.is_file()
+
+
+def test_unsupported_url_scheme_names_the_setting() -> None:
+    with pytest.raises(StoreError, match="ZETTELGRAPH_STORE"):
+        open_store("mongodb://localhost/zettelgraph")
+
+
+def test_wal_mode_is_on(sqlite_store: SQLiteStore, db_path: Path) -> None:
+    connection = raw(db_path)
+    try:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        connection.close()
+
+
+def test_migrations_are_recorded_and_not_rerun(db_path: Path) -> None:
+    SQLiteStore(db_path).close()
+    connection = raw(db_path)
+    first = connection.execute("SELECT version, applied_at FROM schema_migrations").fetchall()
+    connection.close()
+    assert [version for version, _ in first] == [version for version, _ in MIGRATIONS]
+    assert first[0][0] == 1
+
+    # Re-running migration 1 would fail on its CREATE TABLEs or rewrite applied_at.
+    SQLiteStore(db_path).close()
+
+    connection = raw(db_path)
+    try:
+        again = connection.execute("SELECT version, applied_at FROM schema_migrations").fetchall()
+    finally:
+        connection.close()
+    assert again == first
+
+
+def test_data_survives_reopening(db_path: Path, make: Builders, embedder: HashEmbedder) -> None:
+    book = make.book()
+    store = SQLiteStore(db_path)
+    store.ensure_embedder(embedder.model, embedder.dim)
+    store.apply(book)
+    store.close()
+
+    reopened = SQLiteStore(db_path)
+    try:
+        assert reopened.get_content(book.contents[0].id) == book.contents[0]
+        assert reopened.quotes_of(book.contents[0].id) == book.quotes
+        query = book.vectors[book.quotes[1].id]
+        assert reopened.vector_search(NodeLabel.QUOTE, query, 1)[0].id == book.quotes[1].id
+    finally:
+        reopened.close()
+
+
+def test_two_stores_opening_a_fresh_file_at_once(db_path: Path) -> None:
+    """A second process that starts while the first is migrating must not fail."""
+    db_path.parent.mkdir(parents=True)
+    other = raw(db_path)
+    other.execute("PRAGMA journal_mode=WAL")
+    other.execute(
+        "CREATE TABLE schema_migrations "
+        "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+    )
+    other.execute("BEGIN IMMEDIATE")  # the first process is half-way through migration 1
+    for statement in MIGRATIONS[0][1]:
+        other.execute(statement)
+    other.execute("INSERT INTO schema_migrations(version) VALUES (1)")
+
+    outcome: list[BaseException | SQLiteStore] = []
+
+    def open_second() -> None:
+        try:
+            outcome.append(SQLiteStore(db_path))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=open_second)
+    thread.start()
+    time.sleep(0.5)  # let it read the (still empty) migration list and wait for the lock
+    other.execute("COMMIT")
+    other.close()
+    thread.join(timeout=30)
+
+    assert len(outcome) == 1
+    second = outcome[0]
+    assert isinstance(second, SQLiteStore), second
+    try:
+        assert second.counts()["Concept"] == 0
+    finally:
+        second.close()
+
+
+def test_a_second_store_on_the_same_file_sees_new_vectors(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders, embedder: HashEmbedder
+) -> None:
+    concepts = [make.concept(f"Idea {i}") for i in range(50)]
+    sqlite_store.apply(ChangeSet(concepts=concepts, vectors=make.vectors(concepts)))
+    reader = SQLiteStore(db_path)
+    try:
+        query = embedder.embed("consulta")
+        assert len(reader.vector_search(NodeLabel.CONCEPT, query, 5)) == 5  # index loaded
+
+        newcomer = make.concept("Recién llegado")
+        sqlite_store.apply(ChangeSet(concepts=[newcomer], vectors={newcomer.id: query}))
+        hits = reader.vector_search(NodeLabel.CONCEPT, query, 5)
+        assert hits[0].id == newcomer.id
+        assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+
+        sqlite_store.apply(ChangeSet(vectors={newcomer.id: -query}))
+        hits = reader.vector_search(NodeLabel.CONCEPT, query, 51)
+        assert hits[-1].id == newcomer.id
+        assert hits[-1].score == pytest.approx(-1.0, abs=1e-5)
+    finally:
+        reader.close()
+
+
+def test_own_writes_do_not_hide_another_handles_writes(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders, embedder: HashEmbedder
+) -> None:
+    """After its own write, a store must still notice what another handle wrote before it."""
+    concepts = [make.concept(f"Idea {i}") for i in range(20)]
+    sqlite_store.apply(ChangeSet(concepts=concepts, vectors=make.vectors(concepts)))
+    query = embedder.embed("consulta")
+    sqlite_store.vector_search(NodeLabel.CONCEPT, query, 5)  # index loaded
+
+    writer = SQLiteStore(db_path)
+    try:
+        theirs = make.concept("Escrito por otro")
+        writer.apply(ChangeSet(concepts=[theirs], vectors={theirs.id: query}))
+    finally:
+        writer.close()
+    mine = make.concept("Escrito por mí")
+    sqlite_store.apply(ChangeSet(concepts=[mine], vectors={mine.id: query * 0.5 + 0.01}))
+
+    top = {hit.id for hit in sqlite_store.vector_search(NodeLabel.CONCEPT, query, 2)}
+    assert top == {theirs.id, mine.id}
+
+
+def test_a_second_store_sees_replaced_vectors(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders
+) -> None:
+    book = make.book()
+    sqlite_store.apply(book)
+    reader = SQLiteStore(db_path)
+    try:
+        assert len(reader.vector_search(NodeLabel.QUOTE, book.vectors[book.quotes[0].id], 3)) == 3
+        new = {q.id: np.eye(4, dtype=np.float32)[i] for i, q in enumerate(book.quotes)}
+        sqlite_store.replace_vectors("model-4", 4, new)
+
+        hits = reader.vector_search(NodeLabel.QUOTE, new[book.quotes[2].id], 1)
+        assert [h.id for h in hits] == [book.quotes[2].id]
+    finally:
+        reader.close()
+
+
+def test_a_file_that_is_not_a_database_gives_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(os.urandom(8192))
+
+    with pytest.raises(StoreError) as raised:
+        open_store(f"sqlite:///{path}")
+
+    assert str(path) in str(raised.value)
+    assert path.read_bytes() != b""  # left as it was for the user to inspect
+
+
+def test_a_failed_write_leaves_the_file_unchanged(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders
+) -> None:
+    sqlite_store.apply(make.book())
+    before = sqlite_store.counts()
+    assert before["Quote"] == 3
+
+    content = make.content("Un libro largo", "Autora Prolífica")
+    quotes = [make.quote(content, f"Pasaje {i}: texto del libro.", i) for i in range(2000)]
+    broken = ChangeSet(
+        contents=[content],
+        quotes=quotes,
+        relations=[make.relation(quotes[-1].id, SUPPORTS, "missing-concept")],
+        vectors=make.vectors(quotes),
+    )
+    with pytest.raises(IntegrityError, match="missing-concept"):
+        sqlite_store.apply(broken)
+    sqlite_store.close()
+
+    reopened = SQLiteStore(db_path)
+    try:
+        assert reopened.counts() == before
+        assert reopened.get_content(content.id) is None
+        assert reopened.text_search("pasaje", 5) == []
+    finally:
+        reopened.close()
+    connection = raw(db_path)
+    try:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert connection.execute("SELECT count(*) FROM node_text").fetchone()[0] == 3
+    finally:
+        connection.close()
+
+
+def test_a_path_that_cannot_hold_a_database_gives_a_store_error(tmp_path: Path) -> None:
+    directory = tmp_path / "a-directory.db"
+    directory.mkdir()
+    under_a_file = tmp_path / "plain.txt"
+    under_a_file.write_text("not a folder")
+
+    for path in (directory, under_a_file / "store.db"):
+        with pytest.raises(StoreError) as raised:
+            open_store(f"sqlite:///{path}")
+        assert str(path) in str(raised.value)
