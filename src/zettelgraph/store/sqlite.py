@@ -11,15 +11,12 @@
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel
 
 from zettelgraph.models import (
     AnyNode,
@@ -45,15 +42,6 @@ from zettelgraph.store.migrations import MIGRATIONS
 from zettelgraph.store.sqlite_reads import SQLiteReads
 from zettelgraph.store.vector_index import VectorIndex
 
-NodeT = TypeVar("NodeT", bound=BaseModel)
-
-_MODELS: dict[str, type[BaseModel]] = {
-    NodeLabel.CONTENT: Content,
-    NodeLabel.PERSON: Person,
-    NodeLabel.QUOTE: Quote,
-    NodeLabel.CONCEPT: Concept,
-}
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _LOAD_BATCH = 4096
 
 
