@@ -1,0 +1,1 @@
+"""Readers that turn user files (book notes, documents) into quotes and passages."""
