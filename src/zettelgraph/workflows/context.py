@@ -1,0 +1,111 @@
+"""The one bundle of collaborators every workflow node receives at graph build time.
+
+Tests, the CLI and the web app each build their own; nothing here is global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
+
+from zettelgraph.embeddings import Embedder, embedder_from_settings
+from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.structured import call_structured
+from zettelgraph.llm.usage import UsageLog
+from zettelgraph.prompts import author_bio
+from zettelgraph.settings import Settings
+from zettelgraph.store import GraphStore, open_store
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class AuthorEnricher(Protocol):
+    """Finds a short biography for a new author; None when it cannot.
+
+    The default asks the configured LLM; a web-search enricher can replace it.
+    """
+
+    def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None: ...
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: GraphStore
+    embedder: Embedder
+    llms: ChatModels
+    usage: UsageLog = field(default_factory=UsageLog)
+    enrich_author: AuthorEnricher | None = None
+
+    def structured(
+        self,
+        llm: BaseChatModel,
+        *,
+        name: str,
+        messages: Sequence[BaseMessage],
+        response_model: type[T],
+    ) -> T:
+        """`call_structured` with this run's usage log and retry settings."""
+        return call_structured(
+            llm,
+            name=name,
+            messages=messages,
+            response_model=response_model,
+            usage=self.usage,
+            retries=self.settings.llm_retries,
+            backoff=self.settings.llm_backoff,
+        )
+
+    def close(self) -> None:
+        self.llms.close()
+        self.store.close()
+        close_embedder: Callable[[], None] | None = getattr(self.embedder, "close", None)
+        if close_embedder is not None:
+            close_embedder()
+
+
+class LLMAuthorEnricher:
+    """Asks the fast chat model for a biography from what it knows."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+
+    def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None:
+        s = self._services
+        return s.structured(
+            s.llms.fast,
+            name=author_bio.NAME,
+            messages=author_bio.messages(
+                author_bio.AuthorBioInput(
+                    name=name, title=title, language=s.settings.concept_language
+                )
+            ),
+            response_model=author_bio.AuthorBio,
+        )
+
+
+def open_services(
+    settings: Settings,
+    *,
+    store: GraphStore | None = None,
+    embedder: Embedder | None = None,
+    llms: ChatModels | None = None,
+    on_notice: Callable[[str], None] | None = None,
+) -> Services:
+    """Services from settings; any collaborator can be injected instead."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    embedder = embedder or embedder_from_settings(settings)
+    store = store or open_store(settings.store_url)
+    services = Services(
+        settings=settings,
+        store=store,
+        embedder=embedder,
+        llms=llms or ChatModels(settings, on_notice=on_notice),
+    )
+    services.enrich_author = LLMAuthorEnricher(services)
+    return services

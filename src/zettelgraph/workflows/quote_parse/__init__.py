@@ -1,0 +1,1 @@
+"""Quote Parse Graph: book notes -> Content, Person and Quote nodes with embeddings."""

@@ -1,0 +1,206 @@
+"""Nodes of the Quote Parse Graph. Each takes the state and the run's Services and returns a
+partial update; only `write_to_db` writes, in one store transaction."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from zettelgraph.ingest.booknotes import ParsedQuote, parse_booknotes, read_notes_file
+from zettelgraph.llm.structured import LLMRequestError, StructuredOutputError
+from zettelgraph.models import (
+    ChangeSet,
+    Content,
+    Person,
+    Quote,
+    Relation,
+    content_id,
+    person_id,
+    quote_id,
+    sha256_text,
+)
+from zettelgraph.prompts import book_summary
+from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
+from zettelgraph.text import clip_words
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.quote_parse.state import QuoteParseState
+
+log = logging.getLogger(__name__)
+SUMMARY_WORDS = 100
+SHORT_SUMMARY_WORDS = 30
+# LLM failures that cost a summary or a biography, never the ingest itself.
+_SOFT_LLM_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
+
+
+def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
+    text = read_notes_file(Path(state["file_path"]), max_bytes=max_bytes)
+    return {"text": text, "content_hash": sha256_text(text)}
+
+
+def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    """Parse the notes and compare them with what the store already holds for this Content."""
+    path = Path(state["file_path"])
+    notes = parse_booknotes(state["text"], source=str(path))
+    title = (state.get("title_flag") or notes.title or path.stem).strip()
+    author = (state.get("author_flag") or notes.author or "").strip() or None
+    warnings = list(notes.warnings)
+    if author is None:
+        warnings.append("no author in the front matter or --author: stored without one")
+    cid = content_id(title, author)
+
+    parsed: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for quote in notes.quotes:
+        qid = quote_id(cid, quote.text)
+        if qid in seen:
+            warnings.append(f"line {quote.line}: same quote as line {seen[qid]}; kept once")
+            continue
+        seen[qid] = quote.line
+        parsed.append({**quote.model_dump(), "id": qid})
+
+    existing = services.store.get_content(cid)
+    update: dict[str, Any] = {
+        "content_id": cid,
+        "title": title,
+        "author": author,
+        "metadata": notes.metadata,
+        "parsed_quotes": parsed,
+        "quotes_total": len(parsed),
+        "warnings": warnings,
+    }
+    if existing is None:
+        return {**update, "status": "new", "quotes_added": len(parsed), "removed_quotes": []}
+    stored = services.store.quotes_of(cid)
+    stored_ids = {q.id for q in stored}
+    added = [q for q in parsed if q["id"] not in stored_ids]
+    removed = [q.text for q in stored if q.id not in seen]
+    unchanged = existing.content_hash == state["content_hash"] or (not added and not removed)
+    return {
+        **update,
+        "status": "unchanged" if unchanged else "updated",
+        "quotes_added": len(added),
+        "removed_quotes": removed,
+    }
+
+
+def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
+    try:
+        result = services.structured(
+            services.llms.main,
+            name=book_summary.NAME,
+            messages=book_summary.messages(
+                book_summary.BookSummaryInput(
+                    title=state["title"],
+                    author=state.get("author"),
+                    notes=notes,
+                    language=services.settings.concept_language,
+                )
+            ),
+            response_model=book_summary.BookSummary,
+        )
+    except _SOFT_LLM_ERRORS as exc:
+        log.warning("summary of %s failed: %s", state["file_path"], exc)
+        return {"summary": "", "summary_short": "", "warnings": [f"no summary: {exc}"]}
+    return {
+        "summary": clip_words(result.summary, SUMMARY_WORDS),
+        "summary_short": clip_words(result.summary_short, SHORT_SUMMARY_WORDS),
+    }
+
+
+def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    name = state.get("author")
+    if not name:
+        return {"author_id": None, "new_author": None}
+    existing = services.store.find_person(name)
+    if existing is not None:
+        return {"author_id": existing.id, "new_author": None}
+    fallback = f"Author of {state['title']}"
+    person = Person(
+        id=person_id(name), name=name, summary=fallback, summary_short=fallback, occupation=""
+    )
+    warnings: list[str] = []
+    if services.enrich_author is not None:
+        try:
+            bio = services.enrich_author(name, state["title"])
+        except _SOFT_LLM_ERRORS as exc:
+            bio = None
+            warnings.append(f"no biography for {name}: {exc}")
+        if bio is not None:
+            person = person.model_copy(
+                update={
+                    "summary": clip_words(bio.summary, SUMMARY_WORDS),
+                    "summary_short": clip_words(bio.summary_short, SHORT_SUMMARY_WORDS),
+                    "occupation": bio.occupation,
+                }
+            )
+    return {
+        "author_id": person.id,
+        "new_author": person.model_dump(mode="json"),
+        "warnings": warnings,
+    }
+
+
+def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    """Content, author, quotes, vectors and their relations in one transaction."""
+    store = services.store
+    cid = state["content_id"]
+    existing = store.get_content(cid)
+    content = Content(
+        id=cid,
+        title=state["title"],
+        kind="book",
+        source_path=str(Path(state["file_path"]).resolve()),
+        content_hash=state["content_hash"],
+        summary=state.get("summary", ""),
+        summary_short=state.get("summary_short", ""),
+        metadata=state.get("metadata", {}),
+    )
+    if existing is not None:
+        # Keep when it was first read and whether concepts were already extracted from it.
+        content = content.model_copy(
+            update={"created_at": existing.created_at, "processed_date": existing.processed_date}
+        )
+    stored = {q.id: q for q in store.quotes_of(cid)} if existing is not None else {}
+    quotes: list[Quote] = []
+    for position, item in enumerate(state["parsed_quotes"]):
+        parsed = ParsedQuote.model_validate({k: v for k, v in item.items() if k != "id"})
+        quote = Quote(
+            id=item["id"],
+            content_id=cid,
+            text=parsed.text,
+            section=parsed.section,
+            page=parsed.page,
+            position=position,
+            location={"line": parsed.line},
+        )
+        if quote.id in stored:
+            quote = quote.model_copy(update={"created_at": stored[quote.id].created_at})
+        quotes.append(quote)
+
+    services.store.ensure_embedder(services.embedder.name, services.embedder.dim)
+    vectors = services.embedder.embed([q.text for q in quotes])
+    relations = [Relation(source_id=q.id, target_id=cid, type=QUOTED_IN) for q in quotes]
+    persons: list[Person] = []
+    if state.get("new_author"):
+        persons.append(Person.model_validate(state["new_author"]))
+    if state.get("author_id"):
+        relations.append(Relation(source_id=cid, target_id=state["author_id"], type=AUTHORED_BY))
+    store.apply(
+        ChangeSet(
+            contents=[content],
+            persons=persons,
+            quotes=quotes,
+            relations=relations,
+            vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
+        )
+    )
+    warnings: list[str] = []
+    if existing is not None and existing.processed_date is not None and state.get("quotes_added"):
+        warnings.append(
+            f"{state['quotes_added']} new quotes in a Content whose concepts were already "
+            "extracted: run concept extraction again with --force to use them"
+        )
+    return {"warnings": warnings}

@@ -1,0 +1,37 @@
+"""State of the Quote Parse Graph, split into input, working and output parts."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+Status = Literal["new", "updated", "unchanged"]
+
+
+class QuoteParseInput(TypedDict, total=False):
+    file_path: str  # required
+    # Explicit flags beat the file's front matter.
+    title_flag: str | None
+    author_flag: str | None
+
+
+class QuoteParseOutput(TypedDict, total=False):
+    content_id: str
+    title: str
+    author: str | None
+    status: Status
+    quotes_total: int
+    quotes_added: int
+    removed_quotes: list[str]  # texts of stored quotes no longer in the file (kept in the store)
+    warnings: Annotated[list[str], operator.add]
+
+
+class QuoteParseState(QuoteParseInput, QuoteParseOutput, total=False):
+    text: str
+    content_hash: str
+    metadata: dict[str, Any]
+    parsed_quotes: list[dict[str, Any]]  # ParsedQuote dumps, kept JSON-safe for checkpoints
+    summary: str
+    summary_short: str
+    author_id: str | None
+    new_author: dict[str, Any] | None  # a Person dump when the author is new
