@@ -1,0 +1,1 @@
+"""The `zettelgraph` command line: one module per command group."""

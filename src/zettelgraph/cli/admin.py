@@ -1,0 +1,134 @@
+"""`zettelgraph config`, `doctor` and `reindex`."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from zettelgraph.cli.common import (
+    fail,
+    open_services_or_fail,
+    print_json,
+    settings_from,
+    stderr,
+    stdout,
+)
+
+
+def config(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show the effective settings (flags > environment/.env > defaults), secrets masked."""
+    shown = settings_from(ctx).masked()
+    if as_json:
+        print_json(shown)
+        return
+    from rich.table import Table
+
+    table = Table(title="Effective settings")
+    table.add_column("setting")
+    table.add_column("value", overflow="fold")
+    for name, value in shown.items():
+        table.add_row(f"ZETTELGRAPH_{name.upper()}", value)
+    stdout().print(table)
+
+
+def doctor(
+    ctx: typer.Context,
+    skip_llm: Annotated[bool, typer.Option("--no-llm", help="Do not call the LLM.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check that the store opens, the embedder embeds and the LLM answers with valid JSON."""
+    from zettelgraph.prompts import health_check
+
+    services = open_services_or_fail(settings_from(ctx))
+    checks: list[dict[str, Any]] = []
+
+    def check(name: str, action: Any) -> None:
+        started = time.perf_counter()
+        try:
+            detail = action()
+            checks.append({"check": name, "ok": True, "detail": detail})
+        except Exception as exc:
+            checks.append({"check": name, "ok": False, "detail": f"{type(exc).__name__}: {exc}"})
+        checks[-1]["seconds"] = round(time.perf_counter() - started, 3)
+
+    def store_check() -> str:
+        counts = services.store.counts()
+        info = services.store.embedding_info()
+        embedded = f", embedded with {info.model} ({info.dim} dims)" if info else ""
+        return f"{services.store.url}: {counts}{embedded}"
+
+    def embedder_check() -> str:
+        vector = services.embedder.embed(["El ejercicio aeróbico mejora la salud."])
+        info = services.store.embedding_info()
+        if info is not None and (info.model, info.dim) != (services.embedder.name, vector.shape[1]):
+            raise RuntimeError(
+                f"store uses {info.model} ({info.dim}); run `zettelgraph reindex` or set "
+                f"ZETTELGRAPH_EMBEDDINGS={info.model}"
+            )
+        return f"{services.embedder.name}: {vector.shape[1]} dims"
+
+    def llm_check() -> str:
+        spec = services.llms.main_spec
+        result = services.structured(
+            services.llms.main,
+            name=health_check.NAME,
+            messages=health_check.messages(),
+            response_model=health_check.HealthCheck,
+        )
+        return f"{spec}: ok={result.ok}, language={result.language!r}"
+
+    try:
+        check("store", store_check)
+        check("embedder", embedder_check)
+        if not skip_llm:
+            check("llm", llm_check)
+    finally:
+        services.close()
+    if as_json:
+        print_json(checks)
+    else:
+        out = stdout()
+        for item in checks:
+            mark = "[green]ok[/]" if item["ok"] else "[bold red]FAIL[/]"
+            out.print(f"{mark}  {item['check']:<9} {item['detail']}", highlight=False)
+    if not all(item["ok"] for item in checks):
+        raise typer.Exit(1)
+
+
+def reindex(ctx: typer.Context) -> None:
+    """Re-embed every quote and concept with the configured embedder."""
+    from zettelgraph.models import NodeLabel, embedding_text
+
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        store = services.store
+        texts: dict[str, str] = {}
+        for content in store.list_contents():
+            texts.update({q.id: embedding_text(q) for q in store.quotes_of(content.id)})
+        texts.update({c.id: embedding_text(c) for c in store.list_concepts()})
+        # Nodes that had a vector but are not reachable above still get re-embedded.
+        missing = [node_id for node_id, _ in store.vectors() if node_id not in texts]
+        if missing:
+            fail(
+                f"{len(missing)} vectors belong to nodes that cannot be re-embedded: {missing[:3]}"
+            )
+        ids = list(texts)
+        stderr().print(f"re-embedding {len(ids)} texts with {services.embedder.name} ...")
+        vectors = services.embedder.embed([texts[i] for i in ids]) if ids else None
+        dim = services.embedder.dim
+        store.replace_vectors(
+            services.embedder.name,
+            dim,
+            {} if vectors is None else {node_id: vectors[i] for i, node_id in enumerate(ids)},
+        )
+        counts = {str(label): store.counts()[str(label)] for label in NodeLabel}
+    finally:
+        services.close()
+    stdout().print(
+        f"re-embedded {len(ids)} texts with {services.embedder.name} ({dim} dims): {counts}"
+    )

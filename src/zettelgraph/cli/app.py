@@ -1,0 +1,49 @@
+"""Entry point. Heavy modules are imported inside commands so `zettelgraph --help` is instant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zettelgraph.cli import admin, contents, ingest
+
+app = typer.Typer(
+    name="zettelgraph",
+    help="Turn what you read into a knowledge graph of atomic, cited ideas.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    home: Annotated[
+        Path | None, typer.Option(help="Data directory (ZETTELGRAPH_HOME).", show_default=False)
+    ] = None,
+    llm: Annotated[
+        str | None, typer.Option(help="Chat model, e.g. local, fake, openai:gpt-4.1-mini.")
+    ] = None,
+    store: Annotated[str | None, typer.Option(help="Store URL, e.g. sqlite:///graph.db.")] = None,
+    embeddings: Annotated[
+        str | None, typer.Option(help="Embedder, e.g. use-multilingual, hash.")
+    ] = None,
+) -> None:
+    """Flags given here beat ZETTELGRAPH_* environment variables, which beat defaults."""
+    overrides = {"home": home, "llm": llm, "store": store, "embeddings": embeddings}
+    ctx.obj = {key: value for key, value in overrides.items() if value is not None}
+
+
+app.command("ingest")(ingest.ingest)
+app.command("contents")(contents.list_contents)
+app.command("show")(contents.show)
+app.command("config")(admin.config)
+app.command("doctor")(admin.doctor)
+app.command("reindex")(admin.reindex)
+
+
+def main() -> None:
+    app()

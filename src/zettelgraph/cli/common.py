@@ -1,0 +1,75 @@
+"""Helpers shared by the commands: settings from flags, services, output and failures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from zettelgraph.settings import Settings
+    from zettelgraph.workflows.context import Services
+
+
+def settings_from(ctx: typer.Context) -> Settings:
+    from pydantic import ValidationError
+
+    from zettelgraph.settings import Settings
+
+    try:
+        return Settings(**(ctx.obj or {}))
+    except ValidationError as exc:
+        fail(f"invalid configuration:\n{exc}", code=2)
+
+
+def stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def stdout() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+def fail(message: str, *, code: int = 1) -> NoReturn:
+    stderr().print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def open_services_or_fail(settings: Settings) -> Services:
+    """Services for a command; configuration problems end the command with a clear error."""
+    from zettelgraph.embeddings import EmbeddingError
+    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.store.base import StoreError
+    from zettelgraph.workflows.context import open_services
+
+    console = stderr()
+    try:
+        return open_services(
+            settings, on_notice=lambda text: console.print(f"[yellow]note:[/] {text}")
+        )
+    except (StoreError, EmbeddingError, MissingExtraError, OSError) as exc:
+        fail(str(exc))
+
+
+def resolve_content_id(services: Services, given: str) -> str:
+    """A full Content id, or a unique prefix of one (as printed by `contents`)."""
+    if services.store.get_content(given) is not None:
+        return given
+    matches = [c.id for c in services.store.list_contents() if c.id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        fail(f"no content with id {given!r}; `zettelgraph contents` lists them")
+    fail(f"{given!r} matches {len(matches)} contents; give more characters of the id")

@@ -1,0 +1,92 @@
+"""`zettelgraph contents` and `zettelgraph show CONTENT_ID`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from zettelgraph.cli.common import (
+    open_services_or_fail,
+    print_json,
+    resolve_content_id,
+    settings_from,
+    stdout,
+)
+
+
+def list_contents(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List every Content in the store with its author and number of quotes."""
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        rows: list[dict[str, Any]] = []
+        for content in services.store.list_contents():
+            author = services.store.author_of(content.id)
+            rows.append(
+                {
+                    "id": content.id,
+                    "title": content.title,
+                    "author": author.name if author else None,
+                    "quotes": len(services.store.quotes_of(content.id)),
+                    "processed_date": content.processed_date,
+                    "summary_short": content.summary_short,
+                }
+            )
+    finally:
+        services.close()
+    if as_json:
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} contents")
+    for column in ("id", "title", "author", "quotes", "processed"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        processed = row["processed_date"].date().isoformat() if row["processed_date"] else ""
+        table.add_row(
+            row["id"][:8], row["title"], row["author"] or "", str(row["quotes"]), processed
+        )
+    stdout().print(table)
+
+
+def show(
+    ctx: typer.Context,
+    content_id: Annotated[str, typer.Argument(help="Content id, or its first characters.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show one Content: summary, author and its quotes with section and page."""
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        cid = resolve_content_id(services, content_id)
+        content = services.store.get_content(cid)
+        assert content is not None
+        author = services.store.author_of(cid)
+        quotes = services.store.quotes_of(cid)
+    finally:
+        services.close()
+    data: dict[str, Any] = {
+        **content.model_dump(mode="json"),
+        "author": author.model_dump(mode="json") if author else None,
+        "quotes": [
+            {"id": q.id, "section": q.section, "page": q.page, "text": q.text} for q in quotes
+        ],
+    }
+    if as_json:
+        print_json(data)
+        return
+    out = stdout()
+    out.print(f"[bold]{content.title}[/]" + (f" — {author.name}" if author else ""))
+    out.print(f"id: {content.id}", highlight=False)
+    if content.summary:
+        out.print(f"\n{content.summary}\n", highlight=False)
+    section: str | None = None
+    for quote in quotes:
+        if quote.section != section:
+            section = quote.section
+            out.print(f"\n[bold cyan]## {section or '(no section)'}[/]")
+        page = f"  [dim](p. {quote.page})[/]" if quote.page else ""
+        out.print(f"- {quote.text}{page}", highlight=False)
