@@ -51,3 +51,11 @@ def build_quote_parse_graph(
     builder.add_edge("get_or_create_author", "write_to_db")
     builder.add_edge("write_to_db", END)
     return builder.compile(checkpointer=checkpointer, name="quote_parse")
+
+
+def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Entry point for LangGraph tooling (`langgraph.json`): services from the environment."""
+    from zettelgraph.settings import Settings
+    from zettelgraph.workflows.context import open_services
+
+    return build_quote_parse_graph(open_services(Settings()))
