@@ -1,7 +1,9 @@
 """Effective configuration: the only module that reads environment variables.
 
-Precedence is explicit argument > environment (or `.env`) > default, which is what
-pydantic-settings gives for keyword arguments passed to `Settings(...)`.
+Precedence is explicit argument > environment > `.env` file > default, which is what
+pydantic-settings gives for keyword arguments passed to `Settings(...)`. A blank value
+(`ZETTELGRAPH_VAULT=` in a `.env` copied from a template, or an empty flag) counts as unset
+at every level, so the next level applies instead of an empty path or name.
 """
 
 from __future__ import annotations
@@ -10,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 
 def default_home() -> Path:
@@ -26,6 +33,7 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         extra="ignore",
         validate_default=True,
+        env_ignore_empty=True,
     )
 
     home: Path = Field(default_factory=default_home, description="Data directory.")
@@ -44,6 +52,7 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(default=2048, ge=64, le=65536)
     llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
     llm_retries: int = Field(default=3, ge=0, le=10, description="Retries on transient errors.")
+    llm_backoff: float = Field(default=1.0, ge=0, le=60, description="First retry delay, seconds.")
     local_threads: int = Field(default=2, ge=1, le=64, description="CPU threads for local.")
     local_context: int = Field(default=8192, ge=512, le=131072, description="Context for local.")
     embeddings: str = Field(
@@ -57,12 +66,36 @@ class Settings(BaseSettings):
     concept_language: str = Field(default="es", min_length=2, max_length=16)
     max_file_mb: float = Field(default=20.0, gt=0, description="Largest note file accepted.")
 
-    @field_validator("llm", "llm_fast", "store", "checkpoints", mode="before")
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # A blank explicit argument falls through to the environment, like a blank variable.
+        if isinstance(init_settings, InitSettingsSource):
+            init_settings.init_kwargs = {
+                key: value for key, value in init_settings.init_kwargs.items() if not _blank(value)
+            }
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
+
+    @field_validator(
+        "llm",
+        "llm_fast",
+        "llm_base_url",
+        "llm_api_key",
+        "store",
+        "checkpoints",
+        "vault",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
-        if isinstance(value, str) and not value.strip():
-            return None
-        return value
+        # Whitespace-only values that got past the sources (e.g. "  " in the environment).
+        return None if _blank(value) else value
 
     @property
     def store_url(self) -> str:
@@ -100,6 +133,10 @@ class Settings(BaseSettings):
         shown["checkpoints"] = mask_url_password(self.checkpoints_url)
         shown["vault"] = str(self.vault_path)
         return shown
+
+
+def _blank(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip()
 
 
 def mask_url_password(url: str) -> str:
