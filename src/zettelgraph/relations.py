@@ -46,8 +46,12 @@ class RelationVocabulary:
         Quote -> Concept SUPPORTS and structural relations pass through unchanged; the
         caller says which are concept relations by putting them through here or not.
         """
+        given = list(relations)
+        # A relation that was given keeps its own properties (its provenance) even when it is
+        # also the reverse of another one; only missing reverses are inferred.
+        given_keys = {relation.key for relation in given}
         out: dict[tuple[str, str, str], Relation] = {}
-        for relation in relations:
+        for relation in given:
             out.setdefault(relation.key, relation)
             reverse = Relation(
                 source_id=relation.target_id,
@@ -56,7 +60,8 @@ class RelationVocabulary:
                 properties={**relation.properties, "inferred_reverse_of": relation.type},
                 created_at=relation.created_at,
             )
-            out.setdefault(reverse.key, reverse)
+            if reverse.key not in given_keys:
+                out.setdefault(reverse.key, reverse)
         return list(out.values())
 
 

@@ -54,9 +54,7 @@ class ChatModels:
     unchanged notes, listing contents) never call an LLM.
     """
 
-    def __init__(
-        self, settings: Settings, on_notice: Callable[[str], None] | None = None
-    ) -> None:
+    def __init__(self, settings: Settings, on_notice: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         self._models: dict[str, BaseChatModel] = {}
         self._servers: dict[str, local.LocalServer] = {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import time
@@ -21,9 +22,9 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _ID_IN_PROMPT = re.compile(r"\b([a-z]{1,3})(\d{1,5})\b")
@@ -44,6 +45,9 @@ class FakeChatModel(BaseChatModel):
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     invented_id_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     calls: int = 0
+    # How often each exact request was seen: faults are drawn per attempt, so a retry of a
+    # request that hit a simulated 503 can succeed, while answers stay a function of the request.
+    _attempts: dict[bytes, int] = PrivateAttr(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -64,19 +68,25 @@ class FakeChatModel(BaseChatModel):
         prompt = "\n".join(_text_of(m) for m in messages)
         digest = hashlib.sha256(f"{self.seed}\x1f{prompt}".encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "little"))
+        attempt = self._attempts.get(digest, 0)
+        self._attempts[digest] = attempt + 1
+        faults = random.Random(int.from_bytes(digest[8:16], "little") + attempt)
         if self.latency:
             time.sleep(self.latency)
-        if rng.random() < self.transient_rate:
+        if faults.random() < self.transient_rate:
             raise FakeServiceError("fake LLM: simulated 503 Service Unavailable")
 
+        # Answer text comes from what the user wrote, not from the system instructions (which
+        # hold the JSON schema) nor from earlier replies (JSON), so titles read like content.
+        source = "\n".join(_text_of(m) for m in messages if isinstance(m, HumanMessage))
         schema = _schema_from(kwargs)
         if schema is None:
-            text = _snippet(prompt, rng, 60)
+            text = _snippet(source or prompt, rng, 60)
         else:
-            invent = rng.random() < self.invented_id_rate
-            builder = _Builder(prompt, rng, schema, invent_ids=invent)
+            invent = faults.random() < self.invented_id_rate
+            builder = _Builder(prompt, rng, schema, invent_ids=invent, source=source or prompt)
             text = json.dumps(builder.build(schema), ensure_ascii=False)
-            if rng.random() < self.malformed_rate:
+            if faults.random() < self.malformed_rate:
                 text = "```json\n" + text[: max(1, len(text) // 2)]
         usage = {
             "input_tokens": max(1, len(prompt) // 4),
@@ -130,9 +140,16 @@ class _Builder:
     """Builds a JSON value satisfying a (pydantic-generated) JSON schema."""
 
     def __init__(
-        self, prompt: str, rng: random.Random, root: dict[str, Any], *, invent_ids: bool
+        self,
+        prompt: str,
+        rng: random.Random,
+        root: dict[str, Any],
+        *,
+        invent_ids: bool,
+        source: str | None = None,
     ) -> None:
         self.prompt = prompt
+        self.source = source if source is not None else prompt  # where strings are taken from
         self.rng = rng
         self.defs: dict[str, Any] = root.get("$defs", {})
         self.invent_ids = invent_ids
@@ -161,14 +178,38 @@ class _Builder:
         if kind == "string":
             return self._string(schema, name)
         if kind == "integer":
-            return int(schema.get("minimum", 0)) + self.rng.randrange(3)
+            return self._integer(schema)
         if kind == "number":
-            low = float(schema.get("minimum", 0.0))
-            high = float(schema.get("maximum", low + 1.0))
-            return round(low + (high - low) * self.rng.random(), 3)
+            return self._number(schema)
         if kind == "boolean":
             return self.rng.random() < 0.5
         return None
+
+    def _integer(self, schema: dict[str, Any]) -> int:
+        # Pydantic writes ge/le as minimum/maximum and gt/lt as exclusiveMinimum/Maximum.
+        low, high = _bounds(schema)
+        lowest = math.ceil(low) if low is not None else None
+        if "exclusiveMinimum" in schema:
+            lowest = math.floor(schema["exclusiveMinimum"]) + 1
+        highest = math.floor(high) if high is not None else None
+        if "exclusiveMaximum" in schema:
+            highest = math.ceil(schema["exclusiveMaximum"]) - 1
+        if lowest is None:
+            lowest = 0 if highest is None else min(0, highest - 2)
+        if highest is None:
+            highest = lowest + 2
+        return lowest + self.rng.randrange(max(1, highest - lowest + 1))
+
+    def _number(self, schema: dict[str, Any]) -> float:
+        low, high = _bounds(schema)
+        if low is None:
+            low = 0.0 if high is None else min(0.0, high - 1.0)
+        if high is None:
+            high = low + 1.0
+        # Strictly inside the range, so exclusive bounds also hold after rounding.
+        inside = low + (high - low) * (0.05 + 0.9 * self.rng.random())
+        rounded = round(inside, 3)
+        return rounded if low < rounded < high else inside
 
     def _resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         ref = schema.get("$ref")
@@ -208,15 +249,25 @@ class _Builder:
             max_chars = min(max_chars, 60)
         elif "short" in lowered:
             max_chars = min(max_chars, 160)
-        text = _snippet(self.prompt, self.rng, max_chars)
+        text = _snippet(self.source, self.rng, max_chars)
         if "summary" in lowered and "short" not in lowered:
-            more = _snippet(self.prompt, self.rng, max_chars)
+            more = _snippet(self.source, self.rng, max_chars)
             if more != text:
                 text = _clip(f"{text} {more}", max_chars)
         min_chars = int(schema.get("minLength", 0))
         while len(text) < min_chars:
             text = (text + " " + text).strip() or "texto"
         return text[:max_chars] if len(text) > max_chars else text
+
+
+def _bounds(schema: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The numeric range of a schema, inclusive or exclusive alike."""
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    return (
+        float(low) if isinstance(low, int | float) else None,
+        float(high) if isinstance(high, int | float) else None,
+    )
 
 
 def _id_prefix(schema: dict[str, Any]) -> str | None:
@@ -240,9 +291,12 @@ def parse_fake_spec(options: str) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in options.split(","))):
         key, _, value = part.partition("=")
+        usage = f"bad fake LLM option {part!r}; use {', '.join(names)} as key=value pairs"
         if key not in names or not value:
-            raise ValueError(
-                f"bad fake LLM option {part!r}; use {', '.join(names)} as key=value pairs"
-            )
-        fields[names[key]] = int(value) if key == "seed" else float(value)
+            raise ValueError(usage)
+        try:
+            fields[names[key]] = int(value) if key == "seed" else float(value)
+        except ValueError:
+            kind = "an integer" if key == "seed" else "a number"
+            raise ValueError(f"{usage} ({key} takes {kind})") from None
     return fields

@@ -110,7 +110,10 @@ def ensure_model_file(model: LocalModel, models_dir: Path) -> Path:
         if target in _verified and target.is_file():
             return target
         if not target.is_file():
+            # Hashed while being joined (and marked verified): reading it again would double
+            # the first-run cost.
             _assemble(model, target)
+            return target
         digest = _sha256_file(target)
         if digest != model.sha256:
             raise LocalModelError(

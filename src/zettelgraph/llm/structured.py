@@ -98,10 +98,12 @@ def extract_json(text: str) -> Any:
     try:
         return json.loads(cleaned)
     except json.JSONDecodeError:
-        start, end = cleaned.find("{"), cleaned.rfind("}")
-        if start == -1 or end <= start:
+        start = cleaned.find("{")
+        if start == -1:
             raise
-        return json.loads(cleaned[start : end + 1])
+        # Decode one object from its first brace and ignore what follows, so prose after it
+        # that has braces of its own ("... fields as in {schema}") does not spoil the reply.
+        return json.JSONDecoder().raw_decode(cleaned, start)[0]
 
 
 def _error_summary(exc: Exception) -> str:
@@ -132,7 +134,11 @@ def call_structured(
     backoff: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Call `llm` and return a validated `response_model`; see the module docstring."""
+    """Call `llm` and return a validated `response_model`; see the module docstring.
+
+    Raises `StructuredOutputError` (invalid twice), `LLMRequestError` (refused, not retried),
+    or the provider's own transient exception once `retries` retries are spent.
+    """
     schema = schema_for(response_model)
     prompt = [*messages]
     instruction = schema_instruction(schema)
