@@ -1,0 +1,154 @@
+"""The offline model end to end: real weights, a real llama.cpp server, real HTTP.
+
+One server with the 0.5B model serves the module; the ChatModels test starts its own through
+the factory, as the CLI does. Two LLM calls in all: answers are checked for structure only,
+never for wording.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlparse
+
+import pytest
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, Field
+
+from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.local import LOCAL_MODELS, LocalServer, ensure_model_file, is_installed
+from zettelgraph.llm.structured import call_structured
+from zettelgraph.llm.usage import UsageLog
+from zettelgraph.settings import Settings
+
+SMALL = LOCAL_MODELS["0.5b"]
+
+pytestmark = [
+    pytest.mark.local_llm,
+    pytest.mark.slow,
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(not is_installed(SMALL), reason="zettelgraph[local-small] not installed"),
+]
+
+
+class NoteCard(BaseModel):
+    title: str = Field(min_length=1, max_length=60)
+    tags: list[Annotated[str, Field(min_length=1, max_length=20)]] = Field(max_length=3)
+
+
+PROMPT: list[BaseMessage] = [
+    SystemMessage(content="You file reading notes. Answer in English."),
+    HumanMessage(
+        content="Note: water evaporates from the sea, condenses into clouds and falls as "
+        "rain. Give the note a short title and at most three one-word tags."
+    ),
+]
+
+
+def address(base_url: str) -> tuple[str, int]:
+    parsed = urlparse(base_url)
+    assert parsed.hostname is not None
+    assert parsed.port is not None
+    return parsed.hostname, parsed.port
+
+
+def accepts_connections(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            return True
+    except ConnectionRefusedError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def local_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home whose models folder holds the joined, verified 0.5B model (about 490 MB)."""
+    home = tmp_path_factory.mktemp("zg-local-home")
+    ensure_model_file(SMALL, home / "models")
+    return home
+
+
+@pytest.fixture(scope="module")
+def server(local_home: Path) -> Iterator[LocalServer]:
+    started = LocalServer(
+        local_home / "models" / SMALL.file_name, threads=1, context=2048, max_tokens=256
+    )
+    host, port = address(started.base_url)
+    assert host == "127.0.0.1"
+    assert accepts_connections(host, port)
+    yield started
+    started.close()
+    assert not accepts_connections(host, port), "the port is still open after close()"
+
+
+def assert_valid_card(card: NoteCard) -> None:
+    assert isinstance(card, NoteCard)
+    assert 1 <= len(card.title) <= 60
+    assert len(card.tags) <= 3
+    assert all(1 <= len(tag) <= 20 for tag in card.tags)
+
+
+def assert_usage_recorded(usage: UsageLog) -> None:
+    totals = usage.as_dict()["note_card"]
+    assert totals["calls"] == 1
+    assert totals["failures"] == 0
+    assert totals["input_tokens"] > 0
+    assert totals["output_tokens"] > 0
+
+
+def test_the_joined_model_file_is_complete(local_home: Path) -> None:
+    path = ensure_model_file(SMALL, local_home / "models")
+    assert path == local_home / "models" / SMALL.file_name
+    assert path.stat().st_size == SMALL.size
+    assert [p.name for p in path.parent.iterdir()] == [SMALL.file_name]  # no partial files
+
+
+def test_structured_call_over_http(server: LocalServer) -> None:
+    llm = ChatOpenAI(
+        base_url=server.base_url,
+        api_key="none",
+        model=server.alias,
+        temperature=0,
+        max_completion_tokens=256,
+        timeout=300,
+        max_retries=0,
+    )
+    usage = UsageLog()
+    card = call_structured(
+        llm, name="note_card", messages=PROMPT, response_model=NoteCard, usage=usage
+    )
+    assert_valid_card(card)
+    assert_usage_recorded(usage)
+
+
+def test_chat_models_serve_the_local_model_and_close_frees_the_port(local_home: Path) -> None:
+    notices: list[str] = []
+    settings = Settings(
+        llm="local:0.5b",
+        home=local_home,
+        local_threads=1,
+        local_context=2048,
+        llm_max_tokens=256,
+        llm_timeout=300,
+    )
+    chat = ChatModels(settings, on_notice=notices.append)
+    try:
+        llm = chat.main
+        assert isinstance(llm, ChatOpenAI)
+        assert chat.fast is llm
+        assert len(notices) == 1
+        assert "small offline model (local:0.5b)" in notices[0]
+        host, port = address(str(llm.openai_api_base))
+        assert host == "127.0.0.1"
+        usage = UsageLog()
+        card = call_structured(
+            llm, name="note_card", messages=PROMPT, response_model=NoteCard, usage=usage
+        )
+        assert_valid_card(card)
+        assert_usage_recorded(usage)
+    finally:
+        chat.close()
+    assert not accepts_connections(host, port), "the port is still open after close()"

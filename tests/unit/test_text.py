@@ -1,0 +1,66 @@
+"""clip_words: a word budget that prefers to cut at a sentence end."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from zettelgraph.text import clip_words
+
+
+def test_short_text_is_kept_with_spacing_normalised() -> None:
+    assert clip_words("Una  idea\nbreve.", 5) == "Una idea breve."
+    assert clip_words("uno dos tres", 3) == "uno dos tres"
+
+
+def test_cuts_at_a_sentence_end_in_the_second_half() -> None:
+    text = "Uno dos tres cuatro cinco. Seis siete ocho nueve diez."
+    assert clip_words(text, 7) == "Uno dos tres cuatro cinco."
+
+
+def test_cuts_at_the_last_sentence_end_that_fits() -> None:
+    text = "Uno dos. Tres cuatro? Cinco seis! Siete ocho nueve diez once."
+    assert clip_words(text, 8) == "Uno dos. Tres cuatro? Cinco seis!"
+
+
+def test_ignores_a_sentence_end_in_the_first_half() -> None:
+    text = "Uno. Dos tres cuatro cinco seis siete ocho nueve diez."
+    clipped = clip_words(text, 6)
+    assert clipped == "Uno. Dos tres cuatro cinco seis…"
+
+
+def test_without_a_sentence_end_marks_the_cut() -> None:
+    text = "uno dos tres cuatro, cinco seis siete"
+    assert clip_words(text, 4) == "uno dos tres cuatro…"
+
+
+def test_ellipsis_counts_as_a_sentence_end() -> None:
+    text = "uno dos tres cuatro… cinco seis siete"
+    assert clip_words(text, 5) == "uno dos tres cuatro…"
+
+
+def test_a_dot_inside_a_word_is_not_a_sentence_end() -> None:
+    text = "uno dos tres versión 2.5 seis siete ocho"
+    assert clip_words(text, 5) == "uno dos tres versión 2.5…"
+
+
+@given(
+    words=st.lists(
+        st.text(alphabet=st.characters(blacklist_categories=["Z", "C"]), min_size=1, max_size=8),
+        max_size=60,
+    ),
+    max_words=st.integers(min_value=1, max_value=40),
+)
+def test_never_more_than_max_words_and_always_a_prefix(words: list[str], max_words: int) -> None:
+    text = " ".join(words)
+    clipped = clip_words(text, max_words)
+    out = clipped.split()
+    assert len(out) <= max_words
+    if len(words) <= max_words:
+        assert out == text.split()
+    else:
+        assert out, "something is always kept"
+        # Every word but the last is the original word; the last may lose trailing
+        # punctuation or gain the ellipsis.
+        assert out[:-1] == words[: len(out) - 1]
+        assert clipped.endswith("…") or out[-1] == words[len(out) - 1]
