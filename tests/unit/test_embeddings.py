@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +144,20 @@ def test_cache_embeds_each_text_once_within_a_call(tmp_path: Path) -> None:
         vectors, HashEmbedder().embed(["alpha", "beta", "alpha", "alpha"])
     )
     assert (cached.hits, cached.misses) == (2, 2)
+    cached.close()
+
+
+def test_cache_serves_parallel_branches(tmp_path: Path) -> None:
+    # Workflow branches run in threads and share one embedder and its SQLite connection.
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, tmp_path / "cache.sqlite")
+    batches = [[f"texto {i % 7} {j}" for j in range(20)] for i in range(16)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(cached.embed, batches))
+    for batch, vectors in zip(batches, results, strict=True):
+        np.testing.assert_array_equal(vectors, HashEmbedder().embed(batch))
+    assert max(inner.seen.values()) == 1
+    assert sum(inner.seen.values()) == 7 * 20
     cached.close()
 
 

@@ -49,7 +49,14 @@ def is_transient(exc: BaseException) -> bool:
     name = type(exc).__name__
     return any(
         marker in name
-        for marker in ("Timeout", "Connection", "RateLimit", "Unavailable", "ResourceExhausted")
+        for marker in (
+            "Timeout",
+            "Connect",  # httpx.ConnectError, openai.APIConnectionError
+            "RemoteProtocol",  # a server that dropped the connection mid-answer
+            "RateLimit",
+            "Unavailable",
+            "ResourceExhausted",
+        )
     )
 
 

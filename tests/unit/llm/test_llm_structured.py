@@ -326,6 +326,8 @@ class WrappedHTTPError(Exception):
         (openai.InternalServerError("boom", response=_response(500), body=None), True),
         (openai.APITimeoutError(request=_request()), True),
         (openai.APIConnectionError(request=_request()), True),
+        (httpx2.ConnectError("refused", request=_request()), True),
+        (httpx2.RemoteProtocolError("dropped", request=_request()), True),
         (openai.BadRequestError("bad", response=_response(400), body=None), False),
         (openai.AuthenticationError("key", response=_response(401), body=None), False),
         (openai.PermissionDeniedError("no", response=_response(403), body=None), False),
