@@ -149,6 +149,10 @@ def test_chat_models_serve_the_local_model_and_close_frees_the_port(local_home: 
         )
         assert_valid_card(card)
         assert_usage_recorded(usage)
+        # Another spelling of the same model reuses the running server.
+        again = chat.get("local:0.5B")
+        assert isinstance(again, ChatOpenAI)
+        assert again.openai_api_base == llm.openai_api_base
     finally:
         chat.close()
     assert not accepts_connections(host, port), "the port is still open after close()"

@@ -126,17 +126,19 @@ class ChatModels:
         s = self.settings
         try:
             chosen = local.resolve_local(spec)
-            path = local.ensure_model_file(chosen, s.models_dir)
+            # `local` and `local:1.5b` name one model: one server, not two.
+            server = self._servers.get(chosen.key)
+            if server is None:
+                server = local.LocalServer(
+                    local.ensure_model_file(chosen, s.models_dir),
+                    threads=s.local_threads,
+                    context=s.local_context,
+                    max_tokens=s.llm_max_tokens,
+                    alias=f"local-{chosen.key}",
+                )
+                self._servers[chosen.key] = server
         except local.LocalModelError as exc:
             raise LLMConfigError(str(exc)) from exc
-        server = local.LocalServer(
-            path,
-            threads=s.local_threads,
-            context=s.local_context,
-            max_tokens=s.llm_max_tokens,
-            alias=f"local-{chosen.key}",
-        )
-        self._servers[spec] = server
         self._notice(SMALL_MODEL_NOTICE.format(spec=spec))
         return _openai_client(
             base_url=server.base_url, api_key="none", model=server.alias, settings=s
@@ -173,4 +175,6 @@ def _init_chat_model(provider: str, model: str, settings: Settings) -> BaseChatM
             f"{provider} models need their LangChain integration: "
             f"pip install 'zettelgraph[{PROVIDER_EXTRAS[provider]}]'"
         ) from exc
+    except Exception as exc:  # e.g. a missing API key, raised by the client's constructor
+        raise LLMConfigError(f"cannot use {provider}:{model}: {exc}") from exc
     return chat
