@@ -257,3 +257,26 @@ def test_default_embedder_stores_512_dim_vectors(tmp_path: Path, shared_data: Pa
         assert np.isclose(np.linalg.norm(vectors[best[0].id]), 1.0, atol=1e-3)
     finally:
         services.close()
+
+
+def test_an_edit_without_new_quotes_is_written_without_an_llm_call(
+    services: Services, tmp_path: Path
+) -> None:
+    path = write(tmp_path / "baroja.md", NOTES)
+    first = ingest(services, path)
+    content = services.store.get_content(first["content_id"])
+    assert content is not None and content.summary
+    llm = services.llms.main
+    assert isinstance(llm, FakeChatModel)
+    calls = llm.calls
+    write(path, NOTES.replace("\n12\n", "\np. 13\n").replace("## Primera parte", "## Parte I"))
+    second = ingest(services, path)
+    assert second["status"] == "updated" and second["quotes_added"] == 0
+    assert llm.calls == calls
+    quotes = services.store.quotes_of(first["content_id"])
+    assert [(q.section, q.page) for q in quotes] == [("Parte I", "13"), ("Parte I", "45-46")]
+    updated = services.store.get_content(first["content_id"])
+    assert updated is not None
+    assert updated.summary == content.summary  # kept: no new summary was made
+    assert updated.content_hash != content.content_hash
+    assert updated.created_at == content.created_at

@@ -46,7 +46,9 @@ def build_quote_parse_graph(
     )
     builder.add_edge(START, "read_file")
     builder.add_edge("read_file", "parse_quotes")
-    builder.add_conditional_edges("parse_quotes", routes.after_parse, ["make_summary", END])
+    builder.add_conditional_edges(
+        "parse_quotes", routes.after_parse, ["make_summary", "write_to_db", END]
+    )
     builder.add_edge("make_summary", "get_or_create_author")
     builder.add_edge("get_or_create_author", "write_to_db")
     builder.add_edge("write_to_db", END)

@@ -76,7 +76,7 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
     stored_ids = {q.id for q in stored}
     added = [q for q in parsed if q["id"] not in stored_ids]
     removed = [q.text for q in stored if q.id not in seen]
-    unchanged = existing.content_hash == state["content_hash"] or (not added and not removed)
+    unchanged = existing.content_hash == state["content_hash"]
     return {
         **update,
         "status": "unchanged" if unchanged else "updated",
@@ -159,10 +159,15 @@ def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
         metadata=state.get("metadata", {}),
     )
     if existing is not None:
-        # Keep when it was first read and whether concepts were already extracted from it.
-        content = content.model_copy(
-            update={"created_at": existing.created_at, "processed_date": existing.processed_date}
-        )
+        # Keep when it was first read, whether concepts were already extracted from it, and
+        # its summary when no new one was made (no new quotes, or the LLM failed).
+        kept: dict[str, Any] = {
+            "created_at": existing.created_at,
+            "processed_date": existing.processed_date,
+        }
+        if not content.summary:
+            kept.update(summary=existing.summary, summary_short=existing.summary_short)
+        content = content.model_copy(update=kept)
     stored = {q.id: q for q in store.quotes_of(cid)} if existing is not None else {}
     quotes: list[Quote] = []
     for position, item in enumerate(state["parsed_quotes"]):
