@@ -7,6 +7,7 @@ never for wording.
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, Field
+from typer.testing import CliRunner
 
+from zettelgraph.cli.app import app
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.local import LOCAL_MODELS, LocalServer, ensure_model_file, is_installed
 from zettelgraph.llm.structured import call_structured
@@ -156,3 +159,30 @@ def test_chat_models_serve_the_local_model_and_close_frees_the_port(local_home: 
     finally:
         chat.close()
     assert not accepts_connections(host, port), "the port is still open after close()"
+
+
+def test_cli_ingests_an_example_end_to_end_with_the_local_model(
+    local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The main job on the offline model: structure is checked, never wording."""
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "4096")
+    example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
+    runner = CliRunner()
+    base = ["--home", str(local_home), "--llm", "local:0.5b"]
+    result = runner.invoke(app, [*base, "ingest", str(example), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["errors"] == []
+    [content] = report["contents"]
+    assert (content["title"], content["author"], content["quotes"]) == (
+        "Meditations",
+        "Marcus Aurelius",
+        3,
+    )
+    shown = json.loads(runner.invoke(app, [*base, "show", content["id"], "--json"]).stdout)
+    assert len(shown["summary"].split()) <= 100
+    assert len(shown["summary_short"].split()) <= 30
+    assert shown["author"]["summary"]  # a biography, or the "Author of" fallback
+    assert [q["page"] for q in shown["quotes"]] == ["11", "37", "98"]
+    assert "small offline model" in result.stderr
