@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -45,7 +46,9 @@ def quote_texts(count: int) -> list[str]:
     if SOURCE.is_file():
         words = " ".join(SOURCE.read_text(encoding="utf-8").split())
         for sentence in re.split(r"(?<=[.!?])\s+", words):
-            if 20 <= len(sentence) <= 400 and not sentence[0].isdigit():
+            # Dialogue starts with a dash, which notes leave off (and which reads as a bullet).
+            sentence = sentence.lstrip("-—– ")
+            if 20 <= len(sentence) <= 400 and sentence[0].isalpha():
                 texts.append(sentence)
     texts = list(dict.fromkeys(texts))
     rng = np.random.default_rng(0)
@@ -118,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             key: search[key] for key in ("n", "dim", "k", "median_ms", "p95_ms", "exact")
         },
         "vector_search_goal_ms": 15,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
     }
