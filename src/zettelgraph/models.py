@@ -118,6 +118,8 @@ class Concept(Node):
     summary_short: str = ""
     language: str = "es"
     vault_sync_pending: bool = False
+    # Where it came from: run (thread id), LLM calls, source quotes, the human decision.
+    provenance: dict[str, Any] = Field(default_factory=dict)
 
 
 class Relation(BaseModel):
