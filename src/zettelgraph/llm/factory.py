@@ -54,9 +54,16 @@ class ChatModels:
     unchanged notes, listing contents) never call an LLM.
     """
 
-    def __init__(self, settings: Settings, on_notice: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        on_notice: Callable[[str], None] | None = None,
+        *,
+        preset: dict[str, BaseChatModel] | None = None,
+    ) -> None:
         self.settings = settings
-        self._models: dict[str, BaseChatModel] = {}
+        # Models given by the caller for a spec (tests script a fake; an app reuses a client).
+        self._models: dict[str, BaseChatModel] = dict(preset or {})
         self._servers: dict[str, local.LocalServer] = {}
         self.notices: list[str] = []
         self._on_notice = on_notice

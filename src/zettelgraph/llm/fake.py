@@ -45,6 +45,9 @@ class FakeChatModel(BaseChatModel):
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     invented_id_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     calls: int = 0
+    # Scripted answers per call name (the JSON schema's name), used in order; the last one
+    # repeats. A callable gets the prompt text and returns the answer object.
+    replies: dict[str, list[Any]] = Field(default_factory=dict)
     # How often each exact request was seen: faults are drawn per attempt, so a retry of a
     # request that hit a simulated 503 can succeed, while answers stay a function of the request.
     _attempts: dict[bytes, int] = PrivateAttr(default_factory=dict)
@@ -56,6 +59,16 @@ class FakeChatModel(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"seed": self.seed}
+
+    def _scripted(self, kwargs: dict[str, Any], prompt: str) -> str | None:
+        name = _call_name(kwargs)
+        queue = self.replies.get(name or "")
+        if not queue:
+            return None
+        answer = queue.pop(0) if len(queue) > 1 else queue[0]
+        if callable(answer):
+            answer = answer(prompt)
+        return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
 
     def _generate(
         self,
@@ -80,7 +93,10 @@ class FakeChatModel(BaseChatModel):
         # hold the JSON schema) nor from earlier replies (JSON), so titles read like content.
         source = "\n".join(_text_of(m) for m in messages if isinstance(m, HumanMessage))
         schema = _schema_from(kwargs)
-        if schema is None:
+        scripted = self._scripted(kwargs, prompt)
+        if scripted is not None:
+            text = scripted
+        elif schema is None:
             text = _snippet(source or prompt, rng, 60)
         else:
             invent = faults.random() < self.invented_id_rate
@@ -99,6 +115,14 @@ class FakeChatModel(BaseChatModel):
             response_metadata={"model_name": "fake", "finish_reason": "stop"},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _call_name(kwargs: dict[str, Any]) -> str | None:
+    response_format = kwargs.get("response_format")
+    if isinstance(response_format, dict):
+        name = response_format.get("json_schema", {}).get("name")
+        return name if isinstance(name, str) else None
+    return None
 
 
 def _text_of(message: BaseMessage) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from zettelgraph.store.base import (
     StoreError,
 )
 from zettelgraph.store.migrations import MIGRATIONS
-from zettelgraph.store.sqlite_reads import SQLiteReads
+from zettelgraph.store.sqlite_reads import SQLiteReads, locked
 from zettelgraph.store.vector_index import VectorIndex
 
 _LOAD_BATCH = 4096
@@ -83,6 +84,7 @@ class SQLiteStore(SQLiteReads):
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
         self.vocabulary = vocabulary
+        self._lock = threading.RLock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves.
@@ -105,6 +107,7 @@ class SQLiteStore(SQLiteReads):
         self._seen_version = self._data_version()
 
     # --- lifecycle -----------------------------------------------------------------------
+    @locked
     def close(self) -> None:
         self._db.close()
 
@@ -132,6 +135,7 @@ class SQLiteStore(SQLiteReads):
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
     # --- embedder ------------------------------------------------------------------------
+    @locked
     def embedding_info(self) -> EmbeddingInfo | None:
         rows = dict(
             self._db.execute(
@@ -142,6 +146,7 @@ class SQLiteStore(SQLiteReads):
             return None
         return EmbeddingInfo(model=rows["embedding_model"], dim=int(rows["embedding_dim"]))
 
+    @locked
     def ensure_embedder(self, model: str, dim: int) -> None:
         info = self.embedding_info()
         if info is None:
@@ -166,6 +171,7 @@ class SQLiteStore(SQLiteReads):
             [("embedding_model", model), ("embedding_dim", str(dim))],
         )
 
+    @locked
     def replace_vectors(
         self, model: str, dim: int, vectors: Mapping[str, NDArray[np.float32]]
     ) -> None:
@@ -178,6 +184,7 @@ class SQLiteStore(SQLiteReads):
         self._indexes = None
 
     # --- writes --------------------------------------------------------------------------
+    @locked
     def apply(self, changes: ChangeSet) -> None:
         arrays = {
             node_id: _checked_vector(node_id, vector) for node_id, vector in changes.vectors.items()
@@ -301,6 +308,7 @@ class SQLiteStore(SQLiteReads):
             index = self._indexes.setdefault(NodeLabel(label), VectorIndex(matrix.shape[1]))
             index.upsert_matrix(ids, matrix)
 
+    @locked
     def vector_search(
         self,
         label: NodeLabel,

@@ -6,11 +6,13 @@ only state it needs is the connection.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
-from typing import Any, TypeVar
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +30,25 @@ from zettelgraph.models import (
 )
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def locked(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """Hold the store's lock for the whole call.
+
+    One connection serves every thread of a run (parallel workflow branches): without the
+    lock two branches could interleave statements or begin two transactions at once.
+    """
+
+    def wrapper(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(wrapper, method)
+    return wrapper
+
+
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
@@ -35,6 +56,7 @@ class SQLiteReads:
     """Queries over the `nodes`, `edges`, `vectors` and `node_text` tables."""
 
     _db: sqlite3.Connection
+    _lock: threading.RLock
 
     def _labels(self, ids: set[str]) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -58,18 +80,22 @@ class SQLiteReads:
         found = self._load(model, rows)
         return found[0] if found else None
 
+    @locked
     def get_content(self, content_id: str) -> Content | None:
         return self._get(Content, NodeLabel.CONTENT, content_id)
 
+    @locked
     def list_contents(self) -> list[Content]:
         rows = self._db.execute(
             "SELECT data FROM nodes WHERE label = 'Content' ORDER BY name_key, id"
         ).fetchall()
         return self._load(Content, rows)
 
+    @locked
     def get_person(self, person_id: str) -> Person | None:
         return self._get(Person, NodeLabel.PERSON, person_id)
 
+    @locked
     def find_person(self, name: str) -> Person | None:
         rows = self._db.execute(
             "SELECT data FROM nodes WHERE label = 'Person' AND name_key = ? ORDER BY id LIMIT 1",
@@ -78,6 +104,7 @@ class SQLiteReads:
         found = self._load(Person, rows)
         return found[0] if found else None
 
+    @locked
     def author_of(self, content_id: str) -> Person | None:
         rows = self._db.execute(
             "SELECT n.data FROM edges e JOIN nodes n ON n.id = e.target_id "
@@ -87,15 +114,18 @@ class SQLiteReads:
         found = self._load(Person, rows)
         return found[0] if found else None
 
+    @locked
     def get_concept(self, concept_id: str) -> Concept | None:
         return self._get(Concept, NodeLabel.CONCEPT, concept_id)
 
+    @locked
     def list_concepts(self) -> list[Concept]:
         rows = self._db.execute(
             "SELECT data FROM nodes WHERE label = 'Concept' ORDER BY id"
         ).fetchall()
         return self._load(Concept, rows)
 
+    @locked
     def quotes_of(self, content_id: str) -> list[Quote]:
         rows = self._db.execute(
             "SELECT data FROM nodes WHERE label = 'Quote' AND parent_id = ? ORDER BY position, id",
@@ -103,6 +133,7 @@ class SQLiteReads:
         ).fetchall()
         return self._load(Quote, rows)
 
+    @locked
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
         labels = self._labels(set(quote_ids))
         wanted = [qid for qid in dict.fromkeys(quote_ids) if labels.get(qid) == NodeLabel.QUOTE]
@@ -113,6 +144,7 @@ class SQLiteReads:
                 out.append(quote)
         return out
 
+    @locked
     def relations(
         self,
         node_id: str | None = None,
@@ -142,6 +174,7 @@ class SQLiteReads:
             for s, t, d, p, c in rows
         ]
 
+    @locked
     def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
         tokens = _TOKEN.findall(query)
         if not tokens or k <= 0:
@@ -161,15 +194,19 @@ class SQLiteReads:
         ]
 
     def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
-        if label is None:
-            cursor = self._db.execute("SELECT id, vector FROM vectors ORDER BY id")
-        else:
-            cursor = self._db.execute(
-                "SELECT id, vector FROM vectors WHERE label = ? ORDER BY id", (str(label),)
-            )
-        for node_id, blob in cursor.fetchall():
+        # A generator runs after `locked` would have returned: take the lock for the query.
+        with self._lock:
+            if label is None:
+                cursor = self._db.execute("SELECT id, vector FROM vectors ORDER BY id")
+            else:
+                cursor = self._db.execute(
+                    "SELECT id, vector FROM vectors WHERE label = ? ORDER BY id", (str(label),)
+                )
+            rows = cursor.fetchall()
+        for node_id, blob in rows:
             yield node_id, np.frombuffer(blob, dtype=np.float32)
 
+    @locked
     def counts(self) -> dict[str, int]:
         out = {str(label): 0 for label in NodeLabel}
         for label, count in self._db.execute("SELECT label, count(*) FROM nodes GROUP BY label"):
