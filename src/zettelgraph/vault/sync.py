@@ -1,0 +1,227 @@
+"""Keep the vault in step with the store (the compensation pattern).
+
+The store is written first, in one transaction; notes are written after it. A concept whose
+note may be missing or stale carries `vault_sync_pending=True`; `sync_vault` compares every
+note with the store, writes what differs and clears the flag once its note is written. A note
+that cannot be written is reported and keeps its flag, so the next sync tries again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zettelgraph.models import ChangeSet, Concept, Quote, normalize_name
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.store.base import GraphStore
+from zettelgraph.vault.notes import (
+    OWNED_KEYS,
+    ConceptNote,
+    LinkedConcept,
+    SourceQuote,
+    expected_state,
+    note_state,
+)
+from zettelgraph.vault.writer import UNTITLED, Vault, VaultError
+
+log = logging.getLogger(__name__)
+
+MISSING = "missing"
+PENDING = "pending"
+FRONT_MATTER_DIFFERS = "front matter differs"
+CONNECTIONS_DIFFER = "connections differ"
+
+
+@dataclass
+class SyncReport:
+    """What a sync found and did. `written`/`updated` hold concept ids; every written or
+    updated concept also has a `drift` entry with its note's path."""
+
+    written: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    # {"concept_id", "title", "path", "reason"}: reason is one of the constants above.
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    # {"concept_id", "title", "path", "error"}
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every note could be checked and, unless checking only, written."""
+        return not self.errors
+
+
+def note_for(store: GraphStore, concept_id: str) -> ConceptNote:
+    """The note content of a concept as the store has it. Raises LookupError if unknown."""
+    concept = store.get_concept(concept_id)
+    if concept is None:
+        raise LookupError(f"no concept {concept_id} in the store")
+    return _note_of(store, concept)
+
+
+def _note_of(store: GraphStore, concept: Concept) -> ConceptNote:
+    # Reverse and symmetric edges are stored too, so outgoing edges are the whole picture.
+    relations: dict[str, list[LinkedConcept]] = {}
+    for relation in store.relations(concept.id, direction="out"):
+        target = store.get_concept(relation.target_id)
+        if target is not None:
+            relations.setdefault(relation.type, []).append(LinkedConcept(target.id, target.title))
+    for targets in relations.values():
+        targets.sort(key=lambda target: (normalize_name(target.title), target.id))
+    attributions = store.relations(concept.id, relation_type=SUPPORTS, direction="in")
+    quotes = store.get_quotes([relation.source_id for relation in attributions])
+    return ConceptNote(concept=concept, relations=relations, sources=_sources(store, quotes))
+
+
+def _sources(store: GraphStore, quotes: list[Quote]) -> list[SourceQuote]:
+    titles: dict[str, str] = {}
+    authors: dict[str, str | None] = {}
+    for content_id in {quote.content_id for quote in quotes}:
+        content = store.get_content(content_id)
+        author = store.author_of(content_id)
+        titles[content_id] = content.title if content is not None else UNTITLED
+        authors[content_id] = author.name if author is not None else None
+    ordered = sorted(
+        quotes,
+        key=lambda q: (normalize_name(titles[q.content_id]), q.content_id, q.position, q.id),
+    )
+    return [
+        SourceQuote(
+            quote_id=quote.id,
+            text=quote.text,
+            content_title=titles[quote.content_id],
+            author=authors[quote.content_id],
+            page=quote.page,
+        )
+        for quote in ordered
+    ]
+
+
+def touched_concepts(store: GraphStore, changes: ChangeSet) -> list[str]:
+    """Concepts whose note a commit of `changes` may change: its concepts and both ends of
+    its concept-to-concept relations (the reverse edge changes the other note's Conexiones)."""
+    ids = [concept.id for concept in changes.concepts]
+    for relation in changes.relations:
+        ids.extend([relation.source_id, relation.target_id])
+    known = {concept.id for concept in changes.concepts}
+    return [
+        concept_id
+        for concept_id in dict.fromkeys(ids)
+        if concept_id in known or store.get_concept(concept_id) is not None
+    ]
+
+
+def sync_vault(
+    store: GraphStore,
+    vault: Vault,
+    *,
+    check: bool = False,
+    concept_ids: Iterable[str] | None = None,
+) -> SyncReport:
+    """Compare the notes of every concept (or of `concept_ids`) with the store and, unless
+    `check`, write the ones that differ and clear `vault_sync_pending` where written.
+
+    A note that cannot be written goes to `errors` and keeps its flag; the others are still
+    written. With `check=True` nothing is written, in the vault or the store.
+    """
+    report = SyncReport()
+    for concept in _concepts(store, concept_ids, report):
+        try:
+            _sync_one(store, vault, concept, check, report)
+        except (OSError, ValueError, VaultError) as exc:
+            # NoteFormatError and UnicodeDecodeError are ValueErrors: one bad note must not
+            # stop the others.
+            log.warning("vault note of %s (%s) not synced: %s", concept.id, concept.title, exc)
+            report.errors.append(
+                {
+                    "concept_id": concept.id,
+                    "title": concept.title,
+                    "path": _planned_path(vault, concept),
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
+            )
+    return report
+
+
+def _planned_path(vault: Vault, concept: Concept) -> str | None:
+    try:
+        return str(vault.note_path(concept))
+    except (OSError, VaultError):
+        return None
+
+
+def _concepts(
+    store: GraphStore, concept_ids: Iterable[str] | None, report: SyncReport
+) -> list[Concept]:
+    if concept_ids is None:
+        concepts = store.list_concepts()
+    else:
+        concepts = []
+        for concept_id in dict.fromkeys(concept_ids):
+            concept = store.get_concept(concept_id)
+            if concept is None:
+                report.errors.append(
+                    {
+                        "concept_id": concept_id,
+                        "title": None,
+                        "path": None,
+                        "error": "no such concept in the store",
+                    }
+                )
+            else:
+                concepts.append(concept)
+    # Oldest first, so when two concepts share a title the older one keeps the plain name.
+    return sorted(concepts, key=lambda concept: (concept.created_at, concept.id))
+
+
+def _sync_one(
+    store: GraphStore, vault: Vault, concept: Concept, check: bool, report: SyncReport
+) -> None:
+    note = _note_of(store, concept)
+    existing = vault.find_note(concept.id)
+    reason = _drift(vault, note, existing)
+    if reason is None and not concept.vault_sync_pending:
+        report.unchanged += 1
+        return
+    path = existing if existing is not None else vault.note_path(concept)
+    report.drift.append(
+        {
+            "concept_id": concept.id,
+            "title": concept.title,
+            "path": str(path),
+            "reason": reason or PENDING,
+        }
+    )
+    if check:
+        return
+    if reason is None:
+        report.unchanged += 1  # the note is right already; only the flag was stale
+    else:
+        vault.write_note(note)
+        (report.written if existing is None else report.updated).append(concept.id)
+    if concept.vault_sync_pending:
+        _clear_pending(store, concept)
+
+
+def _drift(vault: Vault, note: ConceptNote, path: Path | None) -> str | None:
+    if path is None:
+        return MISSING
+    state = note_state(vault.read_note(path))
+    expected = expected_state(vault.with_note_names(note), vault.vocabulary)
+    if any(state[key] != expected[key] for key in OWNED_KEYS):
+        return FRONT_MATTER_DIFFERS
+    if state["connections"] != expected["connections"]:
+        return CONNECTIONS_DIFFER
+    return None
+
+
+def _clear_pending(store: GraphStore, concept: Concept) -> None:
+    current = store.get_concept(concept.id)
+    if current != concept:
+        # Changed (or deleted) since its note was rendered: the note may already be stale,
+        # so keep the flag and let the next sync look again.
+        return
+    store.apply(ChangeSet(concepts=[concept.model_copy(update={"vault_sync_pending": False})]))
