@@ -64,6 +64,22 @@ class Settings(BaseSettings):
     checkpoints: str | None = Field(default=None, description="Checkpoint URL; default in home.")
     vault: Path | None = Field(default=None, description="Obsidian vault; default home/vault.")
     concept_language: str = Field(default="es", min_length=2, max_length=16)
+    extraction_batch_size: int = Field(default=40, ge=1, le=500, description="Quotes per call.")
+    duplicate_top_k: int = Field(default=50, ge=1, le=500, description="Concepts per check.")
+    # Calibrated on STS-es dev (benchmarks/calibrate_duplicates.py): 0.602 keeps 99.2% of
+    # true duplicates (score >= 4.5) above it; 0.60 leaves a little margin.
+    duplicate_threshold: float = Field(
+        default=0.60, ge=-1.0, le=1.0, description="Below this similarity: novel, no LLM call."
+    )
+    merge_threshold: float = Field(
+        default=0.9, ge=0.0, le=1.0, description="Similarity that merges batch candidates."
+    )
+    relation_top_k: int = Field(default=10, ge=1, le=100, description="Hits per query.")
+    relation_min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    relation_pool_size: int = Field(default=50, ge=1, le=500)
+    critique_max_iterations: int = Field(default=3, ge=0, le=20, description="Refine rounds.")
+    review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
+    max_concurrency: int = Field(default=16, ge=1, le=256, description="Parallel LLM calls.")
     max_file_mb: float = Field(default=20.0, gt=0, description="Largest note file accepted.")
 
     @classmethod

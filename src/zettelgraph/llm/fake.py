@@ -255,10 +255,10 @@ class _Builder:
         count = max(low, min(high, 1 + self.rng.randrange(2)))
         return [self.build(items, name) for _ in range(count)]
 
-    def _ids(self, prefix: str) -> list[str]:
+    def _ids(self, prefixes: tuple[str, ...]) -> list[str]:
         if self.invent_ids:
-            return [f"{prefix}9{self.rng.randrange(1000, 9999)}"]
-        pool = list(self.ids_by_prefix.get(prefix, []))
+            return [f"{prefixes[0]}9{self.rng.randrange(1000, 9999)}"]
+        pool = [i for prefix in prefixes for i in self.ids_by_prefix.get(prefix, [])]
         self.rng.shuffle(pool)
         return pool
 
@@ -266,7 +266,7 @@ class _Builder:
         prefix = _id_prefix(schema)
         if prefix is not None:
             pool = self._ids(prefix)
-            return pool[0] if pool else f"{prefix}1"
+            return pool[0] if pool else f"{prefix[0]}1"
         max_chars = int(schema.get("maxLength", 400))
         lowered = name.lower()
         if "title" in lowered or "name" in lowered:
@@ -294,13 +294,16 @@ def _bounds(schema: dict[str, Any]) -> tuple[float | None, float | None]:
     )
 
 
-def _id_prefix(schema: dict[str, Any]) -> str | None:
-    """`q` for a string schema whose pattern is like `^q[0-9]+$` or `^q\\d+$`."""
+def _id_prefix(schema: dict[str, Any]) -> tuple[str, ...] | None:
+    """The id prefixes a string schema's pattern allows: `("q",)` for `^q[0-9]+$` or
+    `^q\\d+$`, `("c", "e")` for `^[ce][0-9]+$`."""
     pattern = schema.get("pattern")
     if schema.get("type") != "string" or not isinstance(pattern, str):
         return None
-    match = re.fullmatch(r"\^([a-z]{1,3})(?:\[0-9\]|\\d)[+*](?:\$)?", pattern)
-    return match.group(1) if match else None
+    match = re.fullmatch(r"\^(?:([a-z]{1,3})|\[([a-z]+)\])(?:\[0-9\]|\\d)[+*](?:\$)?", pattern)
+    if match is None:
+        return None
+    return (match.group(1),) if match.group(1) else tuple(match.group(2))
 
 
 def parse_fake_spec(options: str) -> dict[str, Any]:

@@ -1,0 +1,61 @@
+"""Short local ids for prompts (`q3`, `c2`, `e7`), mapped back to UUIDs in code.
+
+Models copy short ids far more reliably than UUIDs, and they cost fewer tokens. An id the model
+invents resolves to nothing and is dropped by the caller with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+QUOTE_ID = r"^q[0-9]+$"
+CONCEPT_ID = r"^c[0-9]+$"  # a concept proposed in this run
+EXISTING_ID = r"^e[0-9]+$"  # a concept already in the graph
+ANY_CONCEPT_ID = r"^[ce][0-9]+$"
+
+
+class LocalIds:
+    """A two-way map between one prefix's short ids and real ids, in first-seen order."""
+
+    def __init__(self, prefix: str, real_ids: Iterable[str] = ()) -> None:
+        self.prefix = prefix
+        self._to_real: dict[str, str] = {}
+        self._to_local: dict[str, str] = {}
+        for real in real_ids:
+            self.local(real)
+
+    def local(self, real: str) -> str:
+        if real not in self._to_local:
+            short = f"{self.prefix}{len(self._to_local) + 1}"
+            self._to_local[real] = short
+            self._to_real[short] = real
+        return self._to_local[real]
+
+    def real(self, short: str) -> str | None:
+        return self._to_real.get(short.strip())
+
+    def __contains__(self, short: object) -> bool:
+        return isinstance(short, str) and short.strip() in self._to_real
+
+
+QuoteRef = Annotated[str, Field(pattern=QUOTE_ID, max_length=8)]
+ConceptRef = Annotated[str, Field(pattern=CONCEPT_ID, max_length=8)]
+ExistingRef = Annotated[str, Field(pattern=EXISTING_ID, max_length=8)]
+AnyConceptRef = Annotated[str, Field(pattern=ANY_CONCEPT_ID, max_length=8)]
+
+# The default pack's concept relation types, so constrained decoding can only produce these.
+# Code still checks every type against the store's vocabulary before keeping a relation.
+RelationType = Literal[
+    "GENERALIZES",
+    "SPECIFIC_OF",
+    "PART_OF",
+    "HAS_PART",
+    "SUPPORTS",
+    "SUPPORTED_BY",
+    "OPPOSES",
+    "SIMILAR_TO",
+    "RELATES_TO",
+]

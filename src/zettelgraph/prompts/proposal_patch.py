@@ -1,0 +1,59 @@
+"""The change set that refinement (1.3) and feedback incorporation (2.3) return.
+
+A patch instead of a full re-extraction: it names only what changes, so its size follows the
+size of the critique or the feedback, not of the whole proposal (which can hold a hundred
+concepts for a long book).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from zettelgraph.prompts.ids import (
+    AnyConceptRef,
+    ConceptRef,
+    ExistingRef,
+    QuoteRef,
+    RelationType,
+)
+
+
+class ConceptChange(BaseModel):
+    id: ConceptRef = Field(description="An id of the proposal to replace it, or a new c-id.")
+    title: str = Field(min_length=1, max_length=120)
+    concept: str = Field(min_length=1, max_length=1200)
+    analysis: str = Field(max_length=1500)
+    summary: str = Field(max_length=900)
+    summary_short: str = Field(min_length=1, max_length=260)
+    source_quote_ids: list[QuoteRef] = Field(min_length=1, max_length=40)
+
+
+class RelationChange(BaseModel):
+    source_id: AnyConceptRef
+    relation_type: RelationType
+    target_id: AnyConceptRef
+    explanation: str = Field(default="", max_length=400)
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+
+
+class AttributionChange(BaseModel):
+    existing_concept_id: ExistingRef
+    quote_ids: list[QuoteRef] = Field(max_length=40, description="The full new list.")
+
+
+class ProposalPatch(BaseModel):
+    upsert_concepts: list[ConceptChange] = Field(default_factory=list, max_length=20)
+    remove_concept_ids: list[ConceptRef] = Field(default_factory=list, max_length=20)
+    add_relations: list[RelationChange] = Field(default_factory=list, max_length=30)
+    remove_relations: list[RelationChange] = Field(default_factory=list, max_length=30)
+    set_attributions: list[AttributionChange] = Field(default_factory=list, max_length=20)
+    notes: str = Field(default="", max_length=800, description="What changed and why.")
+
+
+PATCH_GUIDE = """Answer with the changes only:
+- upsert_concepts: full new text of each concept you change (same id) or add (a new c-id);
+- remove_concept_ids: concepts to drop (e.g. merged into another one);
+- add_relations / remove_relations: relations by ids (c1.., e1..), type and direction;
+- set_attributions: for an existing concept (e1..), the full new list of quotes supporting it;
+- notes: what you changed and why.
+Use only ids that appear above, except new c-ids for new concepts."""

@@ -1,0 +1,37 @@
+"""Call 1.3: fix what the self-critique found, as a patch to the proposal."""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from zettelgraph.prompts.proposal_patch import PATCH_GUIDE, ProposalPatch
+from zettelgraph.prompts.quality import atomicity_guide, checklist
+
+NAME = "refine_extraction"
+
+
+class RefineInput(BaseModel):
+    proposal: str
+    quotes: str
+    critique: str
+    language: str = "es"
+
+
+Refinement = ProposalPatch
+
+
+def messages(data: RefineInput) -> list[BaseMessage]:
+    return [
+        SystemMessage(
+            content="You improve a proposed set of Zettelkasten concepts so that it passes "
+            "the checklist, addressing every issue of the critique at once.\n"
+            + atomicity_guide(data.language)
+            + "\n"
+            + checklist(data.language)
+        ),
+        HumanMessage(
+            content=f"Quotes:\n{data.quotes}\n\nProposal:\n{data.proposal}\n\n"
+            f"Critique:\n{data.critique}\n\n{PATCH_GUIDE}"
+        ),
+    ]
