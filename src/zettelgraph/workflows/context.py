@@ -18,8 +18,10 @@ from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.structured import call_structured
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import author_bio
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore, open_store
+from zettelgraph.vault.writer import Vault
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -41,6 +43,16 @@ class Services:
     llms: ChatModels
     usage: UsageLog = field(default_factory=UsageLog)
     enrich_author: AuthorEnricher | None = None
+
+    @property
+    def store_vocabulary(self) -> RelationVocabulary:
+        """The relation vocabulary the store enforces (the default pack unless configured)."""
+        vocabulary: RelationVocabulary = getattr(self.store, "vocabulary", DEFAULT_VOCABULARY)
+        return vocabulary
+
+    @property
+    def vault(self) -> Vault:
+        return Vault(self.settings.vault_path)
 
     def structured(
         self,

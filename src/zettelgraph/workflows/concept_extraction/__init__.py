@@ -1,0 +1,1 @@
+"""Concept Extraction Graph: quotes -> atomic concepts, checked, related, reviewed, committed."""

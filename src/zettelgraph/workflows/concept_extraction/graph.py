@@ -1,0 +1,109 @@
+"""Wiring of the Concept Extraction Graph (seed 000 section 4, seed 001):
+
+check_content_processed -> load_content_quotes -> extract_batch (Send per batch)
+-> merge_candidates -> detect_duplicate (Send per candidate) -> collect_duplicates
+-> generate_relation_queries (Send per new concept) -> search_relation_candidates
+-> create_relations (Send per new concept) -> collect_relations
+-> self_critique <-> refine (bounded) -> present_for_review (interrupt)
+   <-> incorporate_feedback (bounded) -> commit -> write_vault
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
+
+from zettelgraph.llm.structured import is_transient
+from zettelgraph.workflows.concept_extraction import (
+    nodes_commit,
+    nodes_extract,
+    nodes_relations,
+    nodes_review,
+    routes,
+)
+from zettelgraph.workflows.concept_extraction.state import (
+    ExtractionInput,
+    ExtractionOutput,
+    ExtractionState,
+)
+from zettelgraph.workflows.context import Services
+
+# Supersteps: about 12 for phase 1 plus 2 per refinement and 2 per feedback round.
+RECURSION_LIMIT = 200
+
+
+def build_concept_extraction_graph(
+    services: Services, checkpointer: BaseCheckpointSaver[Any] | None = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the graph with `services` bound into every node."""
+    settings = services.settings
+    builder = StateGraph(
+        ExtractionState, input_schema=ExtractionInput, output_schema=ExtractionOutput
+    )
+    # call_structured already retries transient LLM errors; this outer policy covers the
+    # store (a locked database) and an LLM outage longer than those retries.
+    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
+
+    def node(name: str, function: Any) -> None:
+        builder.add_node(name, partial(function, services=services), retry_policy=retry)
+
+    node("check_content_processed", nodes_extract.check_content_processed)
+    node("load_content_quotes", nodes_extract.load_content_quotes)
+    node("extract_batch", nodes_extract.extract_batch)
+    node("merge_candidates", nodes_extract.merge_candidates)
+    node("detect_duplicate", nodes_extract.detect_duplicate_node)
+    node("collect_duplicates", nodes_extract.collect_duplicates)
+    node("generate_relation_queries", nodes_relations.generate_relation_queries)
+    node("search_relation_candidates", nodes_relations.search_relation_candidates)
+    node("create_relations", nodes_relations.create_relations_node)
+    node("collect_relations", nodes_relations.collect_relations)
+    node("self_critique", nodes_review.self_critique_node)
+    node("refine", nodes_review.refine_node)
+    node("present_for_review", nodes_review.present_for_review)
+    node("incorporate_feedback", nodes_review.incorporate_feedback_node)
+    node("commit", nodes_commit.commit)
+    node("write_vault", nodes_commit.write_vault)
+
+    builder.add_edge(START, "check_content_processed")
+    builder.add_conditional_edges(
+        "check_content_processed", routes.after_check, ["load_content_quotes", END]
+    )
+    builder.add_conditional_edges(
+        "load_content_quotes",
+        partial(routes.to_batches, batch_size=settings.extraction_batch_size),
+        ["extract_batch", END],
+    )
+    builder.add_edge("extract_batch", "merge_candidates")
+    builder.add_conditional_edges(
+        "merge_candidates", routes.to_duplicate_checks, ["detect_duplicate", "collect_duplicates"]
+    )
+    builder.add_edge("detect_duplicate", "collect_duplicates")
+    builder.add_conditional_edges(
+        "collect_duplicates",
+        routes.to_relation_queries,
+        ["generate_relation_queries", "search_relation_candidates", "self_critique"],
+    )
+    builder.add_edge("generate_relation_queries", "search_relation_candidates")
+    builder.add_conditional_edges(
+        "search_relation_candidates", routes.to_relations, ["create_relations", "collect_relations"]
+    )
+    builder.add_edge("create_relations", "collect_relations")
+    builder.add_edge("collect_relations", "self_critique")
+    builder.add_conditional_edges(
+        "self_critique",
+        partial(routes.after_critique, max_iterations=settings.critique_max_iterations),
+        ["refine", "present_for_review"],
+    )
+    builder.add_edge("refine", "self_critique")
+    builder.add_conditional_edges(
+        "present_for_review", routes.after_review, ["commit", "incorporate_feedback", END]
+    )
+    builder.add_edge("incorporate_feedback", "present_for_review")
+    builder.add_edge("commit", "write_vault")
+    builder.add_edge("write_vault", END)
+    return builder.compile(checkpointer=checkpointer, name="concept_extraction")

@@ -1,0 +1,178 @@
+"""Phase 3: one store transaction, then the Obsidian notes (compensation pattern).
+
+Every id and timestamp written here is derived from the run's state (run id, concept key,
+approval time), so running `commit` again after a crash writes exactly the same graph.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    Relation,
+    embedding_text,
+    stable_id,
+)
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.text import clip_words
+from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.workflows.context import Services
+
+SUMMARY_WORDS = 100
+SHORT_SUMMARY_WORDS = 30
+
+
+def concept_id_for(run_id: str, key: str) -> str:
+    return stable_id("concept", run_id, key)
+
+
+def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
+    store = services.store
+    run_id = state["run_id"]
+    proposal = state["proposal"]
+    approved_at = datetime.fromisoformat(state["approved_at"] or "")
+    decision = {
+        "approved_at": state["approved_at"],
+        "feedback_rounds": state.get("phase_2_iteration", 0),
+        "critique_iterations": state.get("phase_1_iteration", 0),
+    }
+    warnings: list[str] = []
+    ids = {c["key"]: concept_id_for(run_id, c["key"]) for c in proposal["concepts"]}
+    concepts = [
+        Concept(
+            id=ids[c["key"]],
+            created_at=approved_at,
+            title=c["title"],
+            concept=c["concept"],
+            analysis=c["analysis"],
+            summary=clip_words(c["summary"], SUMMARY_WORDS),
+            summary_short=clip_words(c["summary_short"], SHORT_SUMMARY_WORDS),
+            language=services.settings.concept_language,
+            vault_sync_pending=True,  # cleared once its note is written
+            provenance={
+                "run": run_id,
+                "content_id": state["content_id"],
+                "quotes": c["quote_ids"],
+                "llm_calls": c["history"],
+                "model": services.llms.main_spec,
+                "rationale": c["rationale"],
+                **decision,
+            },
+        )
+        for c in proposal["concepts"]
+    ]
+
+    def resolve(end: str) -> str | None:
+        if end in ids:
+            return ids[end]
+        if store.get_concept(end) is None:
+            warnings.append(f"concept {end} disappeared during the review; its relation dropped")
+            return None
+        return end
+
+    relations: list[Relation] = []
+    for r in proposal["relations"]:
+        source, target = resolve(r["source"]), resolve(r["target"])
+        if source is None or target is None:
+            continue
+        relations.append(
+            Relation(
+                source_id=source,
+                target_id=target,
+                type=r["type"],
+                created_at=approved_at,
+                properties={
+                    "run": run_id,
+                    "explanation": r["explanation"],
+                    "confidence": r["confidence"],
+                    "llm_calls": r["history"],
+                    "model": services.llms.main_spec,
+                    **decision,
+                },
+            )
+        )
+    for c in proposal["concepts"]:
+        relations.extend(
+            _supports(q, ids[c["key"]], run_id, c["history"], approved_at, decision)
+            for q in c["quote_ids"]
+        )
+    touched: list[str] = []
+    for a in proposal["attributions"]:
+        if resolve(a["concept_id"]) is None:
+            continue
+        touched.append(a["concept_id"])
+        relations.extend(
+            _supports(q, a["concept_id"], run_id, a["history"], approved_at, decision)
+            for q in a["quote_ids"]
+        )
+    content = store.get_content(state["content_id"])
+    if content is None:
+        raise ValueError(f"content {state['content_id']} no longer exists; nothing was written")
+    vectors = services.embedder.embed([embedding_text(c) for c in concepts])
+    services.store.ensure_embedder(services.embedder.name, services.embedder.dim)
+    store.apply(
+        ChangeSet(
+            contents=[content.model_copy(update={"processed_date": approved_at})],
+            concepts=concepts,
+            relations=relations,
+            vectors={c.id: vectors[i] for i, c in enumerate(concepts)},
+        )
+    )
+    touched.extend(
+        end for r in relations if r.type != SUPPORTS for end in (r.source_id, r.target_id)
+    )
+    return {
+        "status": "committed",
+        "committed": {
+            "concepts": [c.id for c in concepts],
+            "relations": sum(1 for r in relations if r.type != SUPPORTS),
+            "attributions": sum(1 for r in relations if r.type == SUPPORTS),
+            "touched_existing": sorted(set(touched) - set(ids.values())),
+        },
+        "warnings": warnings,
+    }
+
+
+def _supports(
+    quote_id: str,
+    concept_id: str,
+    run_id: str,
+    history: list[str],
+    at: datetime,
+    decision: dict[str, Any],
+) -> Relation:
+    return Relation(
+        source_id=quote_id,
+        target_id=concept_id,
+        type=SUPPORTS,
+        created_at=at,
+        properties={"run": run_id, "llm_calls": history, **decision},
+    )
+
+
+def write_vault(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Notes for the new concepts and the existing ones that gained relations or quotes."""
+    from zettelgraph.vault.sync import sync_vault
+
+    committed = dict(state.get("committed", {}))
+    ids = [*committed.get("concepts", []), *committed.get("touched_existing", [])]
+    try:
+        report = sync_vault(services.store, services.vault, concept_ids=ids)
+    except OSError as exc:
+        return {
+            "committed": {**committed, "vault_errors": [str(exc)]},
+            "warnings": [f"notes not written ({exc}): run `zettelgraph vault sync` to repair"],
+        }
+    errors = [f"{e.get('title', e.get('concept_id'))}: {e.get('error')}" for e in report.errors]
+    committed.update(
+        notes_written=report.written, notes_updated=report.updated, vault_errors=errors
+    )
+    warnings = (
+        [f"{len(errors)} notes not written: run `zettelgraph vault sync` to repair"]
+        if errors
+        else []
+    )
+    return {"committed": committed, "warnings": warnings}

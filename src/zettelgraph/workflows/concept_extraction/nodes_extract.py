@@ -1,0 +1,253 @@
+"""Phase 1, step 1.1a-b: load the Content, extract candidates per batch, merge, de-duplicate."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from zettelgraph.llm.structured import LLMRequestError, StructuredOutputError
+from zettelgraph.models import NodeLabel, utcnow
+from zettelgraph.prompts import detect_duplicate, extract_concepts
+from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.concept_extraction.proposal import (
+    quote_map,
+    resolve_quotes,
+    title_key,
+)
+from zettelgraph.workflows.concept_extraction.state import (
+    Attribution,
+    DraftConcept,
+    ExtractionState,
+    empty_proposal,
+)
+from zettelgraph.workflows.context import Services
+
+log = logging.getLogger(__name__)
+# LLM failures that cost one branch's result, not the run.
+SOFT_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
+
+
+def llm_call(name: str, model: str, subject: str = "") -> dict[str, Any]:
+    return {"call": name, "model": model, "subject": subject, "at": utcnow().isoformat()}
+
+
+def check_content_processed(state: ExtractionState, services: Services) -> dict[str, Any]:
+    content = services.store.get_content(state["content_id"])
+    if content is None:
+        raise ValueError(
+            f"no content with id {state['content_id']}: `zettelgraph contents` lists them"
+        )
+    author = services.store.author_of(content.id)
+    update: dict[str, Any] = {
+        "content": {"title": content.title, "author": author.name if author else None},
+        "status": "running",
+        "proposal": empty_proposal(),
+        "phase_1_iteration": 0,
+        "phase_2_iteration": 0,
+        "graph_concepts": services.store.counts()["Concept"],
+    }
+    if content.processed_date is not None and not state.get("force"):
+        update["status"] = "skipped"
+        update["warnings"] = [
+            f"'{content.title}' was already processed on {content.processed_date:%Y-%m-%d}; "
+            "use --force to extract again (existing concepts are kept, new ones added)"
+        ]
+    return update
+
+
+def load_content_quotes(state: ExtractionState, services: Services) -> dict[str, Any]:
+    quotes = [
+        {"id": q.id, "text": q.text, "section": q.section, "page": q.page}
+        for q in services.store.quotes_of(state["content_id"])
+    ]
+    if not quotes:
+        return {
+            "quotes": [],
+            "status": "no_quotes",
+            "warnings": ["this content has no quotes: nothing to extract"],
+        }
+    return {"quotes": quotes}
+
+
+def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    """Call 1.1a on one batch of quotes (a `Send` branch)."""
+    quotes = payload["quotes"]
+    qmap = quote_map(payload["all_quotes"])
+    data = extract_concepts.ExtractConceptsInput(
+        title=payload["content"]["title"],
+        author=payload["content"]["author"],
+        quotes=[
+            extract_concepts.PromptQuote(
+                id=qmap.local(q["id"]), text=q["text"], section=q["section"], page=q["page"]
+            )
+            for q in quotes
+        ],
+        suggestions=payload.get("suggestions"),
+        language=services.settings.concept_language,
+    )
+    where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
+    call = llm_call(extract_concepts.NAME, services.llms.main_spec, f"batch {payload['index']}")
+    try:
+        result = services.structured(
+            services.llms.main,
+            name=extract_concepts.NAME,
+            messages=extract_concepts.messages(data),
+            response_model=extract_concepts.ExtractedConcepts,
+        )
+    except SOFT_ERRORS as exc:
+        return {
+            "batch_results": [{"index": payload["index"], "candidates": []}],
+            "warnings": [f"{where} failed, its {len(quotes)} quotes were not read: {exc}"],
+            "llm_calls": [call],
+        }
+    warnings: list[str] = []
+    batch_ids = {q["id"] for q in quotes}
+    candidates = []
+    for item in result.candidate_concepts:
+        ids = resolve_quotes(item.source_quote_ids, qmap, where, warnings)
+        outside = [i for i in ids if i not in batch_ids]
+        if outside:
+            warnings.append(f"{where}: dropped {len(outside)} quote ids from outside the batch")
+        ids = [i for i in ids if i in batch_ids]
+        if not ids:
+            warnings.append(f"{where}: dropped concept {item.title!r}, it cites no quote shown")
+            continue
+        candidates.append({**item.model_dump(exclude={"source_quote_ids"}), "quote_ids": ids})
+    return {
+        "batch_results": [{"index": payload["index"], "candidates": candidates}],
+        "warnings": warnings,
+        "llm_calls": [call],
+    }
+
+
+def merge_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Candidates of different batches that say the same thing become one, quotes united."""
+    ordered = sorted(state.get("batch_results", []), key=lambda r: r["index"])
+    items = [c for result in ordered for c in result["candidates"]]
+    merged: list[DraftConcept] = []
+    vectors: list[np.ndarray[Any, Any]] = []
+    titles: dict[str, int] = {}
+    embedded = (
+        services.embedder.embed([f"{c['title']}. {c['summary_short']}" for c in items])
+        if items
+        else None
+    )
+    for index, item in enumerate(items):
+        vector = embedded[index] if embedded is not None else None
+        twin = titles.get(title_key(item["title"]))
+        if twin is None and vector is not None and vectors:
+            scores = np.stack(vectors) @ vector
+            best = int(np.argmax(scores))
+            if float(scores[best]) >= services.settings.merge_threshold:
+                twin = best
+        if twin is not None:
+            kept = merged[twin]
+            kept["quote_ids"] = list(dict.fromkeys([*kept["quote_ids"], *item["quote_ids"]]))
+            kept["history"].append("merged across batches")
+            continue
+        titles[title_key(item["title"])] = len(merged)
+        if vector is not None:
+            vectors.append(vector / (np.linalg.norm(vector) or 1.0))
+        merged.append(
+            DraftConcept(
+                key=f"c{len(merged) + 1}",
+                title=item["title"],
+                concept=item["concept"],
+                analysis=item["analysis"],
+                summary=item["summary"],
+                summary_short=item["summary_short"],
+                quote_ids=item["quote_ids"],
+                rationale=item["rationale"],
+                history=[extract_concepts.NAME],
+            )
+        )
+    return {"candidates": merged}
+
+
+def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    """Call 1.1b for one candidate (a `Send` branch), tiered to skip the LLM when it can."""
+    candidate: DraftConcept = payload["candidate"]
+    settings = services.settings
+    decision: dict[str, Any] = {"key": candidate["key"], "duplicate_of": None, "llm": False}
+    if not payload["graph_has_concepts"]:
+        return {"duplicate_decisions": [{**decision, "reason": "empty graph"}]}
+    vector = services.embedder.embed([f"{candidate['title']}. {candidate['summary_short']}"])[0]
+    hits = services.store.vector_search(
+        NodeLabel.CONCEPT, vector, settings.duplicate_top_k, min_score=settings.duplicate_threshold
+    )
+    if not hits:
+        return {"duplicate_decisions": [{**decision, "reason": "no similar concept"}]}
+    emap = LocalIds("e", (h.id for h in hits))
+    existing = {c.id: c for c in (services.store.get_concept(h.id) for h in hits) if c}
+    qmap = quote_map({"id": q} for q in payload["all_quote_ids"])
+    data = detect_duplicate.DetectDuplicateInput(
+        title=candidate["title"],
+        concept=candidate["concept"],
+        analysis=candidate["analysis"],
+        quote_ids=[qmap.local(q) for q in candidate["quote_ids"]],
+        existing=[
+            detect_duplicate.ExistingConcept(
+                id=emap.local(cid), title=c.title, summary_short=c.summary_short
+            )
+            for cid, c in existing.items()
+        ],
+    )
+    call = llm_call(detect_duplicate.NAME, services.llms.main_spec, candidate["key"])
+    where = f"{detect_duplicate.NAME} ({candidate['title']!r})"
+    try:
+        result = services.structured(
+            services.llms.main,
+            name=detect_duplicate.NAME,
+            messages=detect_duplicate.messages(data),
+            response_model=detect_duplicate.DuplicateDecision,
+        )
+    except SOFT_ERRORS as exc:
+        return {
+            "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}],
+            "warnings": [f"{where} failed, kept as new: {exc}"],
+            "llm_calls": [call],
+        }
+    warnings: list[str] = []
+    decision.update(llm=True, reason=result.reasoning, confidence=result.confidence)
+    if result.is_duplicate:
+        target = emap.real(result.existing_concept_id or "")
+        if target is None or target not in existing:
+            warnings.append(f"{where}: duplicate of an id not in the prompt; kept as new")
+        else:
+            moved = resolve_quotes(result.quote_ids_to_transfer, qmap, where, warnings)
+            moved = [q for q in moved if q in candidate["quote_ids"]] or candidate["quote_ids"]
+            decision.update(duplicate_of=target, title=existing[target].title, quote_ids=moved)
+    return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [call]}
+
+
+def collect_duplicates(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Fan-in: novel candidates become the proposal; duplicates attribute quotes instead."""
+    decisions = {d["key"]: d for d in state.get("duplicate_decisions", [])}
+    proposal = empty_proposal()
+    attributions: dict[str, Attribution] = {}
+    for candidate in state.get("candidates", []):
+        decision = decisions.get(candidate["key"], {})
+        target = decision.get("duplicate_of")
+        if target is None:
+            proposal["concepts"].append(candidate)
+            continue
+        entry = attributions.setdefault(
+            target,
+            Attribution(
+                concept_id=target,
+                title=decision.get("title", ""),
+                quote_ids=[],
+                reason=decision.get("reason", ""),
+                history=[detect_duplicate.NAME],
+            ),
+        )
+        entry["quote_ids"] = list(dict.fromkeys([*entry["quote_ids"], *decision["quote_ids"]]))
+    proposal["attributions"] = list(attributions.values())
+    covered = {q for c in proposal["concepts"] for q in c["quote_ids"]}
+    covered |= {q for a in proposal["attributions"] for q in a["quote_ids"]}
+    proposal["unattributed_quote_ids"] = [
+        q["id"] for q in state.get("quotes", []) if q["id"] not in covered
+    ]
+    return {"proposal": proposal}

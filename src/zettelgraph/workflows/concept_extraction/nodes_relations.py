@@ -1,0 +1,158 @@
+"""Phase 1, steps 1.1c-e: search queries per new concept, vector search, typed relations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelgraph.models import NodeLabel
+from zettelgraph.prompts import create_relations, relation_queries
+from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.concept_extraction.nodes_extract import SOFT_ERRORS, llm_call
+from zettelgraph.workflows.concept_extraction.proposal import check_relation, dedupe_relations
+from zettelgraph.workflows.concept_extraction.state import (
+    DraftConcept,
+    DraftRelation,
+    ExtractionState,
+)
+from zettelgraph.workflows.context import Services
+
+
+def generate_relation_queries(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    """Call 1.1c for one new concept (a `Send` branch, fast model)."""
+    concept: DraftConcept = payload["concept"]
+    vocabulary = services.store_vocabulary
+    call = llm_call(relation_queries.NAME, services.llms.fast_spec, concept["key"])
+    try:
+        result = services.structured(
+            services.llms.fast,
+            name=relation_queries.NAME,
+            messages=relation_queries.messages(
+                relation_queries.RelationQueriesInput(
+                    title=concept["title"],
+                    concept=concept["concept"],
+                    language=services.settings.concept_language,
+                ),
+                vocabulary,
+            ),
+            response_model=relation_queries.RelationQueries,
+        )
+    except SOFT_ERRORS as exc:
+        return {
+            "relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}],
+            "warnings": [f"{relation_queries.NAME} for {concept['title']!r} failed: {exc}"],
+            "llm_calls": [call],
+        }
+    queries = [concept["title"]]  # the concept itself always finds its close neighbours
+    for typed in result.queries:
+        if typed.relation_type in vocabulary.types:
+            queries.extend(q for q in typed.queries if q.strip())
+    return {
+        "relation_queries": [{"key": concept["key"], "queries": list(dict.fromkeys(queries))}],
+        "llm_calls": [call],
+    }
+
+
+def search_relation_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Step 1.1d (no LLM): every query against existing concepts, pooled per new concept."""
+    settings = services.settings
+    planned = state.get("relation_queries", [])
+    texts = [q for plan in planned for q in plan["queries"]]
+    vectors = services.embedder.embed(texts) if texts else None
+    pools: dict[str, list[str]] = {}
+    row = 0
+    for plan in planned:
+        best: dict[str, float] = {}
+        for _ in plan["queries"]:
+            assert vectors is not None
+            for hit in services.store.vector_search(
+                NodeLabel.CONCEPT,
+                vectors[row],
+                settings.relation_top_k,
+                min_score=settings.relation_min_similarity,
+            ):
+                best[hit.id] = max(best.get(hit.id, -1.0), hit.score)
+            row += 1
+        ranked = sorted(best, key=lambda cid: (-best[cid], cid))
+        pools[plan["key"]] = ranked[: settings.relation_pool_size]
+    return {"relation_pools": pools}
+
+
+def create_relations_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    """Call 1.1e for one new concept (a `Send` branch)."""
+    concept: DraftConcept = payload["concept"]
+    others: list[DraftConcept] = payload["others"]
+    existing = [c for c in (services.store.get_concept(i) for i in payload["pool"]) if c]
+    emap = LocalIds("e", (c.id for c in existing))
+    keys = {c["key"] for c in others} | {concept["key"]}
+    line = create_relations.ConceptLine
+    data = create_relations.CreateRelationsInput(
+        target=line(
+            id=concept["key"], title=concept["title"], summary_short=concept["summary_short"]
+        ),
+        concept=concept["concept"],
+        analysis=concept["analysis"],
+        others=[
+            line(id=c["key"], title=c["title"], summary_short=c["summary_short"]) for c in others
+        ],
+        existing=[
+            line(id=emap.local(c.id), title=c.title, summary_short=c.summary_short)
+            for c in existing
+        ],
+    )
+    vocabulary = services.store_vocabulary
+    where = f"{create_relations.NAME} ({concept['title']!r})"
+    call = llm_call(create_relations.NAME, services.llms.main_spec, concept["key"])
+    try:
+        result = services.structured(
+            services.llms.main,
+            name=create_relations.NAME,
+            messages=create_relations.messages(data, vocabulary),
+            response_model=create_relations.CreatedRelations,
+        )
+    except SOFT_ERRORS as exc:
+        return {"warnings": [f"{where} failed, no relations: {exc}"], "llm_calls": [call]}
+    warnings: list[str] = []
+    relations: list[DraftRelation] = []
+    for proposed in result.relations:
+        short = proposed.target_concept_id
+        target = short if short in keys else emap.real(short)
+        if check_relation(
+            concept["key"],
+            proposed.relation_type,
+            target,
+            new_keys=keys,
+            vocabulary=vocabulary,
+            where=where,
+            warnings=warnings,
+        ):
+            assert target is not None
+            relations.append(
+                DraftRelation(
+                    source=concept["key"],
+                    type=proposed.relation_type,
+                    target=target,
+                    explanation=proposed.explanation,
+                    confidence=proposed.confidence,
+                    history=[create_relations.NAME],
+                )
+            )
+    return {
+        "relation_results": [{"key": concept["key"], "relations": relations}],
+        "warnings": warnings,
+        "llm_calls": [call],
+    }
+
+
+def collect_relations(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Fan-in: the relations of every branch, one per fact, in concept order."""
+    proposal = state["proposal"]
+    order = {c["key"]: i for i, c in enumerate(proposal["concepts"])}
+    results = sorted(state.get("relation_results", []), key=lambda r: order.get(r["key"], 0))
+    relations = [r for result in results for r in result["relations"]]
+    proposal = {
+        **proposal,
+        "relations": dedupe_relations(
+            [*proposal["relations"], *relations], services.store_vocabulary
+        ),
+    }
+    return {"proposal": proposal}

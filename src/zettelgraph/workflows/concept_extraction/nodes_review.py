@@ -1,0 +1,200 @@
+"""Phase 1 steps 1.2-1.3 (self-critique, refinement) and phase 2 (human review, feedback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.types import interrupt
+
+from zettelgraph.models import utcnow
+from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
+from zettelgraph.workflows.concept_extraction.nodes_extract import SOFT_ERRORS, llm_call
+from zettelgraph.workflows.concept_extraction.proposal import (
+    apply_patch,
+    existing_map,
+    quote_map,
+    render_proposal,
+    render_quotes,
+)
+from zettelgraph.workflows.concept_extraction.report import build_report, existing_titles
+from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.workflows.context import Services
+
+
+def _views(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """What every proposal-level prompt shows: quotes and proposal with local ids."""
+    quotes = state.get("quotes", [])
+    qmap = quote_map(quotes)
+    proposal = state["proposal"]
+    emap = existing_map(proposal)
+    titles = existing_titles(services.store, proposal)
+    return {
+        "qmap": qmap,
+        "emap": emap,
+        "titles": titles,
+        "quotes": render_quotes(quotes, qmap),
+        "proposal": render_proposal(proposal, qmap, emap, titles),
+    }
+
+
+def self_critique_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+    iteration = state.get("phase_1_iteration", 0)
+    views = _views(state, services)
+    call = llm_call(self_critique.NAME, services.llms.main_spec, f"iteration {iteration}")
+    try:
+        critique = services.structured(
+            services.llms.main,
+            name=self_critique.NAME,
+            messages=self_critique.messages(
+                self_critique.SelfCritiqueInput(
+                    proposal=views["proposal"],
+                    quotes=views["quotes"],
+                    language=services.settings.concept_language,
+                )
+            ),
+            response_model=self_critique.Critique,
+        )
+    except SOFT_ERRORS as exc:
+        # Without a critique there is nothing to refine: the reader reviews what there is.
+        return {
+            "quality_passes": True,
+            "critique_log": [{"iteration": iteration, "error": str(exc)}],
+            "warnings": [f"self-critique failed, proposal sent to review as is: {exc}"],
+            "llm_calls": [call],
+        }
+    passes = critique.overall_passes and not critique.failed_criteria
+    return {
+        "quality_passes": passes,
+        "critique_log": [{"iteration": iteration, "passes": passes, **critique.model_dump()}],
+        "llm_calls": [call],
+    }
+
+
+def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+    iteration = state.get("phase_1_iteration", 0)
+    views = _views(state, services)
+    last = state.get("critique_log", [{}])[-1]
+    critique_text = "\n".join(
+        [
+            str(last.get("critique_summary", "")),
+            *(
+                f"- [{i['criterion']}] {i['subject_id']}: {i['issue']}"
+                for i in last.get("issues", [])
+            ),
+            *(f"* {s}" for s in last.get("improvement_suggestions", [])),
+        ]
+    )
+    name = f"{refine_extraction.NAME}#{iteration + 1}"
+    call = llm_call(refine_extraction.NAME, services.llms.main_spec, f"iteration {iteration}")
+    try:
+        patch = services.structured(
+            services.llms.main,
+            name=refine_extraction.NAME,
+            messages=refine_extraction.messages(
+                refine_extraction.RefineInput(
+                    proposal=views["proposal"],
+                    quotes=views["quotes"],
+                    critique=critique_text,
+                    language=services.settings.concept_language,
+                )
+            ),
+            response_model=refine_extraction.Refinement,
+        )
+    except SOFT_ERRORS as exc:
+        return {
+            "phase_1_iteration": iteration + 1,
+            "warnings": [f"refinement {iteration + 1} failed, proposal kept: {exc}"],
+            "llm_calls": [call],
+        }
+    proposal, warnings = apply_patch(
+        state["proposal"],
+        patch,
+        qmap=views["qmap"],
+        emap=views["emap"],
+        titles=views["titles"],
+        call=name,
+        vocabulary=services.store_vocabulary,
+    )
+    return {
+        "proposal": proposal,
+        "phase_1_iteration": iteration + 1,
+        "warnings": warnings,
+        "llm_calls": [call],
+    }
+
+
+def present_for_review(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Pause for the reader (`interrupt`); resume with approve, feedback or abort."""
+    report = build_report(state, services.store, services.store_vocabulary)
+    answer = interrupt({"action": "human_review", "report": report})
+    action = answer.get("action") if isinstance(answer, dict) else None
+    if action == "approve":
+        return {"decision": "approve", "status": "approved", "approved_at": utcnow().isoformat()}
+    if action == "feedback" and str(answer.get("feedback", "")).strip():
+        rounds = state.get("phase_2_iteration", 0)
+        if rounds >= services.settings.review_max_rounds:
+            return {
+                "decision": "abort",
+                "status": "aborted",
+                "warnings": [
+                    f"stopped after {rounds} feedback rounds (ZETTELGRAPH_REVIEW_MAX_ROUNDS); "
+                    "the run is kept but nothing was written"
+                ],
+            }
+        return {"decision": "feedback", "human_feedback": str(answer["feedback"]).strip()}
+    if action == "abort":
+        return {"decision": "abort", "status": "aborted"}
+    raise ValueError(
+        f"a review answer must be approve, feedback (with text) or abort, not {answer!r}"
+    )
+
+
+def incorporate_feedback_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+    rounds = state.get("phase_2_iteration", 0) + 1
+    feedback = state.get("human_feedback") or ""
+    views = _views(state, services)
+    name = f"{incorporate_feedback.NAME}#{rounds}"
+    call = llm_call(incorporate_feedback.NAME, services.llms.main_spec, f"round {rounds}")
+    log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
+    try:
+        patch = services.structured(
+            services.llms.main,
+            name=incorporate_feedback.NAME,
+            messages=incorporate_feedback.messages(
+                incorporate_feedback.FeedbackInput(
+                    proposal=views["proposal"],
+                    quotes=views["quotes"],
+                    feedback=feedback,
+                    language=services.settings.concept_language,
+                )
+            ),
+            response_model=incorporate_feedback.FeedbackPatch,
+        )
+    except SOFT_ERRORS as exc:
+        return {
+            "phase_2_iteration": rounds,
+            "decision": None,
+            "feedback_log": [{**log_entry, "error": str(exc)}],
+            "warnings": [f"feedback round {rounds} could not be applied: {exc}"],
+            "llm_calls": [call],
+        }
+    proposal, warnings = apply_patch(
+        state["proposal"],
+        patch,
+        qmap=views["qmap"],
+        emap=views["emap"],
+        titles=views["titles"],
+        call=name,
+        vocabulary=services.store_vocabulary,
+    )
+    log_entry.update(
+        interpretation=patch.feedback_interpretation, unresolved=patch.unresolved_feedback
+    )
+    return {
+        "proposal": proposal,
+        "phase_2_iteration": rounds,
+        "decision": None,
+        "feedback_log": [log_entry],
+        "warnings": warnings,
+        "llm_calls": [call],
+    }

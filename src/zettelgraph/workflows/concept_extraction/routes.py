@@ -1,0 +1,97 @@
+"""Routing of the Concept Extraction Graph: pure functions of state (and limits)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.types import Send
+
+from zettelgraph.workflows.concept_extraction.state import ExtractionState
+
+
+def after_check(state: ExtractionState) -> Literal["load_content_quotes", "__end__"]:
+    return "__end__" if state.get("status") == "skipped" else "load_content_quotes"
+
+
+def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal["__end__"]:
+    """Fan-out of call 1.1a: one branch per batch of quotes."""
+    quotes = state.get("quotes", [])
+    if not quotes:
+        return "__end__"
+    common: dict[str, Any] = {
+        "all_quotes": [{"id": q["id"]} for q in quotes],
+        "content": state["content"],
+        "suggestions": state.get("suggestions"),
+    }
+    return [
+        Send(
+            "extract_batch",
+            {**common, "index": i // batch_size, "quotes": quotes[i : i + batch_size]},
+        )
+        for i in range(0, len(quotes), batch_size)
+    ]
+
+
+def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect_duplicates"]:
+    """Fan-out of call 1.1b: one branch per candidate."""
+    candidates = state.get("candidates", [])
+    if not candidates:
+        return "collect_duplicates"
+    all_ids = [q["id"] for q in state.get("quotes", [])]
+    return [
+        Send(
+            "detect_duplicate",
+            {
+                "candidate": c,
+                "all_quote_ids": all_ids,
+                "graph_has_concepts": state.get("graph_concepts", 0) > 0,
+            },
+        )
+        for c in candidates
+    ]
+
+
+def to_relation_queries(
+    state: ExtractionState,
+) -> list[Send] | Literal["search_relation_candidates", "self_critique"]:
+    """Fan-out of call 1.1c, skipped when there is nothing to relate or search."""
+    concepts = state["proposal"]["concepts"]
+    if not concepts:
+        return "self_critique"
+    if not state.get("graph_concepts", 0):
+        return "search_relation_candidates"  # nothing to search: pools stay empty
+    return [Send("generate_relation_queries", {"concept": c}) for c in concepts]
+
+
+def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relations"]:
+    """Fan-out of call 1.1e: one branch per new concept that has something to relate to."""
+    concepts = state["proposal"]["concepts"]
+    pools = state.get("relation_pools", {})
+    sends = []
+    for concept in concepts:
+        others = [c for c in concepts if c["key"] != concept["key"]]
+        pool = pools.get(concept["key"], [])
+        if others or pool:
+            sends.append(
+                Send("create_relations", {"concept": concept, "others": others, "pool": pool})
+            )
+    return sends or "collect_relations"
+
+
+def after_critique(
+    state: ExtractionState, max_iterations: int
+) -> Literal["refine", "present_for_review"]:
+    if state.get("quality_passes") or state.get("phase_1_iteration", 0) >= max_iterations:
+        return "present_for_review"
+    return "refine"
+
+
+def after_review(
+    state: ExtractionState,
+) -> Literal["commit", "incorporate_feedback", "__end__"]:
+    decision = state.get("decision")
+    if decision == "approve":
+        return "commit"
+    if decision == "feedback":
+        return "incorporate_feedback"
+    return "__end__"
