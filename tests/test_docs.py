@@ -23,7 +23,7 @@ def test_readme_starts_with_exactly_two_commands() -> None:
     assert len(commands) == 2
     assert all("\n" not in command for command in commands)
     setup_and_run, test = commands
-    assert "zettelgraph ingest examples/" in setup_and_run and "[local]" in setup_and_run
+    assert "zettelgraph run examples/" in setup_and_run and "[local]" in setup_and_run
     assert "pytest" in test and "mypy" in test and "ruff format --check" in test
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli import admin, contents, ingest
+from zettelgraph.cli import admin, concepts, contents, extract, ingest
 
 app = typer.Typer(
     name="zettelgraph",
@@ -43,6 +43,14 @@ app.command("show")(contents.show)
 app.command("config")(admin.config)
 app.command("doctor")(admin.doctor)
 app.command("reindex")(admin.reindex)
+app.command("run")(extract.run)
+app.command("extract")(extract.extract)
+app.command("review")(extract.review)
+app.command("runs")(extract.list_runs)
+app.command("resume")(extract.resume)
+app.command("concepts")(concepts.list_concepts)
+app.command("concept")(concepts.show_concept)
+app.add_typer(concepts.vault_app, name="vault")
 
 
 def main() -> None:

@@ -81,6 +81,22 @@ def ingest(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) into the graph: Contents, authors and quotes."""
+    reports, errors, skipped = ingest_files(ctx, paths, title, author, quiet=as_json)
+    if as_json:
+        print_json({"contents": reports, "errors": errors, "skipped": skipped})
+    if errors:
+        raise typer.Exit(1)
+
+
+def ingest_files(
+    ctx: typer.Context,
+    paths: list[Path],
+    title: str | None = None,
+    author: str | None = None,
+    *,
+    quiet: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
+    """Ingest and (unless quiet) print the human report: reports, errors and skipped files."""
     file_set = FileSet(paths)
     errors = file_set.errors
     if (title or author) and len(file_set.files) > 1:
@@ -89,16 +105,16 @@ def ingest(
     services = open_services_or_fail(settings)
     skipped: list[dict[str, str]] = []
     try:
-        reports = _run(services, file_set, errors, skipped, title, author, quiet=as_json)
+        reports = _run(services, file_set, errors, skipped, title, author, quiet=quiet)
+        for report in reports:
+            content = services.store.get_content(report["id"])
+            report["processed"] = bool(content and content.processed_date)
     finally:
         services.close()
     errors.extend(file_set.folders_without_notes(skipped))
-    if as_json:
-        print_json({"contents": reports, "errors": errors, "skipped": skipped})
-    else:
+    if not quiet:
         _print_report(reports, errors, skipped, services)
-    if errors:
-        raise typer.Exit(1)
+    return reports, errors, skipped
 
 
 def _run(

@@ -1,0 +1,153 @@
+"""`zettelgraph concepts`, `concept ID` and `vault sync`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from zettelgraph.cli.common import fail, open_services_or_fail, print_json, settings_from, stdout
+
+vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_args_is_help=True)
+
+
+def list_concepts(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List every concept with its number of relations and supporting quotes."""
+    from zettelgraph.relations import SUPPORTS
+
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        store = services.store
+        rows: list[dict[str, Any]] = []
+        for concept in store.list_concepts():
+            incoming = store.relations(concept.id, direction="in")
+            rows.append(
+                {
+                    "id": concept.id,
+                    "title": concept.title,
+                    "summary_short": concept.summary_short,
+                    "relations": len(store.relations(concept.id)),
+                    "quotes": sum(1 for r in incoming if r.type == SUPPORTS),
+                    "vault_sync_pending": concept.vault_sync_pending,
+                }
+            )
+    finally:
+        services.close()
+    if as_json:
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} concepts")
+    for column in ("id", "title", "relations", "quotes"):
+        table.add_column(column, overflow="fold")
+    for row in sorted(rows, key=lambda r: r["title"].casefold()):
+        table.add_row(row["id"][:8], row["title"], str(row["relations"]), str(row["quotes"]))
+    stdout().print(table)
+
+
+def show_concept(
+    ctx: typer.Context,
+    concept_id: Annotated[str, typer.Argument(help="Concept id, or its first characters.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """One concept: its text, relations, supporting quotes and provenance."""
+    from zettelgraph.relations import SUPPORTS
+
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        store = services.store
+        concept = store.get_concept(concept_id)
+        if concept is None:
+            matches = [c for c in store.list_concepts() if c.id.startswith(concept_id)]
+            if len(matches) != 1:
+                fail(f"no single concept matches {concept_id!r}; `zettelgraph concepts` lists them")
+            concept = matches[0]
+        relations: list[dict[str, Any]] = []
+        for r in store.relations(concept.id):
+            target = store.get_concept(r.target_id)
+            relations.append(
+                {
+                    "type": r.type,
+                    "target_id": r.target_id,
+                    "target": target.title if target else r.target_id,
+                    "explanation": r.properties.get("explanation", ""),
+                    "inferred": "inferred_reverse_of" in r.properties,
+                }
+            )
+        quote_ids = [
+            r.source_id for r in store.relations(concept.id, relation_type=SUPPORTS, direction="in")
+        ]
+        quotes: list[dict[str, Any]] = []
+        for quote in store.get_quotes(quote_ids):
+            content = store.get_content(quote.content_id)
+            quotes.append(
+                {
+                    "id": quote.id,
+                    "text": quote.text,
+                    "page": quote.page,
+                    "content": content.title if content else None,
+                }
+            )
+    finally:
+        services.close()
+    data = {**concept.model_dump(mode="json"), "relations": relations, "quotes": quotes}
+    if as_json:
+        print_json(data)
+        return
+    out = stdout()
+    out.print(f"[bold]{concept.title}[/]  [dim]{concept.id}[/]")
+    out.print(concept.concept, highlight=False)
+    if concept.analysis:
+        out.print(f"\n[dim]Análisis:[/] {concept.analysis}", highlight=False)
+    for rel in relations:
+        out.print(f"  -[{rel['type']}]-> {rel['target']}", highlight=False)
+    for q in quotes:
+        page = f", p. {q['page']}" if q["page"] else ""
+        out.print(f"  > {q['text']} [dim]({q['content']}{page})[/]", highlight=False)
+    provenance = concept.provenance
+    if provenance:
+        out.print(
+            f"\n[dim]run {provenance.get('run')}, model {provenance.get('model')}, approved "
+            f"{provenance.get('approved_at')} after {provenance.get('feedback_rounds')} "
+            "feedback rounds[/]"
+        )
+
+
+@vault_app.command("sync")
+def vault_sync(
+    ctx: typer.Context,
+    check: Annotated[
+        bool, typer.Option("--check", help="Only report drift; write nothing.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Write missing or outdated concept notes (after a crash, or edits in the store)."""
+    from dataclasses import asdict
+
+    from zettelgraph.vault.sync import sync_vault
+
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        report = sync_vault(services.store, services.vault, check=check)
+    finally:
+        services.close()
+    data = asdict(report)
+    if as_json:
+        print_json(data)
+    else:
+        out = stdout()
+        out.print(
+            f"{len(report.written)} written, {len(report.updated)} updated, "
+            f"{report.unchanged} unchanged, {len(report.drift)} drifted, "
+            f"{len(report.errors)} errors"
+        )
+        for item in report.drift:
+            out.print(f"  drift: {item.get('title')} ({item.get('reason')})", highlight=False)
+        for item in report.errors:
+            out.print(f"  [red]error:[/] {item}", highlight=False)
+    if report.errors or (check and report.drift):
+        raise typer.Exit(1)

@@ -1,0 +1,237 @@
+"""`zettelgraph extract`, `review`, `runs`, `resume` and `run` (ingest, then extract)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from zettelgraph.cli.common import (
+    fail,
+    open_services_or_fail,
+    print_json,
+    resolve_content_id,
+    settings_from,
+    stderr,
+    stdout,
+)
+
+if TYPE_CHECKING:
+    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunView
+
+
+@contextmanager
+def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
+    from zettelgraph.workflows.concept_extraction.runner import (
+        ExtractionRuns,
+        RunError,
+        open_checkpointer,
+    )
+
+    settings = settings_from(ctx)
+    services = open_services_or_fail(settings)
+    try:
+        with open_checkpointer(settings) as checkpointer:
+            yield ExtractionRuns(services, checkpointer)
+    except RunError as exc:
+        fail(str(exc))
+    finally:
+        services.close()
+
+
+def _progress() -> Any:
+    console = stderr()
+    status = console.status("working", spinner="dots")
+
+    def step(name: str) -> None:
+        status.update(f"{name.replace('_', ' ')} done")
+
+    return status, step
+
+
+def _show(run: RunView, as_json: bool) -> None:
+    from zettelgraph.cli.report_view import print_run
+
+    if as_json:
+        print_json(run.as_dict())
+    else:
+        print_run(stdout(), run.as_dict())
+
+
+def _drive(action: Any) -> RunView:
+    """Run a workflow action with a spinner; configuration errors end the command cleanly."""
+    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.llm.factory import LLMConfigError
+
+    status, step = _progress()
+    try:
+        with status:
+            view: RunView = action(step)
+            return view
+    except (LLMConfigError, MissingExtraError) as exc:
+        fail(str(exc))
+
+
+def extract(
+    ctx: typer.Context,
+    content_id: Annotated[str, typer.Argument(help="Content id (or its first characters).")],
+    suggest: Annotated[
+        str | None, typer.Option("--suggest", help="Hints for the extraction.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Extract again from a processed content.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Extract concepts from a content's quotes, up to your review."""
+    with open_runs(ctx) as runs:
+        cid = resolve_content_id(runs.services, content_id)
+        view = _drive(lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step))
+    _show(view, as_json)
+
+
+def review(
+    ctx: typer.Context,
+    run_id: Annotated[
+        str | None, typer.Argument(help="Run id; default: the latest waiting.")
+    ] = None,
+    approve: Annotated[bool, typer.Option("--approve", help="Approve and write.")] = False,
+    feedback: Annotated[
+        str | None,
+        typer.Option("--feedback", help="What to change; '-' writes it in $EDITOR."),
+    ] = None,
+    abort: Annotated[bool, typer.Option("--abort", help="Stop the run, write nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show a run waiting for review, or answer it: approve, give feedback, or abort."""
+    chosen = [name for name, on in (("approve", approve), ("abort", abort)) if on]
+    if feedback is not None:
+        chosen.append("feedback")
+    if len(chosen) > 1:
+        fail("give only one of --approve, --feedback and --abort", code=2)
+    with open_runs(ctx) as runs:
+        if run_id is None:
+            waiting = [r for r in runs.list() if r.status == "awaiting_review"]
+            if not waiting:
+                fail("no run is waiting for review; `zettelgraph runs` lists them")
+            run_id = waiting[0].run_id
+        view = runs.view(run_id)
+        if not chosen:
+            _show(view, as_json)
+            if as_json or view.status != "awaiting_review" or not _interactive():
+                return
+            action, text = _ask()
+        else:
+            action = chosen[0]
+            wants_editor = action == "feedback" and (feedback or "-").strip() in ("", "-")
+            text = _edit() if wants_editor else feedback
+        if action == "quit":
+            return
+        answered = run_id
+        view = _drive(lambda step: runs.answer(answered, action, text, on_step=step))
+    _show(view, as_json)
+
+
+def _interactive() -> bool:
+    return os.isatty(0) and os.isatty(1)
+
+
+def _ask() -> tuple[str, str | None]:
+    choice = typer.prompt("[a]pprove, [f]eedback, a[b]ort or [q]uit", default="q").strip().lower()
+    if choice.startswith("a"):
+        return "approve", None
+    if choice.startswith("f"):
+        return "feedback", typer.prompt("Feedback") or _edit()
+    if choice.startswith("b"):
+        return "abort", None
+    return "quit", None
+
+
+def _edit() -> str:
+    """Feedback written in $EDITOR (as `git commit` does)."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as f:
+        f.write("\n# Write what to change above. Lines starting with # are ignored.\n")
+        path = Path(f.name)
+    try:
+        subprocess.run([*editor.split(), str(path)], check=False)
+        lines = path.read_text(encoding="utf-8").splitlines()
+    finally:
+        path.unlink(missing_ok=True)
+    text = "\n".join(line for line in lines if not line.startswith("#")).strip()
+    if not text:
+        fail("no feedback written; nothing changed", code=2)
+    return text
+
+
+def list_runs(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List extraction runs: id, content, status, last change."""
+    with open_runs(ctx) as runs:
+        views = runs.list()
+    if as_json:
+        print_json([{k: v for k, v in view.as_dict().items() if k != "report"} for view in views])
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(views)} runs")
+    for column in ("run", "content", "status", "updated"):
+        table.add_column(column, overflow="fold")
+    for view in views:
+        table.add_row(view.run_id, view.title or "", view.status, (view.updated_at or "")[:19])
+    stdout().print(table)
+
+
+def resume(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run that stopped.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Continue a run that stopped in the middle (a crash or a killed process)."""
+    with open_runs(ctx) as runs:
+        view = _drive(lambda step: runs.resume(run_id, on_step=step))
+    _show(view, as_json)
+
+
+def run(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Note files or folders of notes.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Ingest notes, then extract concepts from each new content up to your review."""
+    from zettelgraph.cli.ingest import ingest_files
+
+    reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json)
+    views = []
+    with open_runs(ctx) as runs:
+        # A content already processed, or with a run still open, is not extracted again.
+        open_runs_of = {
+            r.content_id for r in runs.list() if r.status in ("awaiting_review", "interrupted")
+        }
+        for report in reports:
+            if report["processed"] or report["id"] in open_runs_of:
+                continue
+            cid = report["id"]
+            views.append(_drive(lambda step, cid=cid: runs.start(cid, on_step=step)))
+    if as_json:
+        print_json(
+            {
+                "contents": reports,
+                "errors": errors,
+                "skipped": skipped,
+                "runs": [v.as_dict() for v in views],
+            }
+        )
+    else:
+        for view in views:
+            _show(view, False)
+        for error in errors:
+            stdout().print(f"[bold red]error:[/] {error['error']}", highlight=False)
+    if errors:
+        raise typer.Exit(1)
