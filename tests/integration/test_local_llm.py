@@ -186,3 +186,31 @@ def test_cli_ingests_an_example_end_to_end_with_the_local_model(
     assert shown["author"]["summary"]  # a biography, or the "Author of" fallback
     assert [q["page"] for q in shown["quotes"]] == ["11", "37", "98"]
     assert "small offline model" in result.stderr
+
+
+def test_concept_extraction_end_to_end_with_the_local_model(
+    local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingest, extract, review, approve on the offline 0.5B model: structure only."""
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "8192")
+    monkeypatch.setenv("ZETTELGRAPH_CRITIQUE_MAX_ITERATIONS", "0")  # one critique, no refine
+    example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
+    runner = CliRunner()
+    base = ["--home", str(local_home), "--llm", "local:0.5b"]
+    result = runner.invoke(app, [*base, "run", str(example), "--json"])
+    assert result.exit_code == 0, result.output
+    [run] = json.loads(result.stdout)["runs"]
+    assert run["status"] == "awaiting_review"
+    report = run["report"]
+    assert report["quotes"] == 3
+    for concept in report["concepts"]:
+        assert concept["title"] and concept["quotes"]
+    done = runner.invoke(app, [*base, "review", run["run_id"], "--approve", "--json"])
+    assert done.exit_code == 0, done.output
+    committed = json.loads(done.stdout)
+    assert committed["status"] == "committed"
+    concepts = json.loads(runner.invoke(app, [*base, "concepts", "--json"]).stdout)
+    assert len(concepts) == len(report["concepts"])
+    notes = list((local_home / "vault" / "08 - Ideas").glob("*.md"))
+    assert len(notes) == len(concepts)
