@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from langchain_core.messages import BaseMessage
 from langgraph.types import interrupt
 
 from zettelgraph.models import utcnow
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
+from zettelgraph.prompts.proposal_patch import ProposalPatch
 from zettelgraph.workflows.concept_extraction.nodes_extract import SOFT_ERRORS, llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
@@ -84,43 +86,63 @@ def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
             *(f"* {s}" for s in last.get("improvement_suggestions", [])),
         ]
     )
-    name = f"{refine_extraction.NAME}#{iteration + 1}"
-    call = llm_call(refine_extraction.NAME, services.llms.main_spec, f"iteration {iteration}")
+    messages = refine_extraction.messages(
+        refine_extraction.RefineInput(
+            proposal=views["proposal"],
+            quotes=views["quotes"],
+            critique=critique_text,
+            language=services.settings.concept_language,
+        )
+    )
+    patch, update = _patch_proposal(
+        state,
+        services,
+        views,
+        refine_extraction.NAME,
+        iteration + 1,
+        messages,
+        refine_extraction.Refinement,
+    )
+    if patch is None:
+        update["warnings"] = [
+            f"refinement {iteration + 1} failed, proposal kept: {update.pop('error')}"
+        ]
+    return {**update, "phase_1_iteration": iteration + 1}
+
+
+PatchT = TypeVar("PatchT", bound=ProposalPatch)
+
+
+def _patch_proposal(
+    state: ExtractionState,
+    services: Services,
+    views: dict[str, Any],
+    call_name: str,
+    round_number: int,
+    messages: list[BaseMessage],
+    response_model: type[PatchT],
+) -> tuple[PatchT | None, dict[str, Any]]:
+    """Ask for a patch and apply it; on an LLM failure the proposal stays as it was.
+
+    Returns the patch (None on failure, with the reason under "error") and the state update.
+    """
+    call = llm_call(call_name, services.llms.main_spec, f"round {round_number}")
     try:
         patch = services.structured(
-            services.llms.main,
-            name=refine_extraction.NAME,
-            messages=refine_extraction.messages(
-                refine_extraction.RefineInput(
-                    proposal=views["proposal"],
-                    quotes=views["quotes"],
-                    critique=critique_text,
-                    language=services.settings.concept_language,
-                )
-            ),
-            response_model=refine_extraction.Refinement,
+            services.llms.main, name=call_name, messages=messages, response_model=response_model
         )
     except SOFT_ERRORS as exc:
-        return {
-            "phase_1_iteration": iteration + 1,
-            "warnings": [f"refinement {iteration + 1} failed, proposal kept: {exc}"],
-            "llm_calls": [call],
-        }
+        return None, {"llm_calls": [call], "error": str(exc)}
     proposal, warnings = apply_patch(
         state["proposal"],
         patch,
         qmap=views["qmap"],
         emap=views["emap"],
         titles=views["titles"],
-        call=name,
+        call=f"{call_name}#{round_number}",
         vocabulary=services.store_vocabulary,
     )
-    return {
-        "proposal": proposal,
-        "phase_1_iteration": iteration + 1,
-        "warnings": warnings,
-        "llm_calls": [call],
-    }
+    return patch, {"proposal": proposal, "warnings": warnings, "llm_calls": [call]}
 
 
 def present_for_review(state: ExtractionState, services: Services) -> dict[str, Any]:
@@ -153,48 +175,30 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> dic
     rounds = state.get("phase_2_iteration", 0) + 1
     feedback = state.get("human_feedback") or ""
     views = _views(state, services)
-    name = f"{incorporate_feedback.NAME}#{rounds}"
-    call = llm_call(incorporate_feedback.NAME, services.llms.main_spec, f"round {rounds}")
     log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
-    try:
-        patch = services.structured(
-            services.llms.main,
-            name=incorporate_feedback.NAME,
-            messages=incorporate_feedback.messages(
-                incorporate_feedback.FeedbackInput(
-                    proposal=views["proposal"],
-                    quotes=views["quotes"],
-                    feedback=feedback,
-                    language=services.settings.concept_language,
-                )
-            ),
-            response_model=incorporate_feedback.FeedbackPatch,
+    messages = incorporate_feedback.messages(
+        incorporate_feedback.FeedbackInput(
+            proposal=views["proposal"],
+            quotes=views["quotes"],
+            feedback=feedback,
+            language=services.settings.concept_language,
         )
-    except SOFT_ERRORS as exc:
-        return {
-            "phase_2_iteration": rounds,
-            "decision": None,
-            "feedback_log": [{**log_entry, "error": str(exc)}],
-            "warnings": [f"feedback round {rounds} could not be applied: {exc}"],
-            "llm_calls": [call],
-        }
-    proposal, warnings = apply_patch(
-        state["proposal"],
-        patch,
-        qmap=views["qmap"],
-        emap=views["emap"],
-        titles=views["titles"],
-        call=name,
-        vocabulary=services.store_vocabulary,
     )
-    log_entry.update(
-        interpretation=patch.feedback_interpretation, unresolved=patch.unresolved_feedback
+    patch, update = _patch_proposal(
+        state,
+        services,
+        views,
+        incorporate_feedback.NAME,
+        rounds,
+        messages,
+        incorporate_feedback.FeedbackPatch,
     )
-    return {
-        "proposal": proposal,
-        "phase_2_iteration": rounds,
-        "decision": None,
-        "feedback_log": [log_entry],
-        "warnings": warnings,
-        "llm_calls": [call],
-    }
+    if patch is None:
+        error = update.pop("error")
+        log_entry["error"] = error
+        update["warnings"] = [f"feedback round {rounds} could not be applied: {error}"]
+    else:
+        log_entry.update(
+            interpretation=patch.feedback_interpretation, unresolved=patch.unresolved_feedback
+        )
+    return {**update, "phase_2_iteration": rounds, "decision": None, "feedback_log": [log_entry]}
