@@ -51,7 +51,7 @@ def render_proposal(
     """The proposal as the model sees it: concepts, attributions and relations by local id."""
 
     def ref(end: str) -> str:
-        return end if end.startswith("c") and end[1:].isdigit() else emap.local(end)
+        return end if is_key(end) else emap.local(end)
 
     out = ["New concepts:"]
     for c in proposal["concepts"]:
@@ -138,13 +138,17 @@ def dedupe_relations(
     return out
 
 
+def is_key(end: str) -> bool:
+    """Whether a relation end is a concept of this run (c1, c2 ...) rather than a Concept id."""
+    return end.startswith("c") and end[1:].isdigit()
+
+
 def drop_orphans(proposal: Proposal) -> Proposal:
     """Relations whose new concept was removed go with it."""
     keys = {c["key"] for c in proposal["concepts"]}
-    existing = {a["concept_id"] for a in proposal["attributions"]}
 
     def alive(end: str) -> bool:
-        return end in keys or not (end.startswith("c") and end[1:].isdigit()) or end in existing
+        return end in keys or not is_key(end)
 
     proposal["relations"] = [
         r for r in proposal["relations"] if alive(r["source"]) and alive(r["target"])
