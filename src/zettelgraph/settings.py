@@ -77,7 +77,9 @@ class Settings(BaseSettings):
     relation_top_k: int = Field(default=10, ge=1, le=100, description="Hits per query.")
     relation_min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
     relation_pool_size: int = Field(default=50, ge=1, le=500)
-    critique_max_iterations: int = Field(default=3, ge=0, le=20, description="Refine rounds.")
+    critique_max_iterations: int | None = Field(
+        default=None, ge=0, le=20, description="Refine rounds; default 3, or 1 on local models."
+    )
     review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
     max_concurrency: int = Field(default=16, ge=1, le=256, description="Parallel LLM calls.")
     max_file_mb: float = Field(default=20.0, gt=0, description="Largest note file accepted.")
@@ -112,6 +114,14 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: Any) -> Any:
         # Whitespace-only values that got past the sources (e.g. "  " in the environment).
         return None if _blank(value) else value
+
+    def refine_rounds(self, main_llm: str) -> int:
+        """Self-critique refinement rounds: as configured, else 3, or 1 for the small local
+        models, whose critiques are the least reliable part of their output and whose calls
+        take tens of seconds each on a laptop CPU."""
+        if self.critique_max_iterations is not None:
+            return self.critique_max_iterations
+        return 1 if main_llm.startswith("local") else 3
 
     @property
     def store_url(self) -> str:

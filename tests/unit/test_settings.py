@@ -197,3 +197,14 @@ def test_masked_shows_every_field_and_the_effective_paths(
 )
 def test_mask_url_password(url: str, expected: str) -> None:
     assert mask_url_password(url) == expected
+
+
+def test_refine_rounds_default_to_one_on_local_models_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path)
+    assert settings.refine_rounds("local") == 1
+    assert settings.refine_rounds("local:0.5b") == 1
+    assert settings.refine_rounds("openai:gpt-4.1-mini") == 3
+    monkeypatch.setenv("ZETTELGRAPH_CRITIQUE_MAX_ITERATIONS", "2")
+    assert Settings(home=tmp_path).refine_rounds("local") == 2

@@ -34,12 +34,15 @@ def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
         open_checkpointer,
     )
 
+    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.llm.factory import LLMConfigError
+
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     try:
         with open_checkpointer(settings) as checkpointer:
             yield ExtractionRuns(services, checkpointer)
-    except RunError as exc:
+    except (RunError, LLMConfigError, MissingExtraError) as exc:
         fail(str(exc))
     finally:
         services.close()

@@ -96,7 +96,10 @@ def build_concept_extraction_graph(
     builder.add_edge("collect_relations", "self_critique")
     builder.add_conditional_edges(
         "self_critique",
-        partial(routes.after_critique, max_iterations=settings.critique_max_iterations),
+        partial(
+            routes.after_critique,
+            max_iterations=settings.refine_rounds(services.llms.main_spec),
+        ),
         ["refine", "present_for_review"],
     )
     builder.add_edge("refine", "self_critique")
