@@ -28,14 +28,13 @@ if TYPE_CHECKING:
 
 @contextmanager
 def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
+    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.llm.factory import LLMConfigError
     from zettelgraph.workflows.concept_extraction.runner import (
         ExtractionRuns,
         RunError,
         open_checkpointer,
     )
-
-    from zettelgraph.extras import MissingExtraError
-    from zettelgraph.llm.factory import LLMConfigError
 
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
