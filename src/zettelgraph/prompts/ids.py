@@ -37,6 +37,10 @@ class LocalIds:
     def real(self, short: str) -> str | None:
         return self._to_real.get(short.strip())
 
+    def reals(self) -> list[str]:
+        """Every real id, in the order the short ids were given out."""
+        return list(self._to_local)
+
     def __contains__(self, short: object) -> bool:
         return isinstance(short, str) and short.strip() in self._to_real
 

@@ -15,6 +15,7 @@ from zettelgraph.workflows.concept_extraction.proposal import (
     quote_map,
     resolve_quotes,
     title_key,
+    unattributed,
 )
 from zettelgraph.workflows.concept_extraction.state import (
     Attribution,
@@ -245,9 +246,7 @@ def collect_duplicates(state: ExtractionState, services: Services) -> dict[str, 
         )
         entry["quote_ids"] = list(dict.fromkeys([*entry["quote_ids"], *decision["quote_ids"]]))
     proposal["attributions"] = list(attributions.values())
-    covered = {q for c in proposal["concepts"] for q in c["quote_ids"]}
-    covered |= {q for a in proposal["attributions"] for q in a["quote_ids"]}
-    proposal["unattributed_quote_ids"] = [
-        q["id"] for q in state.get("quotes", []) if q["id"] not in covered
-    ]
+    proposal["unattributed_quote_ids"] = unattributed(
+        proposal, (q["id"] for q in state.get("quotes", []))
+    )
     return {"proposal": proposal}

@@ -35,14 +35,25 @@ def render_quotes(quotes: Iterable[Mapping[str, Any]], qmap: LocalIds) -> str:
     return "\n".join(lines)
 
 
-def existing_map(proposal: Proposal, extra: Iterable[str] = ()) -> LocalIds:
-    """e1, e2 ... for the existing concepts a proposal refers to (stable order)."""
+def referenced_existing(proposal: Proposal) -> list[str]:
+    """Ids of the existing concepts a proposal refers to, in a stable order, each once."""
     ids: list[str] = [a["concept_id"] for a in proposal["attributions"]]
     keys = {c["key"] for c in proposal["concepts"]}
     for relation in proposal["relations"]:
         ids.extend(end for end in (relation["source"], relation["target"]) if end not in keys)
-    ids.extend(extra)
-    return LocalIds("e", dict.fromkeys(ids))
+    return list(dict.fromkeys(ids))
+
+
+def existing_map(proposal: Proposal, extra: Iterable[str] = ()) -> LocalIds:
+    """e1, e2 ... for the existing concepts a proposal refers to (stable order)."""
+    return LocalIds("e", dict.fromkeys([*referenced_existing(proposal), *extra]))
+
+
+def unattributed(proposal: Proposal, quote_ids: Iterable[str]) -> list[str]:
+    """The quotes, in order, that support no concept of the proposal, new or existing."""
+    covered = {q for c in proposal["concepts"] for q in c["quote_ids"]}
+    covered |= {q for a in proposal["attributions"] for q in a["quote_ids"]}
+    return [q for q in quote_ids if q not in covered]
 
 
 def render_proposal(
@@ -248,19 +259,8 @@ def apply_patch(
     result["relations"] = dedupe_relations(result["relations"], vocabulary)
     if patch.notes:
         result["notes"] = [*result["notes"], f"{call}: {patch.notes}"]
-    covered = {q for c in result["concepts"] for q in c["quote_ids"]}
-    covered |= {q for a in result["attributions"] for q in a["quote_ids"]}
-    result["unattributed_quote_ids"] = [q for q in qmap_reals(qmap) if q not in covered]
+    result["unattributed_quote_ids"] = unattributed(result, qmap.reals())
     return drop_orphans(result), warnings
-
-
-def qmap_reals(qmap: LocalIds) -> list[str]:
-    reals: list[str] = []
-    number = 1
-    while (real := qmap.real(f"q{number}")) is not None:
-        reals.append(real)
-        number += 1
-    return reals
 
 
 def _relation_key(change: RelationChange, end: Any) -> tuple[str, str, str]:

@@ -7,17 +7,14 @@ from typing import Any
 
 from zettelgraph.relations import RelationVocabulary
 from zettelgraph.store.base import GraphStore
+from zettelgraph.workflows.concept_extraction.proposal import referenced_existing
 from zettelgraph.workflows.concept_extraction.state import ExtractionState, Proposal
 
 
 def existing_titles(store: GraphStore, proposal: Proposal) -> dict[str, str]:
     """Titles of the existing concepts a proposal refers to."""
-    keys = {c["key"] for c in proposal["concepts"]}
-    ids = {a["concept_id"] for a in proposal["attributions"]}
-    for relation in proposal["relations"]:
-        ids.update(end for end in (relation["source"], relation["target"]) if end not in keys)
     titles: dict[str, str] = {}
-    for concept_id in sorted(ids):
+    for concept_id in sorted(referenced_existing(proposal)):
         concept = store.get_concept(concept_id)
         titles[concept_id] = concept.title if concept else f"(missing concept {concept_id[:8]})"
     return titles
