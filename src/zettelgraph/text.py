@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+# The stored summaries' promises (Content, Person, Concept).
+SUMMARY_WORDS = 100
+SHORT_SUMMARY_WORDS = 30
+
 _SENTENCE_END = re.compile(r"[.!?…](?=\s|$)")
 
 

@@ -37,6 +37,11 @@ class LLMRequestError(RuntimeError):
     """The provider refused the request (bad request, auth): retrying will not help."""
 
 
+# Failures of one call that a workflow survives by degrading (no summary, a batch unread,
+# a candidate kept as new); configuration errors are not among them.
+SOFT_LLM_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether an exception from a provider is worth retrying."""
     status = getattr(exc, "status_code", None)

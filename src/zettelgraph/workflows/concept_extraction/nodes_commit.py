@@ -17,12 +17,9 @@ from zettelgraph.models import (
     stable_id,
 )
 from zettelgraph.relations import SUPPORTS
-from zettelgraph.text import clip_words
+from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
 from zettelgraph.workflows.context import Services
-
-SUMMARY_WORDS = 100
-SHORT_SUMMARY_WORDS = 30
 
 
 def concept_id_for(run_id: str, key: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from zettelgraph.llm.structured import LLMRequestError, StructuredOutputError
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel, utcnow
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
@@ -26,8 +26,6 @@ from zettelgraph.workflows.concept_extraction.state import (
 from zettelgraph.workflows.context import Services
 
 log = logging.getLogger(__name__)
-# LLM failures that cost one branch's result, not the run.
-SOFT_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
 
 
 def llm_call(name: str, model: str, subject: str = "") -> dict[str, Any]:
@@ -97,7 +95,7 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             messages=extract_concepts.messages(data),
             response_model=extract_concepts.ExtractedConcepts,
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         return {
             "batch_results": [{"index": payload["index"], "candidates": []}],
             "warnings": [f"{where} failed, its {len(quotes)} quotes were not read: {exc}"],
@@ -204,7 +202,7 @@ def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[s
             messages=detect_duplicate.messages(data),
             response_model=detect_duplicate.DuplicateDecision,
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         return {
             "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}],
             "warnings": [f"{where} failed, kept as new: {exc}"],

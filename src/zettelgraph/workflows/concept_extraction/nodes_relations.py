@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.workflows.concept_extraction.nodes_extract import SOFT_ERRORS, llm_call
+from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import check_relation, dedupe_relations
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
@@ -36,7 +37,7 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
             ),
             response_model=relation_queries.RelationQueries,
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         return {
             "relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}],
             "warnings": [f"{relation_queries.NAME} for {concept['title']!r} failed: {exc}"],
@@ -109,7 +110,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             messages=create_relations.messages(data, vocabulary),
             response_model=create_relations.CreatedRelations,
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         return {"warnings": [f"{where} failed, no relations: {exc}"], "llm_calls": [call]}
     warnings: list[str] = []
     relations: list[DraftRelation] = []

@@ -7,10 +7,11 @@ from typing import Any, TypeVar
 from langchain_core.messages import BaseMessage
 from langgraph.types import interrupt
 
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import utcnow
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch
-from zettelgraph.workflows.concept_extraction.nodes_extract import SOFT_ERRORS, llm_call
+from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
     existing_map,
@@ -56,7 +57,7 @@ def self_critique_node(state: ExtractionState, services: Services) -> dict[str, 
             ),
             response_model=self_critique.Critique,
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         # Without a critique there is nothing to refine: the reader reviews what there is.
         return {
             "quality_passes": True,
@@ -131,7 +132,7 @@ def _patch_proposal(
         patch = services.structured(
             services.llms.main, name=call_name, messages=messages, response_model=response_model
         )
-    except SOFT_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         return None, {"llm_calls": [call], "error": str(exc)}
     proposal, warnings = apply_patch(
         state["proposal"],

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from zettelgraph.ingest.booknotes import ParsedQuote, parse_booknotes, read_notes_file
-from zettelgraph.llm.structured import LLMRequestError, StructuredOutputError
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import (
     ChangeSet,
     Content,
@@ -22,15 +22,11 @@ from zettelgraph.models import (
 )
 from zettelgraph.prompts import book_summary
 from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
-from zettelgraph.text import clip_words
+from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse.state import QuoteParseState
 
 log = logging.getLogger(__name__)
-SUMMARY_WORDS = 100
-SHORT_SUMMARY_WORDS = 30
-# LLM failures that cost a summary or a biography, never the ingest itself.
-_SOFT_LLM_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
 
 
 def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
@@ -101,7 +97,7 @@ def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
             ),
             response_model=book_summary.BookSummary,
         )
-    except _SOFT_LLM_ERRORS as exc:
+    except SOFT_LLM_ERRORS as exc:
         log.warning("summary of %s failed: %s", state["file_path"], exc)
         return {"summary": "", "summary_short": "", "warnings": [f"no summary: {exc}"]}
     return {
@@ -125,7 +121,7 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str
     if services.enrich_author is not None:
         try:
             bio = services.enrich_author(name, state["title"])
-        except _SOFT_LLM_ERRORS as exc:
+        except SOFT_LLM_ERRORS as exc:
             bio = None
             warnings.append(f"no biography for {name}: {exc}")
         if bio is not None:
