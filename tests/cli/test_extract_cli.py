@@ -91,3 +91,9 @@ def test_extract_unknown_content(tmp_path: Path) -> None:
     result = cli(tmp_path / "home", "extract", "deadbeef")
     assert result.exit_code == 1
     assert "zettelgraph contents" in result.stderr
+
+
+def test_concept_unknown_id(tmp_path: Path) -> None:
+    result = cli(tmp_path / "home", "concept", "deadbeef")
+    assert result.exit_code == 1
+    assert "zettelgraph concepts" in result.stderr

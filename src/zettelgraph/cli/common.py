@@ -63,13 +63,20 @@ def open_services_or_fail(settings: Settings) -> Services:
         fail(str(exc))
 
 
-def resolve_content_id(services: Services, given: str) -> str:
-    """A full Content id, or a unique prefix of one (as printed by `contents`)."""
-    if services.store.get_content(given) is not None:
+def resolve_id(given: str, known: list[str], what: str, listing: str) -> str:
+    """A full id, or a unique prefix of one (as the listing commands print them)."""
+    if given in known:
         return given
-    matches = [c.id for c in services.store.list_contents() if c.id.startswith(given)]
+    matches = [node_id for node_id in known if node_id.startswith(given)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        fail(f"no content with id {given!r}; `zettelgraph contents` lists them")
-    fail(f"{given!r} matches {len(matches)} contents; give more characters of the id")
+        fail(f"no {what} with id {given!r}; `zettelgraph {listing}` lists them")
+    fail(f"{given!r} matches {len(matches)} {what}s; give more characters of the id")
+
+
+def resolve_content_id(services: Services, given: str) -> str:
+    if services.store.get_content(given) is not None:
+        return given
+    known = [c.id for c in services.store.list_contents()]
+    return resolve_id(given, known, "content", "contents")

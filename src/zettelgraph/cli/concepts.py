@@ -6,7 +6,13 @@ from typing import Annotated, Any
 
 import typer
 
-from zettelgraph.cli.common import fail, open_services_or_fail, print_json, settings_from, stdout
+from zettelgraph.cli.common import (
+    open_services_or_fail,
+    print_json,
+    resolve_id,
+    settings_from,
+    stdout,
+)
 
 vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_args_is_help=True)
 
@@ -62,10 +68,9 @@ def show_concept(
         store = services.store
         concept = store.get_concept(concept_id)
         if concept is None:
-            matches = [c for c in store.list_concepts() if c.id.startswith(concept_id)]
-            if len(matches) != 1:
-                fail(f"no single concept matches {concept_id!r}; `zettelgraph concepts` lists them")
-            concept = matches[0]
+            known = [c.id for c in store.list_concepts()]
+            concept = store.get_concept(resolve_id(concept_id, known, "concept", "concepts"))
+            assert concept is not None
         relations: list[dict[str, Any]] = []
         for r in store.relations(concept.id):
             target = store.get_concept(r.target_id)
