@@ -7,17 +7,27 @@ from pathlib import Path
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import GraphStore, StoreError
 
+SCHEMES = "sqlite:///PATH, falkordb://HOST:PORT[/GRAPH], neo4j://USER:PASSWORD@HOST:PORT[/DATABASE]"
+
 
 def open_store(url: str, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY) -> GraphStore:
-    """Open the store named by `url` (`sqlite:///path`, or a bare file path)."""
-    if url.startswith("sqlite:///"):
+    """Open the store named by `url`: SQLite (a bare path too), FalkorDB or Neo4j."""
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme in ("falkordb", "falkordbs"):
+        from zettelgraph.store.falkordb import FalkorDBStore
+
+        return FalkorDBStore(url, vocabulary)
+    if scheme in ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"):
+        from zettelgraph.store.neo4j import Neo4jStore
+
+        return Neo4jStore(url, vocabulary)
+    if scheme == "sqlite" and url.startswith("sqlite:///"):
         path = Path(url.removeprefix("sqlite:///"))
-    elif "://" not in url:
+    elif not scheme:
         path = Path(url)
     else:
-        scheme = url.split("://", 1)[0]
         raise StoreError(
-            f"store URL scheme {scheme!r} is not supported yet; use sqlite:///PATH "
+            f"store URL scheme {scheme!r} is not supported; use one of {SCHEMES} "
             "(ZETTELGRAPH_STORE)"
         )
     from zettelgraph.store.sqlite import SQLiteStore
@@ -25,4 +35,4 @@ def open_store(url: str, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY) ->
     return SQLiteStore(path.expanduser(), vocabulary)
 
 
-__all__ = ["GraphStore", "StoreError", "open_store"]
+__all__ = ["SCHEMES", "GraphStore", "StoreError", "open_store"]

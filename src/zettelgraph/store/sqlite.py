@@ -22,15 +22,11 @@ from numpy.typing import NDArray
 from zettelgraph.models import (
     AnyNode,
     ChangeSet,
-    Concept,
-    Content,
     NodeLabel,
-    Person,
     Quote,
     Relation,
     SearchHit,
     label_of,
-    normalize_name,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import (
@@ -40,41 +36,19 @@ from zettelgraph.store.base import (
     StoreError,
 )
 from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.rules import (
+    check_dims,
+    check_labels,
+    check_vector_nodes,
+    checked_vectors,
+    name_key,
+    relations_to_write,
+    text_of,
+)
 from zettelgraph.store.sqlite_reads import SQLiteReads, locked
 from zettelgraph.store.vector_index import VectorIndex
 
 _LOAD_BATCH = 4096
-
-
-def _checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
-    array = np.asarray(vector, dtype=np.float32).reshape(-1)
-    if not np.all(np.isfinite(array)):
-        raise IntegrityError(f"vector for {node_id} contains NaN or infinity")
-    return array
-
-
-def _check_dims(arrays: Mapping[str, NDArray[np.float32]], dim: int) -> None:
-    for node_id, array in arrays.items():
-        if array.shape[0] != dim:
-            raise IntegrityError(
-                f"vector for {node_id} has {array.shape[0]} dims; the store uses {dim}"
-            )
-
-
-def _fts_text(node: AnyNode) -> str | None:
-    if isinstance(node, Quote):
-        return node.text
-    if isinstance(node, Concept):
-        return " ".join((node.title, node.concept, node.analysis, node.summary))
-    return None
-
-
-def _name_key(node: AnyNode) -> str | None:
-    if isinstance(node, Person):
-        return normalize_name(node.name)
-    if isinstance(node, Content):
-        return normalize_name(node.title)
-    return None
 
 
 class SQLiteStore(SQLiteReads):
@@ -175,8 +149,8 @@ class SQLiteStore(SQLiteReads):
     def replace_vectors(
         self, model: str, dim: int, vectors: Mapping[str, NDArray[np.float32]]
     ) -> None:
-        arrays = {node_id: _checked_vector(node_id, vector) for node_id, vector in vectors.items()}
-        _check_dims(arrays, dim)
+        arrays = checked_vectors(vectors)
+        check_dims(arrays, dim)
         with self._transaction():
             self._db.execute("DELETE FROM vectors")
             self._write_vectors(arrays)
@@ -186,9 +160,7 @@ class SQLiteStore(SQLiteReads):
     # --- writes --------------------------------------------------------------------------
     @locked
     def apply(self, changes: ChangeSet) -> None:
-        arrays = {
-            node_id: _checked_vector(node_id, vector) for node_id, vector in changes.vectors.items()
-        }
+        arrays = checked_vectors(changes.vectors)
         with self._transaction():
             # Read under the write lock so a concurrent `replace_vectors` cannot slip in
             # between the check and the write.
@@ -198,7 +170,7 @@ class SQLiteStore(SQLiteReads):
                     raise IntegrityError(
                         "vectors given but no embedder registered: call ensure_embedder"
                     )
-                _check_dims(arrays, info.dim)
+                check_dims(arrays, info.dim)
             for node in changes.nodes():
                 self._upsert_node(node)
             self._write_relations(changes.relations)
@@ -210,9 +182,7 @@ class SQLiteStore(SQLiteReads):
         if not arrays:
             return {}
         labels = self._labels(set(arrays))
-        missing = sorted(arrays.keys() - labels.keys())
-        if missing:
-            raise IntegrityError(f"vectors given for nodes that do not exist: {missing[:5]}")
+        check_vector_nodes(arrays, labels)
         self._db.executemany(
             "INSERT INTO vectors(id, label, dim, vector) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET vector = excluded.vector, dim = excluded.dim",
@@ -229,16 +199,16 @@ class SQLiteStore(SQLiteReads):
         parent = node.content_id if isinstance(node, Quote) else None
         position = node.position if isinstance(node, Quote) else None
         row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()
-        if row is not None and row[0] != label:
-            raise IntegrityError(f"node {node.id} is a {row[0]}, cannot rewrite it as {label}")
+        if row is not None:
+            check_labels([node], {node.id: row[0]})
         self._db.execute(
             "INSERT INTO nodes(id, label, name_key, parent_id, position, data) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
             "name_key = excluded.name_key, parent_id = excluded.parent_id, "
             "position = excluded.position, data = excluded.data",
-            (node.id, str(label), _name_key(node), parent, position, data),
+            (node.id, str(label), name_key(node), parent, position, data),
         )
-        text = _fts_text(node)
+        text = text_of(node)
         if text is not None:
             rowid = self._db.execute("SELECT rowid FROM nodes WHERE id = ?", (node.id,)).fetchone()
             self._db.execute("DELETE FROM node_text WHERE rowid = ?", (rowid[0],))
@@ -251,24 +221,7 @@ class SQLiteStore(SQLiteReads):
         if not relations:
             return
         ids = {r.source_id for r in relations} | {r.target_id for r in relations}
-        labels = self._labels(ids)
-        missing = sorted(ids - labels.keys())
-        if missing:
-            raise IntegrityError(f"relations refer to nodes that do not exist: {missing[:5]}")
-        concept_relations = [
-            r
-            for r in relations
-            if labels[r.source_id] == NodeLabel.CONCEPT and labels[r.target_id] == NodeLabel.CONCEPT
-        ]
-        for relation in concept_relations:
-            if relation.type not in self.vocabulary.types:
-                raise IntegrityError(
-                    f"relation type {relation.type!r} is not in the vocabulary "
-                    f"({', '.join(sorted(self.vocabulary.types))})"
-                )
-        concept_keys = {id(r) for r in concept_relations}
-        others = [r for r in relations if id(r) not in concept_keys]
-        for relation in [*others, *self.vocabulary.with_reverses(concept_relations)]:
+        for relation in relations_to_write(relations, self._labels(ids), self.vocabulary):
             # An existing edge keeps its original properties: a run never rewrites history.
             self._db.execute(
                 "INSERT INTO edges(source_id, type, target_id, data, created_at) "

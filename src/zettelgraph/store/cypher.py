@@ -1,0 +1,464 @@
+"""The GraphStore protocol implemented once in Cypher, for FalkorDB and Neo4j.
+
+The graph a user sees in their database:
+
+- every node has the label `Node` and its own (`Content`, `Person`, `Quote`, `Concept`), a
+  deterministic `id`, its full record as JSON in `data` (what we read back, so nothing is lost
+  in translation) and readable copies of the fields other tools query (`title`, `name`,
+  `text`, `position`, ...);
+- relations are real relationships of their type (`SUPPORTS`, `GENERALIZES`, ...) with their
+  properties as JSON in `data` and `created_at`;
+- vectors are the `embedding` property of their node; `text_key` holds the accent- and
+  case-folded text that the full-text index sees;
+- one `ZettelgraphMeta` node records the embedder.
+
+Every write is an idempotent MERGE on ids, checked in full before anything is written, and
+ordered nodes -> vectors -> relations so that replaying an interrupted write converges to the
+graph the uninterrupted one makes. Subclasses add their database's dialect: how a batch of
+statements is executed, vector and full-text indexes and their queries.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel
+
+from zettelgraph.models import (
+    AnyNode,
+    ChangeSet,
+    Concept,
+    Content,
+    NodeLabel,
+    Person,
+    Quote,
+    Relation,
+    SearchHit,
+    label_of,
+    normalize_name,
+)
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.store.base import EmbedderMismatchError, EmbeddingInfo, IntegrityError
+from zettelgraph.store.rules import (
+    check_dims,
+    check_labels,
+    check_vector_nodes,
+    checked_vectors,
+    name_key,
+    query_tokens,
+    relations_to_write,
+    text_of,
+)
+
+NodeT = TypeVar("NodeT", bound=BaseModel)
+
+# Labels with a vector and a full-text index; other labels are searched by a scan.
+INDEXED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT)
+# How many node ids one read asks for at once.
+_READ_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class Statement:
+    """`UNWIND $rows AS row ...`: one write, run over `rows` (in batches if need be)."""
+
+    query: str
+    rows: list[dict[str, Any]]
+
+
+def node_properties(node: AnyNode) -> dict[str, Any]:
+    """What a node stores: its record as JSON plus the fields other tools query."""
+    label = label_of(node)
+    text = text_of(node)
+    props: dict[str, Any] = {
+        "id": node.id,
+        "label": str(label),
+        "data": node.model_dump_json(),
+        "created_at": node.created_at.isoformat(),
+        "name_key": name_key(node),
+        "text_key": normalize_name(text) if text is not None else None,
+    }
+    if isinstance(node, Content):
+        props.update(title=node.title, kind=node.kind, summary_short=node.summary_short)
+        props["processed_date"] = node.processed_date.isoformat() if node.processed_date else None
+    elif isinstance(node, Person):
+        props.update(name=node.name, summary_short=node.summary_short)
+    elif isinstance(node, Quote):
+        props.update(
+            content_id=node.content_id,
+            position=node.position,
+            text=node.text,
+            section=node.section,
+            page=node.page,
+        )
+    else:
+        props.update(title=node.title, summary_short=node.summary_short, language=node.language)
+    return props
+
+
+class CypherStore(ABC):
+    """GraphStore over a Cypher database; see the module docstring for the graph's shape."""
+
+    url: str
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
+    # Up to this many vectors of a label, search scans them all (exact); above it, the
+    # vector index proposes candidates that are then scored exactly.
+    exact_search_limit: int = 10_000
+    # Candidates asked of the vector index per wanted hit (at least `min_candidates`).
+    oversample: int = 4
+    min_candidates: int = 100
+
+    # --- dialect -----------------------------------------------------------------------
+    @abstractmethod
+    def _read(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Rows of a read-only query."""
+
+    @abstractmethod
+    def _write(self, statements: Sequence[Statement]) -> None:
+        """Run the statements in order, atomically where the database can."""
+
+    @abstractmethod
+    def _set_vector(self, node: str, value: str) -> str:
+        """Clauses that set `node.embedding` to `value` (a list of floats) in a row of `row`."""
+
+    @abstractmethod
+    def _cosine(self, node: str, query: str) -> str:
+        """Cypher for the cosine similarity (-1..1) of `node.embedding` and vector `query`."""
+
+    @abstractmethod
+    def _ensure_vector_indexes(self, dim: int) -> None: ...
+
+    @abstractmethod
+    def _drop_vector_indexes(self) -> None: ...
+
+    @abstractmethod
+    def _index_search(
+        self, label: NodeLabel, candidates: int, tail: str, params: Mapping[str, Any]
+    ) -> list[list[Any]] | None:
+        """`tail` (over `n`) run on the vector index's candidates for `$q`; None if no index."""
+
+    @abstractmethod
+    def _text_hits(self, label: NodeLabel, words: list[str], k: int) -> list[tuple[str, float]]:
+        """(id, score) full-text matches of any of the (folded) words, best first."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Delete the whole graph: every node, relation, vector and index."""
+
+    # --- embedder ----------------------------------------------------------------------
+    def embedding_info(self) -> EmbeddingInfo | None:
+        rows = self._read(
+            "MATCH (m:ZettelgraphMeta {key: 'store'}) "
+            "RETURN m.embedding_model, m.embedding_dim LIMIT 1"
+        )
+        if not rows or rows[0][0] is None:
+            return None
+        return EmbeddingInfo(model=str(rows[0][0]), dim=int(rows[0][1]))
+
+    def ensure_embedder(self, model: str, dim: int) -> None:
+        # Registration only happens while nothing is registered, in one statement, so two
+        # first users cannot both register different embedders.
+        self._write(
+            [
+                Statement(
+                    "UNWIND $rows AS row MERGE (m:ZettelgraphMeta {key: 'store'}) "
+                    "WITH m, row WHERE m.embedding_model IS NULL "
+                    "SET m.embedding_model = row.model, m.embedding_dim = row.dim",
+                    [{"model": model, "dim": dim}],
+                )
+            ]
+        )
+        info = self.embedding_info()
+        if info is None or info.model != model or info.dim != dim:
+            held = f"{info.model!r} ({info.dim} dims)" if info else "nothing"
+            raise EmbedderMismatchError(
+                f"the store at {self.url} holds vectors from {held} but the configured "
+                f"embedder is {model!r} ({dim} dims). Set ZETTELGRAPH_EMBEDDINGS to the "
+                "stored model to keep using it, or run `zettelgraph reindex` to re-embed "
+                "everything with the configured one."
+            )
+        self._ensure_vector_indexes(dim)
+
+    def replace_vectors(
+        self, model: str, dim: int, vectors: Mapping[str, NDArray[np.float32]]
+    ) -> None:
+        arrays = checked_vectors(vectors)
+        check_dims(arrays, dim)
+        check_vector_nodes(arrays, self._labels(set(arrays)))
+        self._drop_vector_indexes()
+        # The new model is recorded last: if this is interrupted, the store still names
+        # the old one and `zettelgraph reindex` can simply be run again.
+        self._write(
+            [
+                Statement(
+                    "UNWIND $rows AS row MATCH (n:Node) WHERE n.embedding IS NOT NULL "
+                    "SET n.embedding = NULL",
+                    [{}],
+                ),
+                self._vector_statement(arrays),
+                Statement(
+                    "UNWIND $rows AS row MERGE (m:ZettelgraphMeta {key: 'store'}) "
+                    "SET m.embedding_model = row.model, m.embedding_dim = row.dim",
+                    [{"model": model, "dim": dim}],
+                ),
+            ]
+        )
+        self._ensure_vector_indexes(dim)
+
+    # --- writes ------------------------------------------------------------------------
+    def apply(self, changes: ChangeSet) -> None:
+        arrays = checked_vectors(changes.vectors)
+        info = self.embedding_info()
+        if arrays:
+            if info is None:
+                raise IntegrityError(
+                    "vectors given but no embedder registered: call ensure_embedder"
+                )
+            check_dims(arrays, info.dim)
+        nodes = changes.nodes()
+        endpoints = {r.source_id for r in changes.relations} | {
+            r.target_id for r in changes.relations
+        }
+        stored = self._labels({n.id for n in nodes} | endpoints | set(arrays))
+        check_labels(nodes, stored)
+        labels = {**stored, **{n.id: str(label_of(n)) for n in nodes}}
+        check_vector_nodes(arrays, labels)
+        relations = relations_to_write(changes.relations, labels, self.vocabulary)
+        # Everything is checked: from here on only writes that cannot be refused.
+        statements = self._node_statements(nodes)
+        if arrays:
+            statements.append(self._vector_statement(arrays))
+        statements.extend(self._relation_statements(relations))
+        if statements:
+            self._write(statements)
+
+    def _node_statements(self, nodes: Sequence[AnyNode]) -> list[Statement]:
+        by_label: dict[NodeLabel, list[dict[str, Any]]] = {}
+        for node in nodes:
+            by_label.setdefault(label_of(node), []).append(
+                {"id": node.id, "props": node_properties(node)}
+            )
+        return [
+            Statement(
+                f"UNWIND $rows AS row MERGE (n:Node:{label} {{id: row.id}}) SET n += row.props",
+                rows,
+            )
+            for label, rows in by_label.items()
+        ]
+
+    def _vector_statement(self, arrays: Mapping[str, NDArray[np.float32]]) -> Statement:
+        return Statement(
+            "UNWIND $rows AS row MATCH (n:Node {id: row.id}) " + self._set_vector("n", "row.v"),
+            [{"id": node_id, "v": array} for node_id, array in arrays.items()],
+        )
+
+    def _relation_statements(self, relations: Sequence[Relation]) -> list[Statement]:
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for relation in relations:
+            by_type.setdefault(relation.type, []).append(
+                {
+                    "s": relation.source_id,
+                    "t": relation.target_id,
+                    "data": json.dumps(relation.properties, ensure_ascii=False, default=str),
+                    "created_at": relation.created_at.isoformat(),
+                }
+            )
+        # The type was checked against [A-Z][A-Z0-9_]* (rules.relations_to_write). An
+        # existing relation keeps its properties: a run never rewrites history.
+        return [
+            Statement(
+                "UNWIND $rows AS row MATCH (s:Node {id: row.s}) MATCH (t:Node {id: row.t}) "
+                f"MERGE (s)-[r:{relation_type}]->(t) "
+                "ON CREATE SET r.data = row.data, r.created_at = row.created_at",
+                rows,
+            )
+            for relation_type, rows in by_type.items()
+        ]
+
+    # --- reads -------------------------------------------------------------------------
+    def _labels(self, ids: set[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        id_list = sorted(ids)
+        for start in range(0, len(id_list), _READ_BATCH):
+            rows = self._read(
+                "UNWIND $ids AS id MATCH (n:Node {id: id}) RETURN n.id, n.label",
+                {"ids": id_list[start : start + _READ_BATCH]},
+            )
+            found.update((str(node_id), str(label)) for node_id, label in rows)
+        return found
+
+    def _nodes(
+        self, model: type[NodeT], query: str, params: Mapping[str, Any] | None = None
+    ) -> list[NodeT]:
+        return [model.model_validate_json(row[0]) for row in self._read(query, params)]
+
+    def _get(self, model: type[NodeT], label: NodeLabel, node_id: str) -> NodeT | None:
+        found = self._nodes(
+            model, f"MATCH (n:Node {{id: $id}}) WHERE n:{label} RETURN n.data", {"id": node_id}
+        )
+        return found[0] if found else None
+
+    def get_content(self, content_id: str) -> Content | None:
+        return self._get(Content, NodeLabel.CONTENT, content_id)
+
+    def list_contents(self) -> list[Content]:
+        return self._nodes(Content, "MATCH (n:Content) RETURN n.data ORDER BY n.name_key, n.id")
+
+    def get_person(self, person_id: str) -> Person | None:
+        return self._get(Person, NodeLabel.PERSON, person_id)
+
+    def find_person(self, name: str) -> Person | None:
+        found = self._nodes(
+            Person,
+            "MATCH (n:Person) WHERE n.name_key = $key RETURN n.data ORDER BY n.id LIMIT 1",
+            {"key": normalize_name(name)},
+        )
+        return found[0] if found else None
+
+    def author_of(self, content_id: str) -> Person | None:
+        found = self._nodes(
+            Person,
+            "MATCH (:Node {id: $id})-[:AUTHORED_BY]->(p:Person) RETURN p.data ORDER BY p.id "
+            "LIMIT 1",
+            {"id": content_id},
+        )
+        return found[0] if found else None
+
+    def get_concept(self, concept_id: str) -> Concept | None:
+        return self._get(Concept, NodeLabel.CONCEPT, concept_id)
+
+    def list_concepts(self) -> list[Concept]:
+        return self._nodes(Concept, "MATCH (n:Concept) RETURN n.data ORDER BY n.id")
+
+    def quotes_of(self, content_id: str) -> list[Quote]:
+        return self._nodes(
+            Quote,
+            "MATCH (n:Quote) WHERE n.content_id = $id RETURN n.data ORDER BY n.position, n.id",
+            {"id": content_id},
+        )
+
+    def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
+        wanted = list(dict.fromkeys(quote_ids))
+        found = {
+            quote.id: quote
+            for quote in self._nodes(
+                Quote,
+                "UNWIND $ids AS id MATCH (n:Node {id: id}) WHERE n:Quote RETURN n.data",
+                {"ids": wanted},
+            )
+        }
+        return [found[qid] for qid in wanted if qid in found]
+
+    def relations(
+        self,
+        node_id: str | None = None,
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> list[Relation]:
+        if direction not in ("out", "in", "both"):
+            raise ValueError("direction must be 'out', 'in' or 'both'")
+        where = "WHERE type(r) = $type" if relation_type is not None else ""
+        params = {"id": node_id, "type": relation_type}
+        ret = "RETURN s.id, type(r), t.id, r.data, r.created_at"
+        if node_id is None:
+            queries = [f"MATCH (s:Node)-[r]->(t:Node) {where} {ret}"]
+        else:
+            # Each side anchored on the id index rather than filtering every relation.
+            patterns = {
+                "out": ["(s:Node {id: $id})-[r]->(t:Node)"],
+                "in": ["(s:Node)-[r]->(t:Node {id: $id})"],
+                "both": ["(s:Node {id: $id})-[r]->(t:Node)", "(s:Node)-[r]->(t:Node {id: $id})"],
+            }[direction]
+            queries = [f"MATCH {pattern} {where} {ret}" for pattern in patterns]
+        found: dict[tuple[str, str, str], Relation] = {}
+        for query in queries:
+            for source, rtype, target, data, created in self._read(query, params):
+                relation = Relation(
+                    source_id=source,
+                    type=rtype,
+                    target_id=target,
+                    properties=json.loads(data) if data else {},
+                    created_at=created,
+                )
+                found[relation.key] = relation
+        return [found[key] for key in sorted(found)]
+
+    def vector_search(
+        self,
+        label: NodeLabel,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        min_score: float | None = None,
+    ) -> list[SearchHit]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if k <= 0:
+            return []
+        if not np.all(np.isfinite(query)):
+            raise ValueError("query vector contains NaN or infinity")
+        label = NodeLabel(label)
+        filtered = "WHERE score >= $min" if min_score is not None else ""
+        tail = (
+            f"WITH n, {self._cosine('n', '$q')} AS score {filtered} "
+            "RETURN n.id, score ORDER BY score DESC, n.id LIMIT $k"
+        )
+        params = {"q": query, "k": k, "min": min_score}
+        rows: list[list[Any]] | None = None
+        if label in INDEXED_LABELS and self._label_count(label) > self.exact_search_limit:
+            candidates = max(k * self.oversample, self.min_candidates)
+            rows = self._index_search(label, candidates, tail, params)
+        if rows is None:
+            rows = self._read(f"MATCH (n:{label}) WHERE n.embedding IS NOT NULL {tail}", params)
+        return [SearchHit(id=str(i), label=label, score=float(s)) for i, s in rows]
+
+    def _label_count(self, label: NodeLabel) -> int:
+        return self._count(f"MATCH (n:{label}) RETURN count(n)")
+
+    def _count(self, query: str) -> int:
+        rows = self._read(query)
+        return int(rows[0][0]) if rows else 0
+
+    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
+        words = list(dict.fromkeys(normalize_name(t) for t in query_tokens(query)))
+        if not words or k <= 0:
+            return []
+        labels = [NodeLabel(label)] if label is not None else list(INDEXED_LABELS)
+        hits = [
+            SearchHit(id=node_id, label=each, score=score)
+            for each in labels
+            if each in INDEXED_LABELS
+            for node_id, score in self._text_hits(each, words, k)
+        ]
+        hits.sort(key=lambda hit: (-hit.score, hit.id))
+        return hits[:k]
+
+    def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
+        which = f"n:{NodeLabel(label)} AND " if label is not None else ""
+        after = ""
+        while True:
+            rows = self._read(
+                f"MATCH (n:Node) WHERE {which}n.embedding IS NOT NULL AND n.id > $after "
+                "RETURN n.id, n.embedding ORDER BY n.id LIMIT $limit",
+                {"after": after, "limit": _READ_BATCH},
+            )
+            for node_id, embedding in rows:
+                yield str(node_id), np.asarray(embedding, dtype=np.float32)
+            if len(rows) < _READ_BATCH:
+                return
+            after = str(rows[-1][0])
+
+    def counts(self) -> dict[str, int]:
+        out = {str(label): self._label_count(label) for label in NodeLabel}
+        out["relations"] = self._count("MATCH (:Node)-[r]->(:Node) RETURN count(r)")
+        out["vectors"] = self._count("MATCH (n:Node) WHERE n.embedding IS NOT NULL RETURN count(n)")
+        return out

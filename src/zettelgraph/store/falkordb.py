@@ -1,0 +1,260 @@
+"""FalkorDB's dialect of the Cypher store.
+
+- Replacing a vector removes the old one first: FalkorDB sometimes skips a SET of a vecf32
+  over an existing one (see `_set_vector`).
+- Query parameters travel as a `CYPHER name=value ...` header in the query text; vectors are
+  written there with the shortest decimal that parses back to the same float32, so a vector
+  reads back bit for bit.
+- FalkorDB runs each query atomically but has no multi-query transaction. A write of up to
+  `atomic_rows` rows is therefore sent as ONE query (all or nothing); a larger one (a bulk
+  load, a copy) is sent in batches in the order nodes -> vectors -> relations, each an
+  idempotent MERGE, so replaying it after an interruption converges to the same graph.
+- Vector indexes are HNSW; FalkorDB's default efRuntime of 10 loses most true neighbours in
+  512 dimensions, so ours are created with the values measured in `benchmarks/store.py`. A
+  vector index is built in the background: until it is ready, search scans exactly.
+- Full-text indexes (RediSearch) index the folded `text_key`, without stemming or stopwords,
+  like the SQLite store's FTS5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+
+from zettelgraph.extras import require
+from zettelgraph.models import NodeLabel
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.settings import mask_url_password
+from zettelgraph.store.base import StoreError
+from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, Statement
+
+DEFAULT_GRAPH = "zettelgraph"
+DEFAULT_PORT = 6379
+# HNSW settings (see docs/benchmarks.md for the recall they buy).
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 200
+HNSW_EF_RUNTIME = 200
+
+
+def literal(value: Any) -> str:
+    """A parameter value as FalkorDB's query header reads it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError(f"cannot store the number {number}")
+        return repr(number)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, np.ndarray):
+        # json.dumps writes each float with repr: exact for the float32 values it came from.
+        return json.dumps(value.astype(np.float64).tolist())
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(literal(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"`{key}`:{literal(item)}" for key, item in value.items()) + "}"
+    raise TypeError(f"cannot send a {type(value).__name__} to FalkorDB")
+
+
+def with_params(query: str, params: Mapping[str, Any] | None) -> str:
+    if not params:
+        return query
+    header = " ".join(f"{name}={literal(value)}" for name, value in params.items())
+    return f"CYPHER {header} {query}"
+
+
+class FalkorDBStore(CypherStore):
+    """GraphStore on a FalkorDB server: `falkordb://[user:password@]host[:port][/graph]`."""
+
+    atomic_rows = 2_000
+    batch_rows = 500
+
+    def __init__(
+        self,
+        url: str,
+        vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+        *,
+        ef_runtime: int = HNSW_EF_RUNTIME,
+    ) -> None:
+        falkordb = require("falkordb", "falkordb", "The FalkorDB store")
+        self._redis = require("redis", "falkordb", "The FalkorDB store")
+        parts = urlsplit(url)
+        if parts.scheme not in ("falkordb", "falkordbs") or not parts.hostname:
+            raise StoreError(
+                f"{mask_url_password(url)} is not a FalkorDB URL; write "
+                "falkordb://[user:password@]host[:port][/graph] (ZETTELGRAPH_STORE)"
+            )
+        self.url = url
+        self.vocabulary = vocabulary
+        self.ef_runtime = ef_runtime
+        self.graph_name = unquote(parts.path.strip("/")) or DEFAULT_GRAPH
+        try:
+            port = parts.port or DEFAULT_PORT
+        except ValueError as exc:
+            raise StoreError(f"{mask_url_password(url)}: {exc} (ZETTELGRAPH_STORE)") from exc
+        self._db = falkordb.FalkorDB(
+            host=parts.hostname,
+            port=port,
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+            ssl=parts.scheme == "falkordbs",
+        )
+        self._graph = self._db.select_graph(self.graph_name)
+        self._call(self._db.connection.ping)
+        self._create_schema()
+
+    # --- plumbing ----------------------------------------------------------------------
+    def _call(self, action: Any, *args: Any) -> Any:
+        """Run one client call; a server that is away becomes a StoreError that says so."""
+        redis = self._redis
+        try:
+            return action(*args)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            raise StoreError(
+                f"cannot reach FalkorDB at {mask_url_password(self.url)}: {exc}. Is the server "
+                "running? Start it, or point ZETTELGRAPH_STORE elsewhere."
+            ) from exc
+        except redis.exceptions.AuthenticationError as exc:
+            raise StoreError(
+                f"FalkorDB at {mask_url_password(self.url)} refused the credentials: {exc}"
+            ) from exc
+
+    def _read(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        try:
+            result = self._call(self._graph.ro_query, with_params(query, params))
+        except self._redis.exceptions.ResponseError as exc:
+            # A graph that was never written to (or was dropped) does not exist yet.
+            if "empty key" in str(exc):
+                return []
+            raise
+        return list(result.result_set)
+
+    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        result = self._call(self._graph.query, with_params(query, params))
+        return list(result.result_set)
+
+    def _write(self, statements: Sequence[Statement]) -> None:
+        statements = [s for s in statements if s.rows]
+        if not statements:
+            return
+        if sum(len(s.rows) for s in statements) <= self.atomic_rows:
+            # One query: FalkorDB applies it whole or not at all.
+            parts = [s.query.replace("$rows", f"$rows{i}") for i, s in enumerate(statements)]
+            query = " ".join(
+                f"{part} WITH count(*) AS done{i}" for i, part in enumerate(parts[:-1])
+            )
+            self._run(
+                f"{query} {parts[-1]}".strip(),
+                {f"rows{i}": s.rows for i, s in enumerate(statements)},
+            )
+            return
+        for statement in statements:
+            for start in range(0, len(statement.rows), self.batch_rows):
+                self._run(
+                    statement.query, {"rows": statement.rows[start : start + self.batch_rows]}
+                )
+
+    def close(self) -> None:
+        self._call(self._db.connection.close)
+
+    def drop(self) -> None:
+        redis = self._redis
+        try:
+            self._call(self._graph.delete)
+        except redis.exceptions.ResponseError as exc:
+            if "empty key" not in str(exc):
+                raise
+
+    # --- schema ------------------------------------------------------------------------
+    def _indexes(self) -> list[list[Any]]:
+        return self._read("CALL db.indexes()")
+
+    def _has_index(self, label: str, field: str, kind: str) -> dict[str, Any] | None:
+        """The options of an index of `kind` on label.field, or None when there is none."""
+        for row in self._indexes():
+            if row[0] == label and kind in row[2].get(field, []):
+                options: dict[str, Any] = row[3].get(field, {}) if kind == "VECTOR" else {}
+                return options
+        return None
+
+    def _create_schema(self) -> None:
+        for label, field in (("Node", "id"), ("Person", "name_key"), ("Quote", "content_id")):
+            if self._has_index(label, field, "RANGE") is None:
+                self._run(f"CREATE INDEX FOR (n:{label}) ON (n.{field})")
+        for label in INDEXED_LABELS:
+            if self._has_index(str(label), "text_key", "FULLTEXT") is None:
+                self._run(
+                    "CALL db.idx.fulltext.createNodeIndex("
+                    f"{{label: '{label}', stopwords: [], language: 'spanish'}}, "
+                    "{field: 'text_key', nostem: true})"
+                )
+
+    def _ensure_vector_indexes(self, dim: int) -> None:
+        for label in INDEXED_LABELS:
+            options = self._has_index(str(label), "embedding", "VECTOR")
+            if options is not None and options.get("dimension") == dim:
+                continue
+            if options is not None:
+                self._run(f"DROP VECTOR INDEX FOR (n:{label}) ON (n.embedding)")
+            self._run(
+                f"CREATE VECTOR INDEX FOR (n:{label}) ON (n.embedding) OPTIONS {{"
+                f"dimension: {int(dim)}, similarityFunction: 'cosine', M: {HNSW_M}, "
+                f"efConstruction: {HNSW_EF_CONSTRUCTION}, efRuntime: {int(self.ef_runtime)}}}"
+            )
+
+    def _drop_vector_indexes(self) -> None:
+        for label in INDEXED_LABELS:
+            if self._has_index(str(label), "embedding", "VECTOR") is not None:
+                self._run(f"DROP VECTOR INDEX FOR (n:{label}) ON (n.embedding)")
+
+    def wait_for_indexes(self, timeout: float = 600.0) -> None:
+        """Block until every index is built (bulk loads and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        while any(row[7] != "OPERATIONAL" for row in self._indexes()):
+            if time.monotonic() > deadline:
+                raise StoreError(f"FalkorDB indexes still building after {timeout:.0f} s")
+            time.sleep(0.2)
+
+    # --- dialect -----------------------------------------------------------------------
+    def _set_vector(self, node: str, value: str) -> str:
+        # Setting a vecf32 over an existing one is sometimes silently skipped by FalkorDB
+        # (about half of the updates, seen with 4.x and caught by the contract suite);
+        # removing the old vector first makes every update take.
+        return f"REMOVE {node}.embedding WITH {node}, row SET {node}.embedding = vecf32({value})"
+
+    def _cosine(self, node: str, query: str) -> str:
+        return f"(1.0 - vec.cosineDistance({node}.embedding, vecf32({query})))"
+
+    def _index_search(
+        self, label: NodeLabel, candidates: int, tail: str, params: Mapping[str, Any]
+    ) -> list[list[Any]] | None:
+        query = (
+            f"CALL db.idx.vector.queryNodes('{label}', 'embedding', {int(candidates)}, "
+            f"vecf32($q)) YIELD node WITH node AS n {tail}"
+        )
+        try:
+            return self._read(query, params)
+        except self._redis.exceptions.ResponseError:
+            # The index is still being built in the background (or was never created
+            # because no embedder is registered): the caller scans exactly instead.
+            return None
+
+    def _text_hits(self, label: NodeLabel, words: list[str], k: int) -> list[tuple[str, float]]:
+        # Words are \w+ runs, folded; '|' is RediSearch's OR and nothing else is syntax.
+        rows = self._read(
+            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score "
+            "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $k",
+            {"q": "|".join(words), "k": k},
+        )
+        return [(str(node_id), float(score)) for node_id, score in rows]

@@ -1,0 +1,124 @@
+"""What every backend checks before it writes, as pure functions over the data.
+
+Backends differ in how they write; what may be written is decided here once, so a ChangeSet
+that one store refuses is refused by all of them, with the same message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.models import (
+    AnyNode,
+    Concept,
+    Content,
+    NodeLabel,
+    Person,
+    Quote,
+    Relation,
+    label_of,
+    normalize_name,
+)
+from zettelgraph.relations import RelationVocabulary
+from zettelgraph.store.base import IntegrityError
+
+# Relation types become Cypher relationship types, which cannot be query parameters.
+_RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    array = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if not np.all(np.isfinite(array)):
+        raise IntegrityError(f"vector for {node_id} contains NaN or infinity")
+    return array
+
+
+def checked_vectors(vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
+    return {node_id: checked_vector(node_id, vector) for node_id, vector in vectors.items()}
+
+
+def check_dims(arrays: Mapping[str, NDArray[np.float32]], dim: int) -> None:
+    for node_id, array in arrays.items():
+        if array.shape[0] != dim:
+            raise IntegrityError(
+                f"vector for {node_id} has {array.shape[0]} dims; the store uses {dim}"
+            )
+
+
+def check_labels(nodes: Sequence[AnyNode], stored: Mapping[str, str]) -> None:
+    """A node keeps the label it was first written with."""
+    for node in nodes:
+        label = str(label_of(node))
+        if node.id in stored and stored[node.id] != label:
+            raise IntegrityError(
+                f"node {node.id} is a {stored[node.id]}, cannot rewrite it as {label}"
+            )
+
+
+def check_vector_nodes(arrays: Mapping[str, object], labels: Mapping[str, str]) -> None:
+    missing = sorted(arrays.keys() - labels.keys())
+    if missing:
+        raise IntegrityError(f"vectors given for nodes that do not exist: {missing[:5]}")
+
+
+def relations_to_write(
+    relations: Sequence[Relation], labels: Mapping[str, str], vocabulary: RelationVocabulary
+) -> list[Relation]:
+    """The relations to store, concept relations with their reverses; refuses bad ones.
+
+    `labels` maps every node id known after the write (stored or written with it) to its
+    label. Only Concept -> Concept relations follow the vocabulary; attribution (Quote ->
+    Concept SUPPORTS) and structural relations pass as they are.
+    """
+    if not relations:
+        return []
+    ids = {r.source_id for r in relations} | {r.target_id for r in relations}
+    missing = sorted(ids - labels.keys())
+    if missing:
+        raise IntegrityError(f"relations refer to nodes that do not exist: {missing[:5]}")
+    concept = str(NodeLabel.CONCEPT)
+    concept_relations = [
+        r for r in relations if labels[r.source_id] == concept and labels[r.target_id] == concept
+    ]
+    for relation in concept_relations:
+        if relation.type not in vocabulary.types:
+            raise IntegrityError(
+                f"relation type {relation.type!r} is not in the vocabulary "
+                f"({', '.join(sorted(vocabulary.types))})"
+            )
+    concept_keys = {id(r) for r in concept_relations}
+    others = [r for r in relations if id(r) not in concept_keys]
+    out = [*others, *vocabulary.with_reverses(concept_relations)]
+    for relation in out:
+        if not _RELATION_TYPE.match(relation.type):
+            raise IntegrityError(
+                f"relation type {relation.type!r} must be upper-case letters, digits and _"
+            )
+    return out
+
+
+def text_of(node: AnyNode) -> str | None:
+    """The text full-text search sees for a node; None for nodes that are not searched."""
+    if isinstance(node, Quote):
+        return node.text
+    if isinstance(node, Concept):
+        return " ".join((node.title, node.concept, node.analysis, node.summary))
+    return None
+
+
+def name_key(node: AnyNode) -> str | None:
+    if isinstance(node, Person):
+        return normalize_name(node.name)
+    if isinstance(node, Content):
+        return normalize_name(node.title)
+    return None
+
+
+def query_tokens(query: str) -> list[str]:
+    """The words of a search query, never its syntax: user text is only ever words."""
+    return TOKEN.findall(query)
