@@ -1,4 +1,5 @@
-"""Shared fixtures: every test runs with its own ZETTELGRAPH_HOME and no user configuration."""
+"""Shared fixtures: every test runs with its own ZETTELGRAPH_HOME and no user configuration;
+server backends come from the session fixtures in `tests/servers.py`."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
+# Plain module imports of the fixtures: `tests/` is on sys.path (pytest's rootdir-relative
+# import of this conftest), and a fixture imported into conftest is visible to every test.
+from servers import falkordb_graph_url, falkordb_url, postgres_database_url, postgres_url
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EXAMPLES = REPO / "examples"
+
+__all__ = ["falkordb_graph_url", "falkordb_url", "postgres_database_url", "postgres_url"]
 
 
 @pytest.fixture(autouse=True)

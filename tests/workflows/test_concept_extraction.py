@@ -1,10 +1,11 @@
 """The Concept Extraction Graph on the fake LLM: every edge case of seed 000, the review loop,
-limits, referential integrity, and an untouched pre-existing graph. Real SQLite store,
-real SQLite checkpoints, real vault folder."""
+limits, referential integrity, and an untouched pre-existing graph. Real stores and
+checkpoints (SQLite files, then a FalkorDB server with PostgreSQL checkpoints), real vault
+folder."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.relations import QUOTED_IN, SUPPORTS
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, open_checkpointer
+from zettelgraph.workflows.checkpoints import open_checkpointer
+from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
 from zettelgraph.workflows.context import Services, open_services
 
 QUOTES = [
@@ -64,11 +66,26 @@ class Harness:
         self.services.close()
 
 
+MakeHarness = Callable[..., Harness]
+
+
 @pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    h = Harness(tmp_path / "home")
-    yield h
-    h.close()
+def make_harness(tmp_path: Path, backend_urls: dict[str, str]) -> Iterator[MakeHarness]:
+    """Harnesses on each backend (`tests/workflows/conftest.py`), closed after the test."""
+    made: list[Harness] = []
+
+    def make(replies: dict[str, list[Any]] | None = None, **settings: Any) -> Harness:
+        made.append(Harness(tmp_path / f"home{len(made)}", replies, **backend_urls, **settings))
+        return made[-1]
+
+    yield make
+    for h in made:
+        h.close()
+
+
+@pytest.fixture
+def harness(make_harness: MakeHarness) -> Harness:
+    return make_harness()
 
 
 def concept_reply(title: str, quote_ids: list[str], summary: str | None = None) -> dict[str, Any]:
@@ -170,31 +187,28 @@ def test_content_without_quotes_ends_early(harness: Harness) -> None:
     assert harness.calls("extract_concepts") == 0
 
 
-def test_all_quotes_unconceptual(tmp_path: Path) -> None:
+def test_all_quotes_unconceptual(make_harness: MakeHarness) -> None:
     replies = {
         "extract_concepts": [
             {"candidate_concepts": [], "unattributed_quote_ids": ["q1", "q2", "q3"]}
         ],
         "self_critique": [PASSING_CRITIQUE],
     }
-    h = Harness(tmp_path / "home", replies)
-    try:
-        cid = h.add_content("Libro", QUOTES)
-        view = h.runs.start(cid)
-        assert view.report is not None
-        assert view.report["concepts"] == []
-        assert [q["text"] for q in view.report["unattributed_quotes"]] == QUOTES
-        done = h.runs.answer(view.run_id, "approve")
-        assert done.status == "committed"
-        assert h.services.store.counts()["Concept"] == 0
-        content = h.services.store.get_content(cid)
-        assert content is not None and content.processed_date is not None
-    finally:
-        h.close()
+    h = make_harness(replies)
+    cid = h.add_content("Libro", QUOTES)
+    view = h.runs.start(cid)
+    assert view.report is not None
+    assert view.report["concepts"] == []
+    assert [q["text"] for q in view.report["unattributed_quotes"]] == QUOTES
+    done = h.runs.answer(view.run_id, "approve")
+    assert done.status == "committed"
+    assert h.services.store.counts()["Concept"] == 0
+    content = h.services.store.get_content(cid)
+    assert content is not None and content.processed_date is not None
 
 
 def test_everything_attributed_to_existing_concepts_leaves_the_graph_untouched(
-    tmp_path: Path,
+    make_harness: MakeHarness,
 ) -> None:
     idea = "La duda metódica es el principio del conocimiento científico."
     replies: dict[str, list[Any]] = {
@@ -203,55 +217,48 @@ def test_everything_attributed_to_existing_concepts_leaves_the_graph_untouched(
         ],
         "self_critique": [PASSING_CRITIQUE],
     }
-    h = Harness(tmp_path / "home", replies)
-    try:
-        first = h.runs.start(h.add_content("Primero", QUOTES[:2]))
-        h.runs.answer(first.run_id, "approve")
-        existing = {c.id for c in h.services.store.list_concepts()}
-        assert len(existing) == 1
-        before = graph_snapshot(h.services, existing)
+    h = make_harness(replies)
+    first = h.runs.start(h.add_content("Primero", QUOTES[:2]))
+    h.runs.answer(first.run_id, "approve")
+    existing = {c.id for c in h.services.store.list_concepts()}
+    assert len(existing) == 1
+    before = graph_snapshot(h.services, existing)
 
-        h.llm.replies["extract_concepts"] = [
-            {"candidate_concepts": [concept_reply("La duda metódica", ["q1"], idea)]}
-        ]
-        h.llm.replies["detect_duplicate"] = [
-            {
-                "is_duplicate": True,
-                "existing_concept_id": "e1",
-                "confidence": 0.95,
-                "reasoning": "Es la misma idea.",
-                "quote_ids_to_transfer": ["q1"],
-            }
-        ]
-        second_content = h.add_content("Segundo", [QUOTES[2]])
-        view = h.runs.start(second_content)
-        assert view.report is not None and view.report["concepts"] == []
-        assert view.report["existing_attributions"][0]["concept"] == "La duda metódica"
-        h.runs.answer(view.run_id, "approve")
-        assert {c.id for c in h.services.store.list_concepts()} == existing
-        assert graph_snapshot(h.services, existing) == before
-        [concept_id] = existing
-        supporters = h.services.store.relations(concept_id, relation_type=SUPPORTS, direction="in")
-        quote = h.services.store.quotes_of(second_content)[0]
-        assert quote.id in {r.source_id for r in supporters}
-        assert h.calls("detect_duplicate") == 1
-    finally:
-        h.close()
+    h.llm.replies["extract_concepts"] = [
+        {"candidate_concepts": [concept_reply("La duda metódica", ["q1"], idea)]}
+    ]
+    h.llm.replies["detect_duplicate"] = [
+        {
+            "is_duplicate": True,
+            "existing_concept_id": "e1",
+            "confidence": 0.95,
+            "reasoning": "Es la misma idea.",
+            "quote_ids_to_transfer": ["q1"],
+        }
+    ]
+    second_content = h.add_content("Segundo", [QUOTES[2]])
+    view = h.runs.start(second_content)
+    assert view.report is not None and view.report["concepts"] == []
+    assert view.report["existing_attributions"][0]["concept"] == "La duda metódica"
+    h.runs.answer(view.run_id, "approve")
+    assert {c.id for c in h.services.store.list_concepts()} == existing
+    assert graph_snapshot(h.services, existing) == before
+    [concept_id] = existing
+    supporters = h.services.store.relations(concept_id, relation_type=SUPPORTS, direction="in")
+    quote = h.services.store.quotes_of(second_content)[0]
+    assert quote.id in {r.source_id for r in supporters}
+    assert h.calls("detect_duplicate") == 1
 
 
-def test_a_thousand_quotes_are_extracted_in_batches(tmp_path: Path) -> None:
-    h = Harness(tmp_path / "home", extraction_batch_size=40)
-    try:
-        quotes = [
-            f"Cita número {i}: una observación distinta sobre el tema {i % 37}."
-            for i in range(1000)
-        ]
-        view = h.runs.start(h.add_content("Largo", quotes))
-        assert view.status == "awaiting_review"
-        assert h.calls("extract_concepts") == 25
-        assert view.report is not None and view.report["quotes"] == 1000
-    finally:
-        h.close()
+def test_a_thousand_quotes_are_extracted_in_batches(make_harness: MakeHarness) -> None:
+    h = make_harness(extraction_batch_size=40)
+    quotes = [
+        f"Cita número {i}: una observación distinta sobre el tema {i % 37}." for i in range(1000)
+    ]
+    view = h.runs.start(h.add_content("Largo", quotes))
+    assert view.status == "awaiting_review"
+    assert h.calls("extract_concepts") == 25
+    assert view.report is not None and view.report["quotes"] == 1000
 
 
 def test_feedback_then_approve(harness: Harness) -> None:
@@ -279,34 +286,28 @@ def test_abort_writes_nothing(harness: Harness) -> None:
     assert content is not None and content.processed_date is None
 
 
-def test_self_critique_loop_is_bounded(tmp_path: Path) -> None:
+def test_self_critique_loop_is_bounded(make_harness: MakeHarness) -> None:
     failing = {**PASSING_CRITIQUE, "overall_passes": False, "failed_criteria": ["atomicity"]}
-    h = Harness(tmp_path / "home", {"self_critique": [failing]}, critique_max_iterations=2)
-    try:
-        view = h.runs.start(h.add_content("Libro", QUOTES))
-        assert view.status == "awaiting_review"
-        assert h.calls("refine_extraction") == 2
-        assert h.calls("self_critique") == 3
-        assert view.report is not None and len(view.report["critique_log"]) == 3
-    finally:
-        h.close()
+    h = make_harness({"self_critique": [failing]}, critique_max_iterations=2)
+    view = h.runs.start(h.add_content("Libro", QUOTES))
+    assert view.status == "awaiting_review"
+    assert h.calls("refine_extraction") == 2
+    assert h.calls("self_critique") == 3
+    assert view.report is not None and len(view.report["critique_log"]) == 3
 
 
-def test_feedback_rounds_are_bounded(tmp_path: Path) -> None:
-    h = Harness(tmp_path / "home", review_max_rounds=2)
-    try:
-        view = h.runs.start(h.add_content("Libro", QUOTES))
-        h.runs.answer(view.run_id, "feedback", "más corto")
-        h.runs.answer(view.run_id, "feedback", "aún más corto")
-        done = h.runs.answer(view.run_id, "feedback", "otra vez")
-        assert done.status == "aborted"
-        assert any("feedback rounds" in w for w in done.warnings)
-        assert h.services.store.counts()["Concept"] == 0
-    finally:
-        h.close()
+def test_feedback_rounds_are_bounded(make_harness: MakeHarness) -> None:
+    h = make_harness(review_max_rounds=2)
+    view = h.runs.start(h.add_content("Libro", QUOTES))
+    h.runs.answer(view.run_id, "feedback", "más corto")
+    h.runs.answer(view.run_id, "feedback", "aún más corto")
+    done = h.runs.answer(view.run_id, "feedback", "otra vez")
+    assert done.status == "aborted"
+    assert any("feedback rounds" in w for w in done.warnings)
+    assert h.services.store.counts()["Concept"] == 0
 
 
-def test_invented_ids_are_dropped_with_warnings(tmp_path: Path) -> None:
+def test_invented_ids_are_dropped_with_warnings(make_harness: MakeHarness) -> None:
     replies = {
         "extract_concepts": [
             {
@@ -337,48 +338,42 @@ def test_invented_ids_are_dropped_with_warnings(tmp_path: Path) -> None:
         ],
         "self_critique": [PASSING_CRITIQUE],
     }
-    h = Harness(tmp_path / "home", replies)
-    try:
-        view = h.runs.start(h.add_content("Libro", QUOTES))
-        assert view.report is not None
-        titles = [c["title"] for c in view.report["concepts"]]
-        assert titles == ["Idea uno", "Idea dos"]
-        assert [q["text"] for q in view.report["concepts"][0]["quotes"]] == [QUOTES[0]]
-        warnings = " ".join(view.warnings)
-        assert "'q77'" in warnings and "Idea inventada" in warnings
-        assert "not in the prompt" in warnings
-        kinds = {(r["source"], r["type"], r["target"]) for r in view.report["relations"]}
-        assert kinds == {("Idea uno", "SIMILAR_TO", "Idea dos")}
-        h.runs.answer(view.run_id, "approve")
-        assert h.services.store.counts()["Concept"] == 2
-    finally:
-        h.close()
+    h = make_harness(replies)
+    view = h.runs.start(h.add_content("Libro", QUOTES))
+    assert view.report is not None
+    titles = [c["title"] for c in view.report["concepts"]]
+    assert titles == ["Idea uno", "Idea dos"]
+    assert [q["text"] for q in view.report["concepts"][0]["quotes"]] == [QUOTES[0]]
+    warnings = " ".join(view.warnings)
+    assert "'q77'" in warnings and "Idea inventada" in warnings
+    assert "not in the prompt" in warnings
+    kinds = {(r["source"], r["type"], r["target"]) for r in view.report["relations"]}
+    assert kinds == {("Idea uno", "SIMILAR_TO", "Idea dos")}
+    h.runs.answer(view.run_id, "approve")
+    assert h.services.store.counts()["Concept"] == 2
 
 
 def test_relations_to_existing_concepts_get_reverses_and_existing_pairs_stay(
-    tmp_path: Path,
+    make_harness: MakeHarness,
 ) -> None:
-    h = Harness(tmp_path / "home", {"self_critique": [PASSING_CRITIQUE]})
-    try:
-        first = h.runs.start(h.add_content("Primero", QUOTES))
-        h.runs.answer(first.run_id, "approve")
-        existing = {c.id for c in h.services.store.list_concepts()}
-        before = graph_snapshot(h.services, existing)
-        other = [
-            "La educación forma el carácter de los pueblos y de las personas con el tiempo.",
-            "Un pueblo ignorante es fácil de gobernar y difícil de liberar de sus cadenas.",
-        ]
-        view = h.runs.start(h.add_content("Segundo", other))
-        h.runs.answer(view.run_id, "approve")
-        assert graph_snapshot(h.services, existing) == before
-        store = h.services.store
-        for relation in store.relations():
-            if relation.type == SUPPORTS or relation.source_id not in existing:
-                continue
-            # A relation from an existing concept must point to a new one.
-            assert relation.target_id not in existing
-    finally:
-        h.close()
+    h = make_harness({"self_critique": [PASSING_CRITIQUE]})
+    first = h.runs.start(h.add_content("Primero", QUOTES))
+    h.runs.answer(first.run_id, "approve")
+    existing = {c.id for c in h.services.store.list_concepts()}
+    before = graph_snapshot(h.services, existing)
+    other = [
+        "La educación forma el carácter de los pueblos y de las personas con el tiempo.",
+        "Un pueblo ignorante es fácil de gobernar y difícil de liberar de sus cadenas.",
+    ]
+    view = h.runs.start(h.add_content("Segundo", other))
+    h.runs.answer(view.run_id, "approve")
+    assert graph_snapshot(h.services, existing) == before
+    store = h.services.store
+    for relation in store.relations():
+        if relation.type == SUPPORTS or relation.source_id not in existing:
+            continue
+        # A relation from an existing concept must point to a new one.
+        assert relation.target_id not in existing
 
 
 def test_runs_are_listed_and_unknown_runs_refused(harness: Harness) -> None:

@@ -1,5 +1,6 @@
 """A process killed after the store commit and before the vault notes: resume or `vault sync`
-must leave graph and vault consistent, with nothing duplicated."""
+must leave graph and vault consistent, with nothing duplicated, on SQLite and on FalkorDB with
+PostgreSQL checkpoints."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ CHILD = textwrap.dedent(
     import zettelgraph.vault.sync as vault_sync
     from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
     from zettelgraph.settings import Settings
-    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, open_checkpointer
+    from zettelgraph.workflows.checkpoints import open_checkpointer
+    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
     from zettelgraph.workflows.context import open_services
 
     home = Path(sys.argv[1])
@@ -92,7 +94,16 @@ def cli(home: Path, *args: str) -> object:
     )
 
 
+@pytest.fixture
+def backends(backend_urls: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each backend (`tests/workflows/conftest.py`), named in the environment so that the
+    child process, the CLI and `graph_state` all use it."""
+    for name, url in backend_urls.items():
+        monkeypatch.setenv(f"ZETTELGRAPH_{name.upper()}", url)
+
+
 @pytest.mark.parametrize("repair", ["resume", "vault sync"])
+@pytest.mark.usefixtures("backends")
 def test_crash_between_commit_and_vault_is_repaired(tmp_path: Path, repair: str) -> None:
     home = tmp_path / "home"
     run_id = crash_after_commit(home)

