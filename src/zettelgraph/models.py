@@ -141,6 +141,14 @@ class Relation(BaseModel):
 AnyNode = Content | Person | Quote | Concept
 
 
+NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
+    NodeLabel.CONTENT: Content,
+    NodeLabel.PERSON: Person,
+    NodeLabel.QUOTE: Quote,
+    NodeLabel.CONCEPT: Concept,
+}
+
+
 def label_of(node: AnyNode) -> NodeLabel:
     return NodeLabel(type(node).__name__)
 

@@ -10,6 +10,8 @@ it before handing it over; a backend that needs an environment variable, such as
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,22 @@ def _open_sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStore:
     return open_store(f"sqlite:///{tmp_path / 'store.db'}")
 
 
+def _open_falkordb(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStore:
+    """A fresh graph of its own on the session's FalkorDB server, dropped after the test."""
+    server = request.getfixturevalue("falkordb_url")
+    store = open_store(f"{server}/zg_test_{uuid.uuid4().hex[:12]}")
+    request.addfinalizer(store.drop)  # type: ignore[attr-defined]
+    return store
+
+
+def _open_neo4j(request: pytest.FixtureRequest, tmp_path: Path) -> GraphStore:
+    """The database named by NEO4J_URI, wiped before and after the test."""
+    store = open_store(os.environ["NEO4J_URI"])
+    store.drop()  # type: ignore[attr-defined]
+    request.addfinalizer(store.drop)  # type: ignore[attr-defined]
+    return store
+
+
 @dataclass(frozen=True)
 class Backend:
     """How to get an empty store of one kind for one test, and when to skip it."""
@@ -52,9 +70,20 @@ class Backend:
     marks: tuple[pytest.MarkDecorator, ...] = ()
 
 
-# Later: "falkordb" (server from a session fixture, graph wiped per test) and "neo4j"
-# (marks=(pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason=...),)).
-BACKENDS: dict[str, Backend] = {"sqlite": Backend(_open_sqlite)}
+BACKENDS: dict[str, Backend] = {
+    "sqlite": Backend(_open_sqlite),
+    "falkordb": Backend(_open_falkordb),
+    "neo4j": Backend(
+        _open_neo4j,
+        marks=(
+            pytest.mark.skipif(
+                not os.environ.get("NEO4J_URI"),
+                reason="set NEO4J_URI=neo4j://user:password@host:7687 to run against Neo4j "
+                "(it cannot be installed on the CI machines)",
+            ),
+        ),
+    ),
+}
 
 
 @pytest.fixture(

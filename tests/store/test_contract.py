@@ -105,6 +105,26 @@ def test_reads_of_missing_or_wrongly_labelled_ids_are_empty(
     assert store.get_quotes(["no-such-id", content.id]) == []
 
 
+def test_nodes_pages_through_every_node_of_a_label_by_id(store: GraphStore, make: Builders) -> None:
+    book = make.book(quotes=[f"Pasaje número {i} del libro." for i in range(25)])
+    store.apply(book)
+    store.apply(make.concepts_for(book, ["Hábito", "Rutina", "Memoria"]))
+
+    pages: list[list[str]] = []
+    after = ""
+    while page := store.nodes(NodeLabel.QUOTE, after=after, limit=10):
+        pages.append([q.id for q in page])
+        after = page[-1].id
+    assert [len(p) for p in pages] == [10, 10, 5]
+    assert [i for p in pages for i in p] == sorted(q.id for q in book.quotes)
+    assert store.nodes(NodeLabel.QUOTE, limit=100) == sorted(book.quotes, key=lambda q: q.id)
+    assert store.nodes(NodeLabel.PERSON) == book.persons
+    assert [c.title for c in store.nodes(NodeLabel.CONCEPT)] == [
+        c.title for c in sorted(store.list_concepts(), key=lambda c: c.id)
+    ]
+    assert store.nodes(NodeLabel.CONTENT, after=book.contents[0].id) == []
+
+
 def test_get_quotes_returns_each_known_quote_once(store: GraphStore, make: Builders) -> None:
     book = make.book()
     store.apply(book)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.models import (
+    AnyNode,
     ChangeSet,
     Concept,
     Content,
@@ -83,6 +84,9 @@ class GraphStore(Protocol):
     def get_concept(self, concept_id: str) -> Concept | None: ...
 
     def list_concepts(self) -> list[Concept]: ...
+
+    def nodes(self, label: NodeLabel, *, after: str = "", limit: int = 1000) -> list[AnyNode]:
+        """Up to `limit` nodes of `label` with id > `after`, by id: a whole graph, page by page."""
 
     def quotes_of(self, content_id: str) -> list[Quote]:
         """Quotes of a Content in their reading order."""

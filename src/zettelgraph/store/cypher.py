@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel
 
 from zettelgraph.models import (
+    NODE_TYPES,
     AnyNode,
     ChangeSet,
     Concept,
@@ -312,6 +313,15 @@ class CypherStore(ABC):
 
     def list_contents(self) -> list[Content]:
         return self._nodes(Content, "MATCH (n:Content) RETURN n.data ORDER BY n.name_key, n.id")
+
+    def nodes(self, label: NodeLabel, *, after: str = "", limit: int = 1000) -> list[AnyNode]:
+        label = NodeLabel(label)
+        model = NODE_TYPES[label]
+        rows = self._read(
+            f"MATCH (n:{label}) WHERE n.id > $after RETURN n.data ORDER BY n.id LIMIT $limit",
+            {"after": after, "limit": limit},
+        )
+        return [model.model_validate_json(row[0]) for row in rows]
 
     def get_person(self, person_id: str) -> Person | None:
         return self._get(Person, NodeLabel.PERSON, person_id)

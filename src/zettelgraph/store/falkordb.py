@@ -103,12 +103,14 @@ class FalkorDBStore(CypherStore):
             port = parts.port or DEFAULT_PORT
         except ValueError as exc:
             raise StoreError(f"{mask_url_password(url)}: {exc} (ZETTELGRAPH_STORE)") from exc
-        self._db = falkordb.FalkorDB(
-            host=parts.hostname,
-            port=port,
-            username=unquote(parts.username) if parts.username else None,
-            password=unquote(parts.password) if parts.password else None,
-            ssl=parts.scheme == "falkordbs",
+        self._db = self._call(
+            lambda: falkordb.FalkorDB(
+                host=parts.hostname,
+                port=port,
+                username=unquote(parts.username) if parts.username else None,
+                password=unquote(parts.password) if parts.password else None,
+                ssl=parts.scheme == "falkordbs",
+            )
         )
         self._graph = self._db.select_graph(self.graph_name)
         self._call(self._db.connection.ping)

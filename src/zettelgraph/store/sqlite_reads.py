@@ -19,6 +19,8 @@ from numpy.typing import NDArray
 from pydantic import BaseModel
 
 from zettelgraph.models import (
+    NODE_TYPES,
+    AnyNode,
     Concept,
     Content,
     NodeLabel,
@@ -90,6 +92,15 @@ class SQLiteReads:
             "SELECT data FROM nodes WHERE label = 'Content' ORDER BY name_key, id"
         ).fetchall()
         return self._load(Content, rows)
+
+    @locked
+    def nodes(self, label: NodeLabel, *, after: str = "", limit: int = 1000) -> list[AnyNode]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = ? AND id > ? ORDER BY id LIMIT ?",
+            (str(label), after, limit),
+        ).fetchall()
+        model = NODE_TYPES[NodeLabel(label)]
+        return [model.model_validate_json(row[0]) for row in rows]
 
     @locked
     def get_person(self, person_id: str) -> Person | None:

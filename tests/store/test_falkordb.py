@@ -1,0 +1,125 @@
+"""What only the FalkorDB store does: its vector index path, its URL, its errors."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pytest
+
+from zettelgraph.models import ChangeSet, NodeLabel
+from zettelgraph.store import open_store
+from zettelgraph.store.base import StoreError
+from zettelgraph.store.falkordb import FalkorDBStore, literal
+
+if TYPE_CHECKING:
+    from conftest import Builders
+
+
+@pytest.fixture
+def falkordb(falkordb_url: str) -> Iterator[FalkorDBStore]:
+    store = open_store(f"{falkordb_url}/zg_only_{uuid.uuid4().hex[:12]}")
+    assert isinstance(store, FalkorDBStore)
+    yield store
+    store.drop()
+    store.close()
+
+
+def clustered(n: int, dim: int, seed: int) -> np.ndarray:
+    """Embedding-like vectors: points around a few dozen centres, not uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, dim))
+    points = centres[rng.integers(0, 40, n)] + 0.35 * rng.standard_normal((n, dim))
+    return points.astype(np.float32)
+
+
+def test_index_search_finds_true_neighbours_with_exact_scores(
+    falkordb: FalkorDBStore, make: Builders
+) -> None:
+    falkordb.ensure_embedder("clustered", 64)
+    matrix = clustered(3000, 64, seed=1)
+    concepts = [make.concept(f"Idea {i:05d}") for i in range(len(matrix))]
+    falkordb.apply(
+        ChangeSet(concepts=concepts, vectors={c.id: matrix[i] for i, c in enumerate(concepts)})
+    )
+    falkordb.wait_for_indexes()
+    falkordb.exact_search_limit = 0  # every search through the HNSW index
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    queries = clustered(30, 64, seed=2)
+
+    recalls = []
+    for query in queries:
+        exact = unit @ (query / np.linalg.norm(query))
+        truth = {concepts[i].id for i in np.argsort(-exact)[:50]}
+        hits = falkordb.vector_search(NodeLabel.CONCEPT, query, 50)
+        assert len(hits) == 50
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        by_id = {c.id: exact[i] for i, c in enumerate(concepts)}
+        np.testing.assert_allclose(scores, [by_id[h.id] for h in hits], atol=1e-5)
+        recalls.append(len(truth & {h.id for h in hits}) / 50)
+
+    assert np.mean(recalls) >= 0.95
+
+
+def test_search_works_while_the_vector_index_is_still_building(
+    falkordb: FalkorDBStore, make: Builders
+) -> None:
+    falkordb.ensure_embedder("clustered", 256)
+    matrix = clustered(4000, 256, seed=3)
+    concepts = [make.concept(f"Idea {i:05d}") for i in range(len(matrix))]
+    falkordb.apply(
+        ChangeSet(concepts=concepts, vectors={c.id: matrix[i] for i, c in enumerate(concepts)})
+    )
+    falkordb.exact_search_limit = 0
+
+    hits = falkordb.vector_search(NodeLabel.CONCEPT, matrix[7], 5)  # right after the load
+
+    assert hits[0].id == concepts[7].id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_replaced_embedder_gets_vector_indexes_of_its_dimension(
+    falkordb: FalkorDBStore, make: Builders
+) -> None:
+    falkordb.ensure_embedder(make.embedder.model, make.embedder.dim)
+    book = make.book()
+    falkordb.apply(book)
+    new = {q.id: np.arange(1, 9, dtype=np.float32) * (i + 1) for i, q in enumerate(book.quotes)}
+
+    falkordb.replace_vectors("model-8", 8, new)
+
+    options = falkordb._has_index("Quote", "embedding", "VECTOR")
+    assert options is not None and options["dimension"] == 8
+    assert options["efRuntime"] == falkordb.ef_runtime
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["falkordb://", "falkordb://127.0.0.1:notaport/g", "falkordb://127.0.0.1:1/g"],
+)
+def test_bad_or_unreachable_urls_say_what_to_do(url: str) -> None:
+    with pytest.raises(StoreError, match=r"ZETTELGRAPH_STORE|Is the server running"):
+        open_store(url)
+
+
+def test_passwords_never_appear_in_errors() -> None:
+    with pytest.raises(StoreError) as failure:
+        open_store("falkordb://me:s3cret@127.0.0.1:1/g")
+    assert "s3cret" not in str(failure.value)
+
+
+def test_literals_round_trip_awkward_values(falkordb: FalkorDBStore) -> None:
+    awkward = [
+        'comillas "dobles" y \\barras\\',
+        "saltos\nde\tlínea y ñ, 😀, `acentos graves`",
+        "{llaves} [corchetes] $dólar",
+        "",
+    ]
+    rows = falkordb._read("UNWIND $values AS v RETURN v", {"values": awkward})
+    assert [row[0] for row in rows] == awkward
+    assert literal(np.array([1e-38, -2.5], dtype=np.float32)).startswith("[9.99")
+    with pytest.raises(ValueError):
+        literal(float("nan"))
