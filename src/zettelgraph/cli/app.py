@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli import admin, concepts, contents, extract, ingest
+from zettelgraph.cli import admin, concepts, contents, extract, ingest, store
 
 app = typer.Typer(
     name="zettelgraph",
@@ -51,6 +51,7 @@ app.command("resume")(extract.resume)
 app.command("concepts")(concepts.list_concepts)
 app.command("concept")(concepts.show_concept)
 app.add_typer(concepts.vault_app, name="vault")
+app.add_typer(store.store_app, name="store")
 
 
 def main() -> None:
