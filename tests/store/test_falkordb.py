@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from zettelgraph.models import ChangeSet, NodeLabel
+from zettelgraph.models import ChangeSet, Concept, NodeLabel
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.falkordb import FalkorDBStore, literal
@@ -35,15 +35,21 @@ def clustered(n: int, dim: int, seed: int) -> np.ndarray:
     return points.astype(np.float32)
 
 
+def load(store: FalkorDBStore, make: Builders, matrix: np.ndarray) -> list[Concept]:
+    """One concept per row of `matrix`, with that row as its vector."""
+    store.ensure_embedder("clustered", matrix.shape[1])
+    concepts = [make.concept(f"Idea {i:05d}") for i in range(len(matrix))]
+    store.apply(
+        ChangeSet(concepts=concepts, vectors={c.id: matrix[i] for i, c in enumerate(concepts)})
+    )
+    return concepts
+
+
 def test_index_search_finds_true_neighbours_with_exact_scores(
     falkordb: FalkorDBStore, make: Builders
 ) -> None:
-    falkordb.ensure_embedder("clustered", 64)
     matrix = clustered(3000, 64, seed=1)
-    concepts = [make.concept(f"Idea {i:05d}") for i in range(len(matrix))]
-    falkordb.apply(
-        ChangeSet(concepts=concepts, vectors={c.id: matrix[i] for i, c in enumerate(concepts)})
-    )
+    concepts = load(falkordb, make, matrix)
     falkordb.wait_for_indexes()
     falkordb.exact_search_limit = 0  # every search through the HNSW index
     unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -67,12 +73,8 @@ def test_index_search_finds_true_neighbours_with_exact_scores(
 def test_search_works_while_the_vector_index_is_still_building(
     falkordb: FalkorDBStore, make: Builders
 ) -> None:
-    falkordb.ensure_embedder("clustered", 256)
     matrix = clustered(4000, 256, seed=3)
-    concepts = [make.concept(f"Idea {i:05d}") for i in range(len(matrix))]
-    falkordb.apply(
-        ChangeSet(concepts=concepts, vectors={c.id: matrix[i] for i, c in enumerate(concepts)})
-    )
+    concepts = load(falkordb, make, matrix)
     falkordb.exact_search_limit = 0
 
     hits = falkordb.vector_search(NodeLabel.CONCEPT, matrix[7], 5)  # right after the load

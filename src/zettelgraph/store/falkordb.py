@@ -124,7 +124,8 @@ class FalkorDBStore(CypherStore):
             return action(*args)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             raise StoreError(
-                f"cannot reach FalkorDB at {mask_url_password(self.url)}: {exc}. Is the server "
+                f"cannot reach FalkorDB at {mask_url_password(self.url)}: "
+                f"{str(exc).rstrip('.')}. Is the server "
                 "running? Start it, or point ZETTELGRAPH_STORE elsewhere."
             ) from exc
         except redis.exceptions.AuthenticationError as exc:
