@@ -86,16 +86,19 @@ def test_search_works_while_the_vector_index_is_still_building(
 def test_a_replaced_embedder_gets_vector_indexes_of_its_dimension(
     falkordb: FalkorDBStore, make: Builders
 ) -> None:
-    falkordb.ensure_embedder(make.embedder.model, make.embedder.dim)
-    book = make.book()
-    falkordb.apply(book)
-    new = {q.id: np.arange(1, 9, dtype=np.float32) * (i + 1) for i, q in enumerate(book.quotes)}
+    # Enough text that dropping the old vector index starts a long full-text re-index, which
+    # on FalkorDB 4.16 swallowed a vector index created before it finished.
+    concepts = load(falkordb, make, clustered(3000, 16, seed=4))
+    falkordb.apply(make.book())
+    new = {c.id: np.arange(1, 9, dtype=np.float32) * (i + 1) for i, c in enumerate(concepts)}
 
     falkordb.replace_vectors("model-8", 8, new)
 
-    options = falkordb._has_index("Quote", "embedding", "VECTOR")
-    assert options is not None and options["dimension"] == 8
-    assert options["efRuntime"] == falkordb.ef_runtime
+    for label in ("Quote", "Concept"):
+        options = falkordb._has_index(label, "embedding", "VECTOR")
+        assert options is not None and options["dimension"] == 8, label
+        assert options["efRuntime"] == falkordb.ef_runtime
+    assert falkordb.counts()["vectors"] == len(new)
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ DEFAULT_PORT = 6379
 # HNSW settings (see docs/benchmarks.md for the recall they buy).
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 200
-HNSW_EF_RUNTIME = 200
+HNSW_EF_RUNTIME = 400
 
 
 def literal(value: Any) -> str:
@@ -209,17 +209,31 @@ class FalkorDBStore(CypherStore):
             if options is not None and options.get("dimension") == dim:
                 continue
             if options is not None:
-                self._run(f"DROP VECTOR INDEX FOR (n:{label}) ON (n.embedding)")
-            self._run(
+                self._drop_vector_index(label)
+            create = (
                 f"CREATE VECTOR INDEX FOR (n:{label}) ON (n.embedding) OPTIONS {{"
                 f"dimension: {int(dim)}, similarityFunction: 'cosine', M: {HNSW_M}, "
                 f"efConstruction: {HNSW_EF_CONSTRUCTION}, efRuntime: {int(self.ef_runtime)}}}"
             )
+            for _ in range(3):
+                self._run(create)
+                if self._has_index(str(label), "embedding", "VECTOR") is not None:
+                    break
+                # The create was lost to a background re-index (see _drop_vector_index).
+                self.wait_for_indexes()
+            else:
+                raise StoreError(f"FalkorDB did not create the vector index of {label}")
 
     def _drop_vector_indexes(self) -> None:
         for label in INDEXED_LABELS:
             if self._has_index(str(label), "embedding", "VECTOR") is not None:
-                self._run(f"DROP VECTOR INDEX FOR (n:{label}) ON (n.embedding)")
+                self._drop_vector_index(label)
+
+    def _drop_vector_index(self, label: NodeLabel) -> None:
+        self._run(f"DROP VECTOR INDEX FOR (n:{label}) ON (n.embedding)")
+        # Dropping it re-indexes the label's full-text field in the background, and FalkorDB
+        # (4.16) silently loses a CREATE VECTOR INDEX sent before that finishes.
+        self.wait_for_indexes()
 
     def wait_for_indexes(self, timeout: float = 600.0) -> None:
         """Block until every index is built (bulk loads and benchmarks)."""

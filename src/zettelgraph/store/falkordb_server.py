@@ -37,6 +37,10 @@ class LocalFalkorDB:
         self.log_path = folder / "falkordb.log"
         self._process: subprocess.Popen[bytes] | None = None
 
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
     def __enter__(self) -> LocalFalkorDB:
         self.start()
         return self
