@@ -49,6 +49,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sqlite3
 import statistics
 import sys
@@ -561,10 +562,7 @@ def check_vector_index(store: Any, ef_runtime: int) -> None:
 
 def rebuild_vector_index(store: Any, dim: int, ef_runtime: int) -> float:
     """Seconds to build the vector index over the loaded graph with another efRuntime."""
-    store._drop_vector_indexes()
-    # Dropping the vector field re-indexes the label's full-text field in the background; a
-    # CREATE VECTOR INDEX issued meanwhile is silently lost (FalkorDB 4.16.3), so wait first.
-    store.wait_for_indexes(timeout=7200)
+    store._drop_vector_indexes()  # waits out the full-text re-index the drop starts
     store.ef_runtime = ef_runtime
     started = time.perf_counter()
     store._ensure_vector_indexes(dim)
@@ -700,8 +698,14 @@ def server_info(url: str) -> dict[str, Any]:
 
 
 # --- main --------------------------------------------------------------------------------------
+def stop_on_sigterm(signum: int, frame: object) -> None:
+    # Without this, SIGTERM would skip the `with` blocks that stop the private server.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     unknown = set(backends) - {"sqlite", "falkordb"}
     unknown |= {d for d in args.datasets.split(",") if d} - DATASETS.keys()
