@@ -163,6 +163,7 @@ class Clustered(Dataset):
 
     def __init__(self, dim: int, rng: np.random.Generator) -> None:
         super().__init__(dim, rng)
+        self.latent = min(self.latent, dim)  # small --dim runs: the whole space
         self.basis, _ = np.linalg.qr(rng.standard_normal((dim, self.latent)))
         self.centres = rng.standard_normal((self.clusters, self.latent))
         mean = rng.standard_normal(dim)
