@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +29,7 @@ from zettelgraph.models import (
     SearchHit,
     normalize_name,
 )
+from zettelgraph.store.rules import query_tokens
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
 P = ParamSpec("P")
@@ -49,9 +49,6 @@ def locked(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any
 
     functools.update_wrapper(wrapper, method)
     return wrapper
-
-
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 class SQLiteReads:
@@ -187,7 +184,7 @@ class SQLiteReads:
 
     @locked
     def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
-        tokens = _TOKEN.findall(query)
+        tokens = query_tokens(query)
         if not tokens or k <= 0:
             return []
         # Each token quoted so user text can never be read as FTS5 syntax.
