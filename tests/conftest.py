@@ -11,13 +11,38 @@ import pytest
 
 # Plain module imports of the fixtures: `tests/` is on sys.path (pytest's rootdir-relative
 # import of this conftest), and a fixture imported into conftest is visible to every test.
+from document_files import (
+    book_pdf,
+    deck_pptx,
+    encrypted_pdf,
+    field_guide_docx,
+    image_only_pdf,
+    labelled_pdf,
+    localized_docx,
+    make_pdf,
+    owner_only_pdf,
+)
 from servers import falkordb_graph_url, falkordb_url, postgres_database_url, postgres_url
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 EXAMPLES = REPO / "examples"
 
-__all__ = ["falkordb_graph_url", "falkordb_url", "postgres_database_url", "postgres_url"]
+__all__ = [
+    "book_pdf",
+    "deck_pptx",
+    "encrypted_pdf",
+    "falkordb_graph_url",
+    "falkordb_url",
+    "field_guide_docx",
+    "image_only_pdf",
+    "labelled_pdf",
+    "localized_docx",
+    "make_pdf",
+    "owner_only_pdf",
+    "postgres_database_url",
+    "postgres_url",
+]
 
 
 @pytest.fixture(autouse=True)

@@ -57,6 +57,10 @@ def quote_id(content: str, text: str) -> str:
     return stable_id("quote", content, normalize_text(text))
 
 
+def section_id(content: str, position: int, text: str) -> str:
+    return stable_id("section", content, str(position), normalize_text(text))
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -66,6 +70,8 @@ class NodeLabel(StrEnum):
     PERSON = "Person"
     QUOTE = "Quote"
     CONCEPT = "Concept"
+    SECTION = "Section"
+    ANSWER = "Answer"
 
 
 class Node(BaseModel):
@@ -106,6 +112,22 @@ class Quote(Node):
     page: str | None = None
     position: int = Field(ge=0, description="Order of the passage within its Content.")
     location: dict[str, Any] = Field(default_factory=dict)
+    # The Section (parent chunk) a document passage was cut from; None for book-note quotes.
+    parent_id: str | None = None
+
+
+class Section(Node):
+    """A parent chunk of a document (a section, slide group, exchange or module).
+
+    Kept whole so an answer can show a passage in its context; only its passages (Quotes
+    with `parent_id` pointing here) are embedded, searched and cited.
+    """
+
+    content_id: str
+    title: str = Field(default="", max_length=1000)
+    text: str = Field(min_length=1)
+    position: int = Field(ge=0, description="Order of the section within its Content.")
+    location: dict[str, Any] = Field(default_factory=dict)
 
 
 class Concept(Node):
@@ -138,7 +160,23 @@ class Relation(BaseModel):
         return (self.source_id, self.type, self.target_id)
 
 
-AnyNode = Content | Person | Quote | Concept
+class Answer(Node):
+    """A question asked of the graph, the answer given, and the passages it cites.
+
+    `citations` holds one entry per [n] marker the answer may use: n, quote_id, score and the
+    retrieval methods that found the passage; each cited passage also gets a CITES relation.
+    """
+
+    question: str = Field(min_length=1, max_length=2000)
+    answer: str
+    answerable: bool
+    language: str = ""
+    model: str = ""
+    recipe: str = ""
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+
+
+AnyNode = Content | Person | Quote | Concept | Section | Answer
 
 
 NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
@@ -146,6 +184,8 @@ NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
     NodeLabel.PERSON: Person,
     NodeLabel.QUOTE: Quote,
     NodeLabel.CONCEPT: Concept,
+    NodeLabel.SECTION: Section,
+    NodeLabel.ANSWER: Answer,
 }
 
 
@@ -173,12 +213,22 @@ class ChangeSet(BaseModel):
     persons: list[Person] = Field(default_factory=list)
     quotes: list[Quote] = Field(default_factory=list)
     concepts: list[Concept] = Field(default_factory=list)
+    sections: list[Section] = Field(default_factory=list)
+    answers: list[Answer] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
 
     def nodes(self) -> list[AnyNode]:
-        return [*self.contents, *self.persons, *self.quotes, *self.concepts]
+        # Sections before the quotes that point at them.
+        return [
+            *self.contents,
+            *self.persons,
+            *self.sections,
+            *self.quotes,
+            *self.concepts,
+            *self.answers,
+        ]
 
 
 class SearchHit(BaseModel):
@@ -187,3 +237,45 @@ class SearchHit(BaseModel):
     id: str
     label: NodeLabel
     score: float
+
+
+class SearchResult(BaseModel):
+    """One passage found by search, with everything its citation shows.
+
+    `n` is its 1-based place in the results (the [n] an answer uses); `methods` says which
+    searches found it (fulltext, vector, graph) and `method_scores` their raw scores.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int = Field(ge=1)
+    passage_id: str
+    text: str
+    score: float
+    methods: list[str]
+    method_scores: dict[str, float] = Field(default_factory=dict)
+    content_id: str
+    content_title: str
+    content_kind: str = "book"
+    author: str | None = None
+    location: dict[str, Any] = Field(default_factory=dict)
+    location_label: str = ""
+    section_id: str | None = None
+    section_title: str | None = None
+    # The parent section's text: the passage in its context.
+    context: str | None = None
+    # Concepts this passage supports: [{"id": ..., "title": ...}].
+    concepts: list[dict[str, str]] = Field(default_factory=list)
+
+    def citation(self) -> dict[str, Any]:
+        """What an answer stores per cited passage (the passage text stays in the graph)."""
+        return {
+            "n": self.n,
+            "quote_id": self.passage_id,
+            "content_id": self.content_id,
+            "content_title": self.content_title,
+            "author": self.author,
+            "location": self.location_label,
+            "score": round(self.score, 6),
+            "methods": self.methods,
+        }

@@ -15,8 +15,11 @@ from zettelgraph.models import Relation
 AUTHORED_BY = "AUTHORED_BY"  # Content -> Person
 QUOTED_IN = "QUOTED_IN"  # Quote -> Content
 SUPPORTS = "SUPPORTS"  # Quote -> Concept (attribution) and Concept -> Concept
+IN_SECTION = "IN_SECTION"  # Quote (a document passage) -> Section (its parent chunk)
+SECTION_OF = "SECTION_OF"  # Section -> Content
+CITES = "CITES"  # Answer -> Quote
 
-STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN})
+STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES})
 
 
 @dataclass(frozen=True)

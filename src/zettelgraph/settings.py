@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
@@ -82,7 +82,26 @@ class Settings(BaseSettings):
     )
     review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
     max_concurrency: int = Field(default=16, ge=1, le=256, description="Parallel LLM calls.")
-    max_file_mb: float = Field(default=20.0, gt=0, description="Largest note file accepted.")
+    max_file_mb: float = Field(default=20.0, gt=0, description="Largest file accepted.")
+    chunk_tokens: int = Field(
+        default=256, ge=16, le=4096, description="Tokens per document passage (child chunk)."
+    )
+    chunk_overlap: int = Field(
+        default=32, ge=0, le=1024, description="Tokens a passage repeats from the one before."
+    )
+    search_recipe: str = Field(
+        default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf."
+    )
+    search_k: int = Field(default=5, ge=1, le=100, description="Results of search and ask.")
+
+    @model_validator(mode="after")
+    def _overlap_below_chunk(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_tokens:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_tokens "
+                f"({self.chunk_tokens}): lower ZETTELGRAPH_CHUNK_OVERLAP"
+            )
+        return self
 
     @classmethod
     def settings_customise_sources(

@@ -77,7 +77,7 @@ def test_bad_files_each_get_one_error_and_good_files_still_ingest(tmp_path: Path
     (notes / "good.md").write_text(GOOD, encoding="utf-8")
     (notes / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
     (notes / "empty.md").write_text("", encoding="utf-8")
-    no_quotes = tmp_path / "no_quotes.md"  # named explicitly: an error, not a skip
+    no_quotes = tmp_path / "no_quotes.md"  # named explicitly: read as a Markdown document
     no_quotes.write_text("# Notas\n\nNada que citar en esta nota.\n")
     (notes / "index.md").write_text("# Lecturas\n\n[[Niebla]]\n")  # scanned: skipped
     only_index = tmp_path / "only_index"
@@ -105,12 +105,14 @@ def test_bad_files_each_get_one_error_and_good_files_still_ingest(tmp_path: Path
     )
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert [c["title"] for c in report["contents"]] == ["Niebla"]
+    assert [(c["title"], c["kind"]) for c in report["contents"]] == [
+        ("Niebla", "book"),
+        ("Notas", "markdown"),
+    ]
     errors = {Path(e["path"]).name: e["error"] for e in report["errors"]}
     assert set(errors) == {
         "binary.md",
         "empty.md",
-        "no_quotes.md",
         "latin1.md",
         "broken_front.md",
         "huge.md",
@@ -124,7 +126,7 @@ def test_bad_files_each_get_one_error_and_good_files_still_ingest(tmp_path: Path
     assert "ZETTELGRAPH_MAX_FILE_MB" in errors["huge.md"]
 
     listed = run("contents", "--json", home=tmp_path / "home")
-    assert [row["title"] for row in json.loads(listed.stdout)] == ["Niebla"]
+    assert sorted(row["title"] for row in json.loads(listed.stdout)) == ["Niebla", "Notas"]
 
 
 def test_human_output_and_idempotent_reingest(tmp_path: Path) -> None:

@@ -22,20 +22,30 @@ import pytest
 from numpy.typing import NDArray
 
 from zettelgraph.models import (
+    Answer,
     ChangeSet,
     Concept,
     Content,
     Person,
     Quote,
     Relation,
+    Section,
     embedding_text,
     normalize_name,
     person_id,
     quote_id,
+    section_id,
     stable_id,
 )
 from zettelgraph.models import content_id as make_content_id
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.relations import (
+    AUTHORED_BY,
+    CITES,
+    IN_SECTION,
+    QUOTED_IN,
+    SECTION_OF,
+    SUPPORTS,
+)
 from zettelgraph.store import GraphStore, open_store
 
 EMBEDDER_MODEL = "test-hash"
@@ -149,6 +159,40 @@ class Builders:
             id=quote_id(content.id, text), content_id=content.id, text=text, position=position, **kw
         )
 
+    def section(self, content: Content, text: str, position: int, **kw: Any) -> Section:
+        return Section(
+            id=section_id(content.id, position, text),
+            content_id=content.id,
+            text=text,
+            position=position,
+            **kw,
+        )
+
+    def passage(self, section: Section, text: str, position: int, **kw: Any) -> Quote:
+        """A document passage: a Quote of the section's Content that points at the section."""
+        return Quote(
+            id=quote_id(section.content_id, text),
+            content_id=section.content_id,
+            text=text,
+            position=position,
+            parent_id=section.id,
+            **kw,
+        )
+
+    def answer(self, question: str, cited: Sequence[Quote] = (), **kw: Any) -> Answer:
+        """An Answer citing `cited` as [1], [2], ... (its CITES relations are the caller's)."""
+        fields: dict[str, Any] = {
+            "answer": " ".join(f"Según [{n}]." for n in range(1, len(cited) + 1)) or "No sé.",
+            "answerable": bool(cited),
+            "citations": [
+                {"n": n, "quote_id": q.id, "score": 0.5, "methods": ["vector", "text"]}
+                for n, q in enumerate(cited, start=1)
+            ],
+            **kw,
+        }
+        created = str(fields.get("created_at", ""))
+        return Answer(id=stable_id("answer", question, created), question=question, **fields)
+
     def concept(self, title: str, concept: str | None = None, **kw: Any) -> Concept:
         return Concept(
             id=stable_id("concept", normalize_name(title)),
@@ -199,4 +243,55 @@ class Builders:
             concepts=concepts,
             relations=[self.relation(quote.id, SUPPORTS, c.id) for c in concepts],
             vectors=self.vectors(concepts),
+        )
+
+    def document(
+        self,
+        title: str = "Guía del sueño",
+        author: str = "Matthew Walker",
+        sections: Sequence[tuple[str, Sequence[str]]] = (
+            (
+                "Dormir bien",
+                ("El sueño profundo consolida la memoria.", "La siesta breve despeja la mente."),
+            ),
+            ("La cafeína", ("La cafeína bloquea la adenosina durante horas.",)),
+        ),
+        question: str = "¿Por qué importa el sueño profundo?",
+    ) -> ChangeSet:
+        """A document: a Content, its Sections (title, passages) and their passages, the
+        structural relations, the passages' vectors, and an Answer citing two passages.
+
+        Section positions are 10, 11, ... and passage positions run on from 20, so a backend
+        that sorts positions as text or mixes Sections into quotes_of is caught.
+        """
+        content = self.content(title, author, kind="pdf")
+        section_nodes: list[Section] = []
+        passages: list[Quote] = []
+        for index, (heading, texts) in enumerate(sections):
+            section = self.section(
+                content,
+                " ".join(texts),
+                10 + index,
+                title=heading,
+                location={"page": index + 1, "heading_path": [heading]},
+            )
+            section_nodes.append(section)
+            passages += [
+                self.passage(section, text, 20 + len(passages) + i, location={"page": index + 1})
+                for i, text in enumerate(texts)
+            ]
+        answer = self.answer(question, passages[:2], language="es", model="m", recipe="hybrid")
+        relations = [self.relation(s.id, SECTION_OF, content.id) for s in section_nodes]
+        relations += [self.relation(p.id, QUOTED_IN, content.id) for p in passages]
+        relations += [self.relation(p.id, IN_SECTION, str(p.parent_id)) for p in passages]
+        relations += [
+            self.relation(answer.id, CITES, p.id, n=n) for n, p in enumerate(passages[:2], 1)
+        ]
+        return ChangeSet(
+            contents=[content],
+            sections=section_nodes,
+            quotes=passages,
+            answers=[answer],
+            relations=relations,
+            vectors=self.vectors(passages),
         )

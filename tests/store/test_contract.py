@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 from numpy.typing import NDArray
 
 from zettelgraph.models import ChangeSet, NodeLabel, SearchHit
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.relations import AUTHORED_BY, CITES, IN_SECTION, QUOTED_IN, SECTION_OF, SUPPORTS
 from zettelgraph.store import GraphStore
 from zettelgraph.store.base import EmbedderMismatchError, EmbeddingInfo, IntegrityError
 
@@ -26,6 +26,8 @@ def snapshot(store: GraphStore) -> dict[str, Any]:
         "counts": store.counts(),
         "contents": store.list_contents(),
         "concepts": store.list_concepts(),
+        "sections": store.nodes(NodeLabel.SECTION),
+        "answers": store.answers(limit=1000),
         "relations": store.relations(),
         "vectors": {node_id: vector.tolist() for node_id, vector in store.vectors()},
     }
@@ -152,21 +154,27 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "Person": 0,
         "Quote": 0,
         "Concept": 0,
+        "Section": 0,
+        "Answer": 0,
         "relations": 0,
         "vectors": 0,
     }
     book = make.book()
     store.apply(book)
     store.apply(make.concepts_for(book, ["Neuroplasticidad", "Memoria", "Hipocampo"]))
+    store.apply(make.document())
 
     assert store.counts() == {
-        "Content": 1,
+        "Content": 2,
         "Person": 1,
-        "Quote": 3,
+        "Quote": 3 + 3,
         "Concept": 3,
-        # AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS
-        "relations": 7,
-        "vectors": 6,
+        "Section": 2,
+        "Answer": 1,
+        # Book: AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS. Document: 2
+        # SECTION_OF + 3 QUOTED_IN + 3 IN_SECTION + 2 CITES (none has a reverse).
+        "relations": 7 + 10,
+        "vectors": 6 + 3,
     }
 
 
@@ -217,6 +225,156 @@ def test_quotes_of_returns_reading_order(store: GraphStore, make: Builders) -> N
 
     assert [q.position for q in store.quotes_of(content.id)] == [0, 1, 2, 10, 11]
     assert store.quotes_of(content.id) == sorted(quotes, key=lambda q: q.position)
+
+
+# --- documents: sections, passages and answers -------------------------------------------
+
+
+def test_sections_passages_and_answers_read_back_exactly(store: GraphStore, make: Builders) -> None:
+    doc = make.document()
+    store.apply(doc)
+    content, (first, second), answer = doc.contents[0], doc.sections, doc.answers[0]
+
+    assert store.get_sections([first.id]) == [first]
+    assert store.sections_of(content.id) == [first, second]
+    assert store.nodes(NodeLabel.SECTION) == sorted(doc.sections, key=lambda s: s.id)
+    # Passages are Quotes of the Content that remember their Section.
+    assert store.quotes_of(content.id) == doc.quotes
+    assert store.get_quotes([q.id for q in doc.quotes]) == doc.quotes
+    assert [q.parent_id for q in store.quotes_of(content.id)] == [first.id, first.id, second.id]
+    assert store.answers() == [answer]
+    assert store.nodes(NodeLabel.ANSWER) == [answer]
+    assert answer.citations[1]["methods"] == ["vector", "text"]
+
+
+def test_get_sections_keeps_the_order_asked_and_skips_unknown_ids(
+    store: GraphStore, make: Builders
+) -> None:
+    doc = make.document()
+    store.apply(doc)
+    first, second = doc.sections
+    passage, answer = doc.quotes[0], doc.answers[0]
+
+    found = store.get_sections([second.id, "missing", passage.id, first.id, second.id, answer.id])
+
+    assert found == [second, first]
+    assert store.get_sections([]) == []
+    assert store.get_quotes([first.id, answer.id]) == []  # a Section is not a Quote
+
+
+def test_sections_of_returns_reading_order(store: GraphStore, make: Builders) -> None:
+    content = make.content("Manual", "Alguien")
+    # Positions above 9 catch a backend that sorts positions as text; equal positions fall
+    # back to the id.
+    sections = [make.section(content, f"Sección {p}.", p) for p in (10, 2, 0, 11, 1)]
+    twins = [make.section(content, f"Gemela {i}.", 5) for i in range(3)]
+    other = make.content("Otro", "Otra")
+    store.apply(
+        ChangeSet(
+            contents=[content, other],
+            sections=[*sections, *twins, make.section(other, "De otro documento.", 3)],
+            quotes=[make.quote(content, "Un pasaje suelto.", 4)],
+        )
+    )
+
+    found = store.sections_of(content.id)
+
+    assert [s.position for s in found] == [0, 1, 2, 5, 5, 5, 10, 11]
+    assert [s.id for s in found if s.position == 5] == sorted(t.id for t in twins)
+    assert [s.text for s in store.sections_of(other.id)] == ["De otro documento."]
+    assert [q.text for q in store.quotes_of(content.id)] == ["Un pasaje suelto."]
+    assert store.sections_of("no-such-id") == []
+
+
+def test_answers_are_newest_first_with_a_limit(store: GraphStore, make: Builders) -> None:
+    base = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)
+    madrid = timezone(timedelta(hours=2))
+    asked = [
+        make.answer("¿Primera?", created_at=base),
+        make.answer("¿Tercera?", created_at=base + timedelta(hours=2)),
+        # 11:00+02:00 is 09:00 UTC, the oldest: compared as text it would come second.
+        make.answer("¿La más vieja?", created_at=datetime(2025, 3, 1, 11, 0, tzinfo=madrid)),
+        make.answer("¿Segunda?", created_at=base + timedelta(hours=1, microseconds=1)),
+        make.answer("¿Segunda bis?", created_at=base + timedelta(hours=1, microseconds=1)),
+    ]
+    store.apply(ChangeSet(answers=asked))
+    tied = sorted([asked[3], asked[4]], key=lambda a: a.id)
+
+    assert store.answers() == [asked[1], *tied, asked[0], asked[2]]
+    assert store.answers(limit=2) == [asked[1], tied[0]]
+    assert store.answers(limit=0) == []
+    assert store.answers()[-1].created_at == asked[2].created_at  # its offset is kept
+    assert store.answers()[-1].created_at.utcoffset() == timedelta(hours=2)
+
+
+def test_document_relations_are_structural(store: GraphStore, make: Builders) -> None:
+    doc = make.document()
+    store.apply(doc)
+    content, (first, second), answer = doc.contents[0], doc.sections, doc.answers[0]
+    by_key = {r.key: r for r in doc.relations}
+
+    into_first = store.relations(first.id, direction="in")
+    assert {r.key for r in into_first} == {(q.id, IN_SECTION, first.id) for q in doc.quotes[:2]}
+    assert into_first == [by_key[r.key] for r in into_first]
+    assert store.relations(first.id) == [by_key[(first.id, SECTION_OF, content.id)]]
+    cites = [by_key[(answer.id, CITES, q.id)] for q in doc.quotes[:2]]
+    assert store.relations(answer.id) == sorted(cites, key=lambda r: r.key)
+    assert store.relations(answer.id, direction="in") == []
+    assert {r.source_id for r in store.relations(second.id, direction="in")} == {doc.quotes[2].id}
+    assert {r.key for r in store.relations(doc.quotes[0].id, direction="in")} == {
+        (answer.id, CITES, doc.quotes[0].id)
+    }
+    # No reverses: these relations are not between Concepts.
+    assert len(store.relations()) == len(doc.relations)
+
+
+def test_sections_and_answers_are_not_searched(store: GraphStore, make: Builders) -> None:
+    doc = make.document(question="¿Qué hace la cafeína con la adenosina?")
+    store.apply(doc)
+    caffeine = doc.quotes[2]
+
+    # The word is in a passage, in its Section's text and title and in the Answer.
+    hits = store.text_search("cafeína", 10)
+    assert [(h.id, h.label) for h in hits] == [(caffeine.id, NodeLabel.QUOTE)]
+    assert store.text_search("cafeína", 10, label=NodeLabel.SECTION) == []
+    assert store.text_search("cafeína", 10, label=NodeLabel.ANSWER) == []
+    assert store.text_search("Dormir", 10) == []  # only a Section title
+    assert store.text_search("Según", 10) == []  # only the Answer's text
+    query = doc.vectors[caffeine.id]
+    assert store.vector_search(NodeLabel.SECTION, query, 5) == []
+    assert [h.id for h in store.vector_search(NodeLabel.QUOTE, query, 1)] == [caffeine.id]
+    assert dict(store.vectors()).keys() == {q.id for q in doc.quotes}
+
+
+@pytest.mark.parametrize("which", ["section", "answer"])
+def test_a_vector_for_a_section_or_answer_writes_nothing(
+    store: GraphStore, make: Builders, which: str
+) -> None:
+    doc = make.document()
+    node = doc.sections[0] if which == "section" else doc.answers[0]
+    vectors = {**doc.vectors, node.id: np.ones(16, dtype=np.float32)}
+
+    with pytest.raises(IntegrityError, match="only for Quotes and Concepts"):
+        store.apply(doc.model_copy(update={"vectors": vectors}))
+
+    assert snapshot(store) == snapshot_of_empty()
+
+
+def test_a_document_replays_idempotently(store: GraphStore, make: Builders) -> None:
+    doc = make.document()
+    store.apply(doc)
+    first = snapshot(store)
+    sections = store.sections_of(doc.contents[0].id)
+
+    store.apply(doc)
+    # A re-ingested section with new text replaces the old record, in place.
+    revised = doc.sections[0].model_copy(update={"title": "Dormir mejor"})
+    store.apply(ChangeSet(sections=[revised]))
+    store.apply(ChangeSet(sections=[doc.sections[0]]))
+
+    assert snapshot(store) == first
+    assert store.sections_of(doc.contents[0].id) == sections
+    assert first["counts"]["Section"] == 2 and first["counts"]["Answer"] == 1
 
 
 # --- relations --------------------------------------------------------------------------
@@ -358,11 +516,15 @@ def snapshot_of_empty() -> dict[str, Any]:
             "Person": 0,
             "Quote": 0,
             "Concept": 0,
+            "Section": 0,
+            "Answer": 0,
             "relations": 0,
             "vectors": 0,
         },
         "contents": [],
         "concepts": [],
+        "sections": [],
+        "answers": [],
         "relations": [],
         "vectors": {},
     }

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
 from zettelgraph.models import ChangeSet, NodeLabel
+from zettelgraph.relations import CITES, IN_SECTION, SECTION_OF
 from zettelgraph.store import GraphStore, open_store
-from zettelgraph.store.copy import CopyError, copy_store
+from zettelgraph.store.copy import LABEL_FIELDS, PHASES, CopyError, copy_store
 
 if TYPE_CHECKING:
     from conftest import Builders
@@ -33,7 +34,8 @@ def everything(store: GraphStore) -> dict[str, Any]:
 
 
 def fill(store: GraphStore, make: Builders) -> None:
-    """Two books, concepts with relations of several types (and reverses), odd strings."""
+    """Two books, concepts with relations of several types (and reverses), odd strings, and
+    a document with its Sections, passages and an Answer."""
     store.ensure_embedder(make.embedder.model, make.embedder.dim)
     spark = make.book()
     quijote = make.book(
@@ -57,6 +59,10 @@ def fill(store: GraphStore, make: Builders) -> None:
     store.apply(concepts.model_copy(update={"relations": [*concepts.relations, *relations]}))
     many = [make.concept(f"Concepto {i:04d}") for i in range(30)]
     store.apply(ChangeSet(concepts=many, vectors=make.vectors(many)))
+    # A document: Sections, passages that point at them, and an Answer that cites two.
+    document = make.document()
+    store.apply(document)
+    store.apply(ChangeSet(relations=[make.relation(document.quotes[2].id, "SUPPORTS", c.id)]))
 
 
 @pytest.fixture
@@ -81,7 +87,17 @@ def test_sqlite_to_falkordb_to_sqlite_gives_an_identical_graph(
     assert everything(falkordb_store) == original
     assert everything(back) == original
     assert there.counts == again.counts == original["counts"]
-    assert original["counts"]["relations"] > 10 and original["counts"]["vectors"] == 38
+    assert original["counts"]["relations"] > 10 and original["counts"]["vectors"] == 38 + 3
+    assert original["counts"]["Section"] == 2 and original["counts"]["Answer"] == 1
+    copied_types = {r.type for r in original["relations"]}
+    assert {IN_SECTION, SECTION_OF, CITES} <= copied_types
+    passages = [q for q in original["nodes"]["Quote"] if q.parent_id is not None]
+    assert len(passages) == 3
+    for store in (falkordb_store, back):
+        assert store.sections_of(passages[0].content_id) == first.sections_of(
+            passages[0].content_id
+        )
+        assert store.answers() == first.answers()
     assert not list((tmp_path / "state").glob("*.json"))  # progress cleared when done
 
 
@@ -183,3 +199,10 @@ def test_vectors_survive_the_trip_bit_for_bit(
     stored = dict(falkordb_store.vectors())
     for node_id, vector in vectors.items():
         assert stored[node_id].tobytes() == vector.tobytes()
+
+
+def test_every_label_has_a_phase_and_a_changeset_field() -> None:
+    assert set(LABEL_FIELDS) == set(NodeLabel)
+    assert set(LABEL_FIELDS.values()) <= set(ChangeSet.model_fields)
+    assert PHASES[-2:] == ["vectors", "relations"]  # after every node phase
+    assert {f"nodes:{label}" for label in NodeLabel} == set(PHASES[:-2])

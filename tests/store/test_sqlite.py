@@ -7,6 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -258,3 +259,79 @@ def test_a_path_that_cannot_hold_a_database_gives_a_store_error(tmp_path: Path) 
         with pytest.raises(StoreError) as raised:
             open_store(f"sqlite:///{path}")
         assert str(path) in str(raised.value)
+
+
+def test_a_version_1_file_is_upgraded_in_place(db_path: Path, make: Builders) -> None:
+    """Migration 2 (sections and answers) keeps a file written before it readable."""
+    book = make.book()
+    db_path.parent.mkdir(parents=True)
+    old = raw(db_path)
+    old.execute(
+        "CREATE TABLE schema_migrations "
+        "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+    )
+    for statement in MIGRATIONS[0][1]:
+        old.execute(statement)
+    old.execute("INSERT INTO schema_migrations(version) VALUES (1)")
+    # The rows version 1 wrote: Quotes under their Content, in reading order.
+    old.executemany(
+        "INSERT INTO nodes(id, label, name_key, parent_id, position, data) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(c.id, "Content", None, None, None, c.model_dump_json()) for c in book.contents]
+        + [
+            (q.id, "Quote", None, q.content_id, q.position, q.model_dump_json())
+            for q in book.quotes
+        ],
+    )
+    old.close()
+
+    store = SQLiteStore(db_path)
+    try:
+        assert store.quotes_of(book.contents[0].id) == book.quotes
+        store.ensure_embedder(make.embedder.model, make.embedder.dim)
+        doc = make.document()
+        store.apply(doc)
+        assert store.sections_of(doc.contents[0].id) == doc.sections
+        assert store.answers() == doc.answers
+    finally:
+        store.close()
+    connection = raw(db_path)
+    try:
+        # Old rows got their time from their record: UTC, to the millisecond.
+        created = dict(connection.execute("SELECT id, created_at FROM nodes").fetchall())
+        for node in [*book.contents, *book.quotes]:
+            backfilled = datetime.fromisoformat(created[node.id])
+            assert abs(backfilled - node.created_at) <= timedelta(milliseconds=1)
+            assert created[node.id].endswith("+00:00") and len(created[node.id]) == 32
+        # New rows have it to the microsecond.
+        answer = doc.answers[0]
+        assert created[answer.id] == answer.created_at.isoformat(timespec="microseconds")
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("method", "index"),
+    [
+        ("sections_of", "nodes_parent_label"),
+        ("quotes_of", "nodes_parent_label"),
+        ("answers", "nodes_label_created"),
+    ],
+)
+def test_section_and_answer_reads_use_an_index(
+    sqlite_store: SQLiteStore, db_path: Path, method: str, index: str
+) -> None:
+    statements: list[str] = []
+    sqlite_store._db.set_trace_callback(statements.append)
+    try:
+        read = getattr(sqlite_store, method)
+        read() if method == "answers" else read("some-content-id")
+    finally:
+        sqlite_store._db.set_trace_callback(None)
+    (query,) = [s for s in statements if s.startswith("SELECT data FROM nodes")]
+    connection = raw(db_path)
+    try:
+        plan = " ".join(str(row[-1]) for row in connection.execute(f"EXPLAIN QUERY PLAN {query}"))
+    finally:
+        connection.close()
+    assert f"USING INDEX {index}" in plan, plan

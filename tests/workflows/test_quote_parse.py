@@ -204,17 +204,20 @@ def test_bad_notes_write_nothing(
 ) -> None:
     path = write(tmp_path / "bad.md", text)
     with pytest.raises(BookNotesError) as caught:
-        ingest(services, path)
+        ingest(services, path, file_type="notes")  # as a folder scan reads it
     assert "bad.md" in str(caught.value)
     assert message.lower() in str(caught.value).lower()
-    assert services.store.counts() == {
-        "Content": 0,
-        "Person": 0,
-        "Quote": 0,
-        "Concept": 0,
-        "relations": 0,
-        "vectors": 0,
-    }
+    assert set(services.store.counts().values()) == {0}
+
+
+def test_named_markdown_without_quotes_is_a_document(services: Services, tmp_path: Path) -> None:
+    path = write(tmp_path / "n.md", "# Notas\n\nSin sección de citas aquí, solo texto suelto.\n")
+    result = ingest(services, path)
+    assert (result["kind"], result["title"], result["quotes_total"]) == ("markdown", "Notas", 1)
+    (passage,) = services.store.quotes_of(result["content_id"])
+    assert passage.location == {"heading_path": ["Notas"], "line_start": 3, "line_end": 3}
+    (section,) = services.store.get_sections([passage.parent_id or ""])
+    assert section.title == "Notas"
 
 
 def test_other_embedder_is_refused_before_writing(tmp_path: Path) -> None:

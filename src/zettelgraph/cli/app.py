@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli import admin, concepts, contents, extract, ingest, store
+from zettelgraph.cli import admin, concepts, contents, extract, ingest, search, store
 
 app = typer.Typer(
     name="zettelgraph",
@@ -48,6 +48,8 @@ app.command("extract")(extract.extract)
 app.command("review")(extract.review)
 app.command("runs")(extract.list_runs)
 app.command("resume")(extract.resume)
+app.command("search")(search.search)
+app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
 app.command("concept")(concepts.show_concept)
 app.add_typer(concepts.vault_app, name="vault")

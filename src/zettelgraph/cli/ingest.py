@@ -1,4 +1,11 @@
-"""`zettelgraph ingest PATH...`: book notes into the store through the Quote Parse Graph."""
+"""`zettelgraph ingest PATH...`: book notes and documents into the store through the Quote
+Parse Graph.
+
+A folder is scanned for book notes (.md, .txt with a quotes section; others are skipped) and
+for PDF, Word and PowerPoint files. Code files and chat exports (.json) are ingested when
+named, not found by a scan: a folder of notes often holds scripts and settings files that
+are not reading.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from zettelgraph.cli.common import (
     fail,
     open_services_or_fail,
     print_json,
+    require_same_embedder,
     settings_from,
     stderr,
     stdout,
@@ -19,7 +27,8 @@ from zettelgraph.cli.common import (
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import Services
 
-NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+# Found by a folder scan: book notes and office documents.
+SCAN_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx")
 
 
 class FileSet:
@@ -35,15 +44,15 @@ class FileSet:
                     p
                     for p in path.rglob("*")
                     if p.is_file()
-                    and p.suffix.lower() in NOTE_SUFFIXES
+                    and p.suffix.lower() in SCAN_SUFFIXES
                     and not any(part.startswith(".") for part in p.relative_to(path).parts)
                 )
                 if not found:
                     self.errors.append(
                         {
                             "path": str(path),
-                            "error": f"{path}: no notes found (looked for "
-                            f"{', '.join(NOTE_SUFFIXES)} files); point at a note file or a "
+                            "error": f"{path}: nothing to ingest found (looked for "
+                            f"{', '.join(SCAN_SUFFIXES)} files); point at a file or a "
                             "folder that holds some",
                         }
                     )
@@ -67,7 +76,8 @@ class FileSet:
                     {
                         "path": str(folder),
                         "error": f"{folder}: no book notes found: none of its {len(members)} "
-                        "files has a '# Citas' (or '# Quotes' / '# Highlights') section",
+                        "files has a '# Citas' (or '# Quotes' / '# Highlights') section; "
+                        "to read one as a document, name it: `zettelgraph ingest FILE`",
                     }
                 )
         return errors
@@ -78,10 +88,21 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Note files or folders of notes.")],
     title: Annotated[str | None, typer.Option(help="Title (beats the front matter).")] = None,
     author: Annotated[str | None, typer.Option(help="Author (beats the front matter).")] = None,
+    file_type: Annotated[
+        str | None,
+        typer.Option(
+            "--type",
+            help="Read every file as: notes, pdf, docx, pptx, markdown, text, code, transcript "
+            "(default: by file type and content).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
-    """Read book notes ('# Citas' section) into the graph: Contents, authors and quotes."""
-    reports, errors, skipped = ingest_files(ctx, paths, title, author, quiet=as_json)
+    """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
+    code, chat transcripts) into the graph: Contents, authors, sections and passages."""
+    reports, errors, skipped = ingest_files(
+        ctx, paths, title, author, file_type=file_type, quiet=as_json
+    )
     if as_json:
         print_json({"contents": reports, "errors": errors, "skipped": skipped})
     if errors:
@@ -94,9 +115,16 @@ def ingest_files(
     title: str | None = None,
     author: str | None = None,
     *,
+    file_type: str | None = None,
     quiet: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
     """Ingest and (unless quiet) print the human report: reports, errors and skipped files."""
+    from typing import get_args
+
+    from zettelgraph.ingest.parsed import FileType
+
+    if file_type is not None and file_type not in ("notes", *get_args(FileType)):
+        fail(f"unknown --type {file_type!r}; use notes, {', '.join(get_args(FileType))}", code=2)
     file_set = FileSet(paths)
     errors = file_set.errors
     if (title or author) and len(file_set.files) > 1:
@@ -105,7 +133,9 @@ def ingest_files(
     services = open_services_or_fail(settings)
     skipped: list[dict[str, str]] = []
     try:
-        reports = _run(services, file_set, errors, skipped, title, author, quiet=quiet)
+        reports = _run(
+            services, file_set, errors, skipped, title, author, file_type=file_type, quiet=quiet
+        )
         for report in reports:
             content = services.store.get_content(report["id"])
             report["processed"] = bool(content and content.processed_date)
@@ -125,6 +155,7 @@ def _run(
     title: str | None,
     author: str | None,
     *,
+    file_type: str | None,
     quiet: bool,
 ) -> list[dict[str, Any]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -136,14 +167,8 @@ def _run(
     from zettelgraph.store.base import EmbedderMismatchError, StoreError
     from zettelgraph.workflows.quote_parse.graph import RECURSION_LIMIT, build_quote_parse_graph
 
-    info = services.store.embedding_info()
-    if info is not None and info.model != services.embedder.name:
-        # Checked before any file so no LLM call is spent on notes that cannot be stored.
-        fail(
-            f"the store holds vectors from {info.model!r}, the configured embedder is "
-            f"{services.embedder.name!r}: set ZETTELGRAPH_EMBEDDINGS={info.model} or run "
-            "`zettelgraph reindex`"
-        )
+    # Checked before any file so no LLM call is spent on notes that cannot be stored.
+    require_same_embedder(services)
     graph = build_quote_parse_graph(services)
     reports: list[dict[str, Any]] = []
     progress = Progress(
@@ -159,18 +184,20 @@ def _run(
         for path in file_set.files:
             progress.update(task, description=f"{path.name}: reading")
             try:
-                final: dict[str, Any] = {}
-                for mode, chunk in graph.stream(
-                    {"file_path": str(path), "title_flag": title, "author_flag": author},
-                    config={"recursion_limit": RECURSION_LIMIT},
-                    stream_mode=["updates", "values"],
-                ):
-                    if mode == "updates":
-                        step = next(iter(chunk), "")
-                        progress.update(task, description=f"{path.name}: {step} done")
-                    elif isinstance(chunk, dict):
-                        final = chunk
-                reports.append(_content_report(path, final))
+                for job in _jobs(path, file_set, file_type, services):
+                    final: dict[str, Any] = {}
+                    job.update(title_flag=title, author_flag=author)
+                    for mode, chunk in graph.stream(
+                        job,
+                        config={"recursion_limit": RECURSION_LIMIT},
+                        stream_mode=["updates", "values"],
+                    ):
+                        if mode == "updates":
+                            step = next(iter(chunk), "")
+                            progress.update(task, description=f"{path.name}: {step} done")
+                        elif isinstance(chunk, dict):
+                            final = chunk
+                    reports.append(_content_report(path, final))
             except (LLMConfigError, MissingExtraError, EmbedderMismatchError) as exc:
                 # Configuration problems would fail every file the same way: stop here.
                 errors.append({"path": str(path), "error": str(exc)})
@@ -189,9 +216,35 @@ def _run(
     return reports
 
 
+def _jobs(
+    path: Path, file_set: FileSet, file_type: str | None, services: Services
+) -> list[dict[str, Any]]:
+    """Graph inputs for one file: book notes go in by path; a document is read here, so a
+    chat export's conversations each become a Content of their own."""
+    from typing import cast
+
+    from zettelgraph.ingest.booknotes import NOTE_SUFFIXES
+    from zettelgraph.ingest.documents import read_documents
+    from zettelgraph.ingest.parsed import FileType
+
+    if file_type == "notes" or (file_type is None and path.suffix.lower() in NOTE_SUFFIXES):
+        # From a folder scan only book notes are taken; named, a file without quotes is
+        # read as a document.
+        scanned = path in file_set.folder_of or file_type == "notes"
+        return [{"file_path": str(path), "file_type": "notes" if scanned else None}]
+    max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
+    forced = cast(FileType | None, file_type)  # checked against FileType by ingest_files
+    documents = read_documents(path, max_bytes=max_bytes, file_type=forced)
+    return [
+        {"file_path": str(path), "document": document.model_dump(mode="json")}
+        for document in documents
+    ]
+
+
 def _content_report(path: Path, state: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": state["content_id"],
+        "kind": state.get("kind", "book"),
         "title": state["title"],
         "author": state.get("author"),
         "quotes": state.get("quotes_total", 0),
@@ -214,13 +267,14 @@ def _print_report(
     out = stdout()
     if reports:
         table = Table(title="Ingested")
-        for column in ("id", "title", "author", "status", "quotes", "new"):
+        for column in ("id", "title", "author", "kind", "status", "passages", "new"):
             table.add_column(column, overflow="fold")
         for r in reports:
             table.add_row(
                 r["id"][:8],
                 r["title"],
                 r["author"] or "",
+                r["kind"],
                 r["status"],
                 str(r["quotes"]),
                 str(r["quotes_added"]),

@@ -15,10 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError
+from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError, read_limited
 from zettelgraph.ingest.frontmatter import front_text, split_front_matter
 
 MIN_QUOTE_CHARS = 20
+# Files that may be book notes; other types (and notes without a quotes section, when given
+# by name) are read as documents.
+NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 QUOTE_HEADINGS = frozenset({"citas", "quotes", "highlights"})
 _SNIFF_BYTES = 8192  # NUL bytes this early mean binary (or UTF-16), as git and grep assume
 
@@ -72,25 +75,9 @@ def read_notes_file(path: Path, *, max_bytes: int) -> str:
     non-UTF-8 file, each with a message that says what to do.
     """
     name = str(path)
-    if not path.is_file():
-        kind = "is a directory" if path.is_dir() else "is not a regular file"
-        problem = kind if path.exists() else "file not found"
-        raise BookNotesError(f"{problem}. Pass the path of a markdown (.md) notes file", path=name)
-    try:
-        with path.open("rb") as handle:
-            # Read one byte past the limit: st_size can lie (pipes, files still growing).
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise BookNotesError(
-            f"cannot be read ({exc.strerror or exc}). Check its permissions", path=name
-        ) from exc
-    if len(data) > max_bytes:
-        size = max(len(data), path.stat().st_size)
-        raise BookNotesError(
-            f"file is {_size(size)}, larger than the limit of {_size(max_bytes)}. Split the notes "
-            "or raise the limit with ZETTELGRAPH_MAX_FILE_MB",
-            path=name,
-        )
+    data = read_limited(
+        path, max_bytes=max_bytes, error=BookNotesError, expected="a markdown (.md) notes file"
+    )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise BookNotesError("is UTF-16 text. Re-save it as UTF-8", path=name)
     if b"\x00" in data[:_SNIFF_BYTES]:
@@ -186,6 +173,18 @@ def parse_booknotes(text: str, *, source: str = "<text>") -> ParsedNotes:
         sections=collector.sections,
         warnings=sorted(warnings, key=lambda warning: int(warning[5 : warning.index(":")])),
     )
+
+
+def has_quotes_section(text: str) -> bool:
+    """Whether a text is book notes: it has a quotes section (even a broken one, whose errors
+    the book-notes parser should report rather than the file being read as a document)."""
+    try:
+        parse_booknotes(text)
+    except NoQuotesSectionError:
+        return False
+    except BookNotesError:
+        return True
+    return True
 
 
 @dataclass
@@ -367,7 +366,3 @@ def _without_comments(lines: list[str], start: int, warnings: list[str]) -> list
 
 def _normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _size(count: int) -> str:
-    return f"{count / 1_048_576:.1f} MB" if count >= 1_048_576 else f"{count:,} bytes"

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.models import (
+    Answer,
     AnyNode,
     ChangeSet,
     Concept,
@@ -24,6 +25,7 @@ from zettelgraph.models import (
     Quote,
     Relation,
     SearchHit,
+    Section,
 )
 
 
@@ -47,7 +49,11 @@ class EmbeddingInfo:
 
 @runtime_checkable
 class GraphStore(Protocol):
-    """A graph of Contents, Persons, Quotes and Concepts with vectors and full-text search."""
+    """A graph of Contents, Persons, Quotes, Concepts, Sections and Answers.
+
+    Quotes and Concepts also have vectors and full-text search; Sections (a document's parent
+    chunks) and Answers (questions asked of the graph) are read by id, content or time only.
+    """
 
     url: str
 
@@ -89,9 +95,19 @@ class GraphStore(Protocol):
         """Up to `limit` nodes of `label` with id > `after`, by id: a whole graph, page by page."""
 
     def quotes_of(self, content_id: str) -> list[Quote]:
-        """Quotes of a Content in their reading order."""
+        """Quotes of a Content (document passages too) in their reading order."""
 
-    def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]: ...
+    def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
+        """The known Quotes among `quote_ids`, once each, in the order asked."""
+
+    def sections_of(self, content_id: str) -> list[Section]:
+        """Sections of a Content in their reading order (position, then id)."""
+
+    def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
+        """The known Sections among `section_ids`, once each, in the order asked."""
+
+    def answers(self, *, limit: int = 50) -> list[Answer]:
+        """Up to `limit` Answers, newest first (by created_at, ties by id)."""
 
     def relations(
         self,

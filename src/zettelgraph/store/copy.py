@@ -25,7 +25,19 @@ from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import GraphStore, StoreError
 
 # Nodes before vectors before relations: what a page refers to is always already there.
+# Node phases may run in any order among themselves: a node refers to others only by plain
+# fields (a passage's `parent_id`, an Answer's citations), which no store checks; the edges
+# that link them (IN_SECTION, SECTION_OF, CITES) come with the relations, after all nodes.
 PHASES = [*(f"nodes:{label}" for label in NodeLabel), "vectors", "relations"]
+# The ChangeSet field that carries each label's nodes.
+LABEL_FIELDS = {
+    NodeLabel.CONTENT: "contents",
+    NodeLabel.PERSON: "persons",
+    NodeLabel.QUOTE: "quotes",
+    NodeLabel.CONCEPT: "concepts",
+    NodeLabel.SECTION: "sections",
+    NodeLabel.ANSWER: "answers",
+}
 Progress = Callable[[str, int], None]
 
 
@@ -124,7 +136,7 @@ def _pages(
         label = NodeLabel(phase.removeprefix("nodes:"))
         while nodes := source.nodes(label, after=after, limit=page):
             after = nodes[-1].id
-            yield ChangeSet(**{f"{label.lower()}s": nodes}), after
+            yield ChangeSet(**{LABEL_FIELDS[label]: nodes}), after
     elif phase == "vectors":
         batch: dict[str, NDArray[np.float32]] = {}
         for node_id, vector in source.vectors():

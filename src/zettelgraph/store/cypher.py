@@ -2,10 +2,10 @@
 
 The graph a user sees in their database:
 
-- every node has the label `Node` and its own (`Content`, `Person`, `Quote`, `Concept`), a
-  deterministic `id`, its full record as JSON in `data` (what we read back, so nothing is lost
-  in translation) and readable copies of the fields other tools query (`title`, `name`,
-  `text`, `position`, ...);
+- every node has the label `Node` and its own (`Content`, `Person`, `Quote`, `Concept`,
+  `Section`, `Answer`), a deterministic `id`, its full record as JSON in `data` (what we read
+  back, so nothing is lost in translation) and readable copies of the fields other tools
+  query (`title`, `name`, `text`, `position`, ...; see `cypher_props.py`);
 - relations are real relationships of their type (`SUPPORTS`, `GENERALIZES`, ...) with their
   properties as JSON in `data` and `created_at`;
 - vectors are the `embedding` property of their node; `text_key` holds the accent- and
@@ -28,39 +28,41 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel
 
 from zettelgraph.models import (
     NODE_TYPES,
+    Answer,
     AnyNode,
     ChangeSet,
     Concept,
     Content,
+    Node,
     NodeLabel,
     Person,
     Quote,
     Relation,
     SearchHit,
+    Section,
     label_of,
     normalize_name,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import EmbedderMismatchError, EmbeddingInfo, IntegrityError
+from zettelgraph.store.cypher_props import node_properties
 from zettelgraph.store.rules import (
+    SEARCHED_LABELS,
     check_dims,
     check_labels,
     check_vector_nodes,
     checked_vectors,
-    name_key,
     query_tokens,
     relations_to_write,
-    text_of,
 )
 
-NodeT = TypeVar("NodeT", bound=BaseModel)
+NodeT = TypeVar("NodeT", bound=Node)
 
-# Labels with a vector and a full-text index; other labels are searched by a scan.
-INDEXED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT)
+# Labels with a vector and a full-text index: the searched ones (no Section, no Answer).
+INDEXED_LABELS = SEARCHED_LABELS
 # How many node ids one read asks for at once.
 _READ_BATCH = 1000
 
@@ -71,36 +73,6 @@ class Statement:
 
     query: str
     rows: list[dict[str, Any]]
-
-
-def node_properties(node: AnyNode) -> dict[str, Any]:
-    """What a node stores: its record as JSON plus the fields other tools query."""
-    label = label_of(node)
-    text = text_of(node)
-    props: dict[str, Any] = {
-        "id": node.id,
-        "label": str(label),
-        "data": node.model_dump_json(),
-        "created_at": node.created_at.isoformat(),
-        "name_key": name_key(node),
-        "text_key": normalize_name(text) if text is not None else None,
-    }
-    if isinstance(node, Content):
-        props.update(title=node.title, kind=node.kind, summary_short=node.summary_short)
-        props["processed_date"] = node.processed_date.isoformat() if node.processed_date else None
-    elif isinstance(node, Person):
-        props.update(name=node.name, summary_short=node.summary_short)
-    elif isinstance(node, Quote):
-        props.update(
-            content_id=node.content_id,
-            position=node.position,
-            text=node.text,
-            section=node.section,
-            page=node.page,
-        )
-    else:
-        props.update(title=node.title, summary_short=node.summary_short, language=node.language)
-    return props
 
 
 class CypherStore(ABC):
@@ -357,16 +329,38 @@ class CypherStore(ABC):
         )
 
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
-        wanted = list(dict.fromkeys(quote_ids))
-        found = {
-            quote.id: quote
-            for quote in self._nodes(
-                Quote,
-                "UNWIND $ids AS id MATCH (n:Node {id: id}) WHERE n:Quote RETURN n.data",
-                {"ids": wanted},
-            )
-        }
-        return [found[qid] for qid in wanted if qid in found]
+        return self._get_many(Quote, NodeLabel.QUOTE, quote_ids)
+
+    def sections_of(self, content_id: str) -> list[Section]:
+        return self._nodes(
+            Section,
+            "MATCH (n:Section) WHERE n.content_id = $id RETURN n.data ORDER BY n.position, n.id",
+            {"id": content_id},
+        )
+
+    def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
+        return self._get_many(Section, NodeLabel.SECTION, section_ids)
+
+    def answers(self, *, limit: int = 50) -> list[Answer]:
+        # `created_at` is UTC text (cypher_props), so its order is time order.
+        return self._nodes(
+            Answer,
+            "MATCH (n:Answer) RETURN n.data ORDER BY n.created_at DESC, n.id LIMIT $limit",
+            {"limit": max(limit, 0)},
+        )
+
+    def _get_many(self, model: type[NodeT], label: NodeLabel, ids: Sequence[str]) -> list[NodeT]:
+        """The nodes of `label` among `ids`, once each, in the order asked."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, NodeT] = {}
+        for start in range(0, len(wanted), _READ_BATCH):
+            for node in self._nodes(
+                model,
+                f"UNWIND $ids AS id MATCH (n:Node {{id: id}}) WHERE n:{label} RETURN n.data",
+                {"ids": wanted[start : start + _READ_BATCH]},
+            ):
+                found[node.id] = node
+        return [found[i] for i in wanted if i in found]
 
     def relations(
         self,

@@ -192,7 +192,14 @@ class FalkorDBStore(CypherStore):
         return None
 
     def _create_schema(self) -> None:
-        for label, field in (("Node", "id"), ("Person", "name_key"), ("Quote", "content_id")):
+        lookups = (
+            ("Node", "id"),
+            ("Person", "name_key"),
+            # quotes_of and sections_of: a Content's passages and parent chunks.
+            ("Quote", "content_id"),
+            ("Section", "content_id"),
+        )
+        for label, field in lookups:
             if self._has_index(label, field, "RANGE") is None:
                 self._run(f"CREATE INDEX FOR (n:{label}) ON (n.{field})")
         for label in INDEXED_LABELS:

@@ -36,4 +36,21 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             " tokenize = 'unicode61 remove_diacritics 2')",
         ],
     ),
+    (
+        2,
+        [
+            # Sections share `parent_id` (their Content) and `position` with the Quotes; with
+            # the label in the key, quotes_of and sections_of each read only their own rows.
+            "DROP INDEX nodes_parent",
+            "CREATE INDEX nodes_parent_label ON nodes(parent_id, label, position)",
+            # Time order for the answers list: `rules.sortable_time`, UTC text that sorts as
+            # time. Rows written before this migration get it from their record (to the ms).
+            "ALTER TABLE nodes ADD COLUMN created_at TEXT",
+            "UPDATE nodes SET created_at = "
+            "strftime('%Y-%m-%dT%H:%M:%f', json_extract(data, '$.created_at')) || '000+00:00'",
+            # Not a partial index (WHERE label = 'Answer'): without ANALYZE statistics the
+            # planner prefers nodes_label_name and sorts, while this one it always takes.
+            "CREATE INDEX nodes_label_created ON nodes(label, created_at)",
+        ],
+    ),
 ]

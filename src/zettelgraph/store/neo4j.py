@@ -127,6 +127,9 @@ class Neo4jStore(CypherStore):
         )
         self._schema("CREATE INDEX zg_person_name IF NOT EXISTS FOR (n:Person) ON (n.name_key)")
         self._schema("CREATE INDEX zg_quote_content IF NOT EXISTS FOR (n:Quote) ON (n.content_id)")
+        self._schema(
+            "CREATE INDEX zg_section_content IF NOT EXISTS FOR (n:Section) ON (n.content_id)"
+        )
         for label in INDEXED_LABELS:
             self._schema(
                 f"CREATE FULLTEXT INDEX {_text_index(label)} IF NOT EXISTS "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +30,9 @@ from zettelgraph.store.base import IntegrityError
 # Relation types become Cypher relationship types, which cannot be query parameters.
 _RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 TOKEN = re.compile(r"\w+", re.UNICODE)
+# The labels that are embedded and full-text searched. Sections are kept whole for context
+# and Answers are a record of questions: searching them would return the passages again.
+SEARCHED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT)
 
 
 def checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -64,6 +68,13 @@ def check_vector_nodes(arrays: Mapping[str, object], labels: Mapping[str, str]) 
     missing = sorted(arrays.keys() - labels.keys())
     if missing:
         raise IntegrityError(f"vectors given for nodes that do not exist: {missing[:5]}")
+    searched = {str(label) for label in SEARCHED_LABELS}
+    # A vector elsewhere would be counted and copied but never searched (no index has it).
+    unsearched = sorted(node_id for node_id in arrays if labels[node_id] not in searched)
+    if unsearched:
+        raise IntegrityError(
+            f"vectors are kept only for Quotes and Concepts; given for {unsearched[:5]}"
+        )
 
 
 def relations_to_write(
@@ -103,7 +114,11 @@ def relations_to_write(
 
 
 def text_of(node: AnyNode) -> str | None:
-    """The text full-text search sees for a node; None for nodes that are not searched."""
+    """The text full-text search sees for a node; None for nodes that are not searched.
+
+    Only `SEARCHED_LABELS` have one: a Section's text is its passages' text again, and an
+    Answer is not a source.
+    """
     if isinstance(node, Quote):
         return node.text
     if isinstance(node, Concept):
@@ -117,6 +132,17 @@ def name_key(node: AnyNode) -> str | None:
     if isinstance(node, Content):
         return normalize_name(node.title)
     return None
+
+
+def sortable_time(moment: datetime) -> str:
+    """`moment` in UTC as fixed-width ISO text, so that text order is time order.
+
+    Stored timestamps keep the offset they were given; compared as text, "11:00+02:00" would
+    sort after "10:00+00:00". A naive time is taken as UTC, like `utcnow` makes them.
+    """
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def query_tokens(query: str) -> list[str]:

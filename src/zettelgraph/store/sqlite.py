@@ -26,6 +26,7 @@ from zettelgraph.models import (
     Quote,
     Relation,
     SearchHit,
+    Section,
     label_of,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
@@ -43,6 +44,7 @@ from zettelgraph.store.rules import (
     checked_vectors,
     name_key,
     relations_to_write,
+    sortable_time,
     text_of,
 )
 from zettelgraph.store.sqlite_reads import SQLiteReads, locked
@@ -196,17 +198,30 @@ class SQLiteStore(SQLiteReads):
     def _upsert_node(self, node: AnyNode) -> None:
         label = label_of(node)
         data = node.model_dump_json()
-        parent = node.content_id if isinstance(node, Quote) else None
-        position = node.position if isinstance(node, Quote) else None
+        # Quotes (passages too) and Sections hang off their Content in reading order, so
+        # quotes_of and sections_of are index lookups; a passage's Section is in its record.
+        parent: str | None = None
+        position: int | None = None
+        if isinstance(node, Quote | Section):
+            parent, position = node.content_id, node.position
         row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()
         if row is not None:
             check_labels([node], {node.id: row[0]})
         self._db.execute(
-            "INSERT INTO nodes(id, label, name_key, parent_id, position, data) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+            "INSERT INTO nodes(id, label, name_key, parent_id, position, created_at, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
             "name_key = excluded.name_key, parent_id = excluded.parent_id, "
-            "position = excluded.position, data = excluded.data",
-            (node.id, str(label), name_key(node), parent, position, data),
+            "position = excluded.position, created_at = excluded.created_at, "
+            "data = excluded.data",
+            (
+                node.id,
+                str(label),
+                name_key(node),
+                parent,
+                position,
+                sortable_time(node.created_at),
+                data,
+            ),
         )
         text = text_of(node)
         if text is not None:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from zettelgraph.models import (
     NODE_TYPES,
+    Answer,
     AnyNode,
     Concept,
     Content,
@@ -27,6 +28,7 @@ from zettelgraph.models import (
     Quote,
     Relation,
     SearchHit,
+    Section,
     normalize_name,
 )
 from zettelgraph.store.rules import query_tokens
@@ -78,6 +80,29 @@ class SQLiteReads:
         ).fetchall()
         found = self._load(model, rows)
         return found[0] if found else None
+
+    def _get_many(self, model: type[NodeT], label: NodeLabel, ids: Sequence[str]) -> list[NodeT]:
+        """The nodes of `label` among `ids`, once each, in the order asked."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                self._db.execute(
+                    f"SELECT id, data FROM nodes WHERE label = ? AND id IN ({marks})",
+                    [str(label), *chunk],
+                ).fetchall()
+            )
+        return [model.model_validate_json(found[i]) for i in wanted if i in found]
+
+    def _children(self, model: type[NodeT], label: NodeLabel, parent_id: str) -> list[NodeT]:
+        """The nodes of `label` under a parent (a Content) in their reading order."""
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE parent_id = ? AND label = ? ORDER BY position, id",
+            (parent_id, str(label)),
+        ).fetchall()
+        return self._load(model, rows)
 
     @locked
     def get_content(self, content_id: str) -> Content | None:
@@ -135,22 +160,27 @@ class SQLiteReads:
 
     @locked
     def quotes_of(self, content_id: str) -> list[Quote]:
-        rows = self._db.execute(
-            "SELECT data FROM nodes WHERE label = 'Quote' AND parent_id = ? ORDER BY position, id",
-            (content_id,),
-        ).fetchall()
-        return self._load(Quote, rows)
+        return self._children(Quote, NodeLabel.QUOTE, content_id)
 
     @locked
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
-        labels = self._labels(set(quote_ids))
-        wanted = [qid for qid in dict.fromkeys(quote_ids) if labels.get(qid) == NodeLabel.QUOTE]
-        out: list[Quote] = []
-        for qid in wanted:
-            quote = self._get(Quote, NodeLabel.QUOTE, qid)
-            if quote is not None:
-                out.append(quote)
-        return out
+        return self._get_many(Quote, NodeLabel.QUOTE, quote_ids)
+
+    @locked
+    def sections_of(self, content_id: str) -> list[Section]:
+        return self._children(Section, NodeLabel.SECTION, content_id)
+
+    @locked
+    def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
+        return self._get_many(Section, NodeLabel.SECTION, section_ids)
+
+    @locked
+    def answers(self, *, limit: int = 50) -> list[Answer]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Answer' ORDER BY created_at DESC, id LIMIT ?",
+            (max(limit, 0),),
+        ).fetchall()
+        return self._load(Answer, rows)
 
     @locked
     def relations(

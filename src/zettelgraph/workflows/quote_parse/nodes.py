@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
-from zettelgraph.ingest.booknotes import ParsedQuote, parse_booknotes, read_notes_file
+from zettelgraph.ingest.booknotes import (
+    NOTE_SUFFIXES,
+    ParsedQuote,
+    has_quotes_section,
+    parse_booknotes,
+    read_notes_file,
+)
+from zettelgraph.ingest.documents import read_documents
+from zettelgraph.ingest.parsed import DocumentError, FileType, ParsedDocument
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import (
     ChangeSet,
@@ -15,59 +23,98 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
+    Section,
     content_id,
     person_id,
     quote_id,
     sha256_text,
 )
 from zettelgraph.prompts import book_summary
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
+from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.quote_parse.documents import (
+    document_content_id,
+    document_hash,
+    parse_document,
+)
 from zettelgraph.workflows.quote_parse.state import QuoteParseState
 
 log = logging.getLogger(__name__)
 
 
 def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    """Book notes are read as text; any other file is read into a document here, unless the
+    caller already read it (one conversation of a chat export)."""
+    if state.get("document"):
+        document = ParsedDocument.model_validate(state["document"])
+        return {"content_hash": document_hash(document)}
+    path = Path(state["file_path"])
+    forced = state.get("file_type")
     max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
-    text = read_notes_file(Path(state["file_path"]), max_bytes=max_bytes)
-    return {"text": text, "content_hash": sha256_text(text)}
+    if forced == "notes" or (forced is None and path.suffix.lower() in NOTE_SUFFIXES):
+        text = read_notes_file(path, max_bytes=max_bytes)
+        if forced == "notes" or has_quotes_section(text):
+            return {"text": text, "content_hash": sha256_text(text)}
+    documents = read_documents(path, max_bytes=max_bytes, file_type=_document_type(forced))
+    if len(documents) > 1:
+        raise DocumentError(
+            f"holds {len(documents)} conversations; ingest it with `zettelgraph ingest`, "
+            "which reads each one",
+            path=str(path),
+        )
+    document = documents[0]
+    return {"document": document.model_dump(mode="json"), "content_hash": document_hash(document)}
+
+
+def _document_type(forced: str | None) -> FileType | None:
+    if forced is None or forced == "notes":
+        return None
+    if forced not in get_args(FileType):
+        raise ValueError(
+            f"unknown file type {forced!r}; known: notes, {', '.join(get_args(FileType))}"
+        )
+    return cast(FileType, forced)
 
 
 def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
-    """Parse the notes and compare them with what the store already holds for this Content."""
+    """Parse the notes (or chunk the document) and compare with what the store holds."""
     path = Path(state["file_path"])
-    notes = parse_booknotes(state["text"], source=str(path))
-    title = (state.get("title_flag") or notes.title or path.stem).strip()
-    author = (state.get("author_flag") or notes.author or "").strip() or None
-    warnings = list(notes.warnings)
+    if state.get("document"):
+        document = ParsedDocument.model_validate(state["document"])
+        title = (state.get("title_flag") or document.title or path.stem).strip()
+        author = (state.get("author_flag") or document.author or "").strip() or None
+        cid = document_content_id(document, title, author)
+        parsed, sections, warnings = parse_document(document, cid, services.settings)
+        warnings = [*document.warnings, *warnings]
+        metadata: dict[str, Any] = {**document.metadata, "file_type": document.file_type}
+        kind: str = document.file_type
+    else:
+        notes = parse_booknotes(state["text"], source=str(path))
+        title = (state.get("title_flag") or notes.title or path.stem).strip()
+        author = (state.get("author_flag") or notes.author or "").strip() or None
+        cid = content_id(title, author)
+        parsed, warnings = _book_quotes(notes.quotes, cid)
+        warnings = [*notes.warnings, *warnings]
+        sections, metadata, kind = [], notes.metadata, "book"
     if author is None:
-        warnings.append("no author in the front matter or --author: stored without one")
-    cid = content_id(title, author)
-
-    parsed: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for quote in notes.quotes:
-        qid = quote_id(cid, quote.text)
-        if qid in seen:
-            warnings.append(f"line {quote.line}: same quote as line {seen[qid]}; kept once")
-            continue
-        seen[qid] = quote.line
-        parsed.append({**quote.model_dump(), "id": qid})
+        warnings.append("no author in the file or --author: stored without one")
 
     existing = services.store.get_content(cid)
     update: dict[str, Any] = {
         "content_id": cid,
+        "kind": kind,
         "title": title,
         "author": author,
-        "metadata": notes.metadata,
+        "metadata": metadata,
         "parsed_quotes": parsed,
+        "sections": sections,
         "quotes_total": len(parsed),
         "warnings": warnings,
     }
     if existing is None:
         return {**update, "status": "new", "quotes_added": len(parsed), "removed_quotes": []}
+    seen = {q["id"] for q in parsed}
     stored = services.store.quotes_of(cid)
     stored_ids = {q.id for q in stored}
     added = [q for q in parsed if q["id"] not in stored_ids]
@@ -79,6 +126,29 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
         "quotes_added": len(added),
         "removed_quotes": removed,
     }
+
+
+def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, Any]], list[str]]:
+    parsed: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    seen: dict[str, int] = {}
+    for quote in quotes:
+        qid = quote_id(cid, quote.text)
+        if qid in seen:
+            warnings.append(f"line {quote.line}: same quote as line {seen[qid]}; kept once")
+            continue
+        seen[qid] = quote.line
+        parsed.append(
+            {
+                "id": qid,
+                "text": quote.text,
+                "section": quote.section,
+                "page": quote.page,
+                "location": {"line": quote.line},
+                "parent_id": None,
+            }
+        )
+    return parsed, warnings
 
 
 def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
@@ -147,7 +217,7 @@ def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
     content = Content(
         id=cid,
         title=state["title"],
-        kind="book",
+        kind=state.get("kind", "book"),
         source_path=str(Path(state["file_path"]).resolve()),
         content_hash=state["content_hash"],
         summary=state.get("summary", ""),
@@ -165,18 +235,10 @@ def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
             kept.update(summary=existing.summary, summary_short=existing.summary_short)
         content = content.model_copy(update=kept)
     stored = {q.id: q for q in store.quotes_of(cid)} if existing is not None else {}
+    sections = [Section(content_id=cid, **item) for item in state.get("sections", [])]
     quotes: list[Quote] = []
     for position, item in enumerate(state["parsed_quotes"]):
-        parsed = ParsedQuote.model_validate({k: v for k, v in item.items() if k != "id"})
-        quote = Quote(
-            id=item["id"],
-            content_id=cid,
-            text=parsed.text,
-            section=parsed.section,
-            page=parsed.page,
-            position=position,
-            location={"line": parsed.line},
-        )
+        quote = Quote(content_id=cid, position=position, **item)
         if quote.id in stored:
             quote = quote.model_copy(update={"created_at": stored[quote.id].created_at})
         quotes.append(quote)
@@ -184,6 +246,12 @@ def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
     services.store.ensure_embedder(services.embedder.name, services.embedder.dim)
     vectors = services.embedder.embed([q.text for q in quotes])
     relations = [Relation(source_id=q.id, target_id=cid, type=QUOTED_IN) for q in quotes]
+    relations += [Relation(source_id=s.id, target_id=cid, type=SECTION_OF) for s in sections]
+    relations += [
+        Relation(source_id=q.id, target_id=q.parent_id, type=IN_SECTION)
+        for q in quotes
+        if q.parent_id is not None
+    ]
     persons: list[Person] = []
     if state.get("new_author"):
         persons.append(Person.model_validate(state["new_author"]))
@@ -193,6 +261,7 @@ def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
         ChangeSet(
             contents=[content],
             persons=persons,
+            sections=sections,
             quotes=quotes,
             relations=relations,
             vectors={q.id: vectors[i] for i, q in enumerate(quotes)},

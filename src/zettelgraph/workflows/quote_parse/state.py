@@ -13,10 +13,16 @@ class QuoteParseInput(TypedDict, total=False):
     # Explicit flags beat the file's front matter.
     title_flag: str | None
     author_flag: str | None
+    # "notes" reads the file as book notes only (a folder scan: no quotes section -> skipped);
+    # a document type forces that reader; None picks by file type and content.
+    file_type: str | None
+    # A document already read (a ParsedDocument dump): one conversation of a chat export.
+    document: dict[str, Any] | None
 
 
 class QuoteParseOutput(TypedDict, total=False):
     content_id: str
+    kind: str  # "book" for book notes, else the document's file type
     title: str
     author: str | None
     status: Status
@@ -30,7 +36,8 @@ class QuoteParseState(QuoteParseInput, QuoteParseOutput, total=False):
     text: str
     content_hash: str
     metadata: dict[str, Any]
-    parsed_quotes: list[dict[str, Any]]  # ParsedQuote dumps, kept JSON-safe for checkpoints
+    parsed_quotes: list[dict[str, Any]]  # passages as JSON-safe dicts (id, text, location...)
+    sections: list[dict[str, Any]]  # a document's parent chunks (id, title, text, location)
     summary: str
     summary_short: str
     author_id: str | None

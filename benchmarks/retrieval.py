@@ -1,0 +1,169 @@
+"""Retrieval quality and latency of the search recipes on a passages + questions set.
+
+    python benchmarks/retrieval.py --data ../shared/data/xquad_es
+        [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
+        [--out FILE]
+
+DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
+(`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
+passage (Quote) of a Content named after its article, with its vector from the embedder,
+exactly as `zettelgraph ingest` stores passages; then every question is searched with each
+recipe through `Retriever.candidates`, the code behind `zettelgraph search`. Printed as JSON:
+Recall@1/5/10 and MRR per recipe (a question's rank is where its gold passage first appears;
+MRR counts 0 past the candidate lists), and per-query latency p50/p95 in ms (embedding the
+question included, one query at a time, as a user would run it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from zettelgraph.embeddings import build_embedder
+from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
+from zettelgraph.relations import QUOTED_IN
+from zettelgraph.retrieval.recipes import RECIPES
+from zettelgraph.retrieval.search import Retriever
+from zettelgraph.store import open_store
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def build_store(
+    passages: list[dict[str, Any]], db: Path, embeddings: str
+) -> tuple[Any, Any, dict[str, str]]:
+    """The store, the embedder, and passage id -> gold passage_id."""
+    embedder = build_embedder(embeddings)
+    store = open_store(f"sqlite:///{db}")
+    store.ensure_embedder(embedder.name, embedder.dim)
+    contents: dict[str, Content] = {}
+    quotes: list[Quote] = []
+    gold_of: dict[str, str] = {}
+    for position, row in enumerate(passages):
+        title = row["article_title"].replace("_", " ")
+        cid = content_id(title, None)
+        contents.setdefault(cid, Content(id=cid, title=title, kind="text"))
+        qid = quote_id(cid, row["text"])
+        gold_of[qid] = row["passage_id"]
+        quotes.append(Quote(id=qid, content_id=cid, text=row["text"], position=position))
+    vectors = embedder.embed([q.text for q in quotes])
+    store.apply(
+        ChangeSet(
+            contents=list(contents.values()),
+            quotes=quotes,
+            relations=[
+                Relation(source_id=q.id, target_id=q.content_id, type=QUOTED_IN) for q in quotes
+            ],
+            vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
+        )
+    )
+    return store, embedder, gold_of
+
+
+def evaluate(
+    retriever: Retriever, questions: list[dict[str, Any]], gold_of: dict[str, str], recipe_name: str
+) -> dict[str, Any]:
+    recipe = RECIPES[recipe_name]
+    ranks: list[int | None] = []
+    latencies: list[float] = []
+    for row in questions:
+        started = time.perf_counter()
+        ranked = retriever.candidates(row["question"], recipe)
+        latencies.append((time.perf_counter() - started) * 1000)
+        rank = next(
+            (
+                i
+                for i, entry in enumerate(ranked, start=1)
+                if gold_of.get(entry.id) == row["passage_id"]
+            ),
+            None,
+        )
+        ranks.append(rank)
+    n = len(ranks)
+
+    def recall(k: int) -> float:
+        return round(sum(1 for r in ranks if r is not None and r <= k) / n, 4)
+
+    return {
+        "R@1": recall(1),
+        "R@5": recall(5),
+        "R@10": recall(10),
+        "MRR": round(sum(1 / r for r in ranks if r is not None) / n, 4),
+        "latency_ms": {
+            "p50": round(statistics.median(latencies), 2),
+            "p95": round(_percentile(latencies, 0.95), 2),
+        },
+        "recipe": recipe.model_dump(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--recipes", default="hybrid,fulltext,vector,rrf")
+    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--limit", type=int, default=0, help="Only the first N questions.")
+    parser.add_argument("--out", type=Path, help="Also write the JSON here.")
+    args = parser.parse_args(argv)
+    for name in ("passages.jsonl", "questions.jsonl"):
+        if not (args.data / name).is_file():
+            parser.error(
+                f"{args.data / name} is missing: --data needs passages.jsonl and questions.jsonl"
+            )
+    recipes = [name.strip() for name in args.recipes.split(",") if name.strip()]
+    unknown = [name for name in recipes if name not in RECIPES]
+    if unknown:
+        parser.error(f"unknown recipes {unknown}; known: {', '.join(RECIPES)}")
+    passages = _load(args.data / "passages.jsonl")
+    questions = _load(args.data / "questions.jsonl")
+    if args.limit:
+        questions = questions[: args.limit]
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        store, embedder, gold_of = build_store(passages, Path(tmp) / "bench.db", args.embeddings)
+        load_seconds = time.perf_counter() - started
+        retriever = Retriever(store, embedder)
+        retriever.candidates("warm up", RECIPES["hybrid"])
+        results = {name: evaluate(retriever, questions, gold_of, name) for name in recipes}
+        store.close()
+    singles = [results[name] for name in ("fulltext", "vector") if name in results]
+    report: dict[str, Any] = {
+        "data": str(args.data),
+        "passages": len(passages),
+        "questions": len(questions),
+        "embeddings": args.embeddings,
+        "load_seconds": round(load_seconds, 2),
+        "recipes": results,
+        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "date": datetime.now(UTC).date().isoformat(),
+    }
+    if "hybrid" in results and len(singles) == 2:
+        hybrid = results["hybrid"]
+        report["hybrid_beats_both"] = {
+            metric: hybrid[metric] > max(s[metric] for s in singles) for metric in ("R@1", "R@5")
+        }
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""Hierarchical chunking: a parsed document -> parent sections and child passages.
+
+Parents are what a reader would call a unit: a section under its heading, a slide (or slides
+that continue one another), a chat exchange, a module or class. They are kept whole, for
+context. Children are the passages: about `child_tokens` tokens, cut at sentence ends, with
+up to `overlap_tokens` of the previous passage repeated at the start so an idea that
+straddles a cut is whole in at least one passage. Children are what gets embedded, searched,
+cited and read by concept extraction.
+
+Where the cut may fall depends on the block kind:
+- prose (`text`): a passage may run across paragraphs of the same parent, but not across a
+  page or slide, so a citation names one page;
+- speaker notes (`notes`) and chat turns (`turn`): a passage stays inside its block, so a
+  citation names one slide's notes or one speaker;
+- code (`code`): a definition is one passage; a definition too long for one is cut at lines.
+
+Tokens are counted as words and punctuation marks (`\\w+|[^\\w\\s]`): close to what
+subword tokenisers give for prose, needs no model, and is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from zettelgraph.ingest.locations import merge_locations
+from zettelgraph.ingest.parsed import Block, ParsedDocument
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+# A sentence ends at . ! ? or … (with closing quotes/brackets) before a space and a capital,
+# a digit, an opening mark or a dash; abbreviations below do not end one.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»”’)\]]*\s+(?=[¿¡\"'«“‘(\[—–-]?[\w])")
+_ABBREVIATIONS = frozenset(
+    [
+        *("sr", "sra", "srta", "dr", "dra", "lic", "ing", "prof", "etc", "p", "pp", "pág"),
+        *("págs", "cap", "vol", "núm", "no", "fig", "ej", "eg", "ie", "vs", "cf", "mr"),
+        *("mrs", "ms", "st", "jr", "approx", "ed", "eds", "al", "art"),
+    ]
+)
+
+
+def count_tokens(text: str) -> int:
+    return len(_TOKEN.findall(text))
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    child_tokens: int = 256
+    overlap_tokens: int = 32
+    # A parent larger than this is split at block boundaries into several parents.
+    max_parent_tokens: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.child_tokens < 16:
+            raise ValueError("child_tokens must be at least 16")
+        if not 0 <= self.overlap_tokens < self.child_tokens:
+            raise ValueError("overlap_tokens must be between 0 and child_tokens - 1")
+        if self.max_parent_tokens < self.child_tokens:
+            raise ValueError("max_parent_tokens must be at least child_tokens")
+
+
+@dataclass
+class ChunkedSection:
+    """A parent chunk: its title, whole text and the location it covers."""
+
+    title: str
+    text: str
+    location: dict[str, Any]
+    kind: str
+
+
+@dataclass
+class ChunkedPassage:
+    """A child chunk: the text to embed and cite, its location, its parent's index."""
+
+    text: str
+    location: dict[str, Any]
+    section: int
+
+
+@dataclass
+class ChunkedDocument:
+    sections: list[ChunkedSection] = field(default_factory=list)
+    passages: list[ChunkedPassage] = field(default_factory=list)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph, trimmed; abbreviations ("Sr.", "p.", "J.") do not end one."""
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()].rstrip()
+        last_word = re.search(r"(\w+)\W*$", candidate)
+        if last_word and (
+            last_word.group(1).casefold() in _ABBREVIATIONS
+            or (len(last_word.group(1)) == 1 and last_word.group(1).isupper())
+        ):
+            continue
+        pieces.append(candidate)
+        start = match.end()
+    pieces.append(text[start:].strip())
+    return [p for p in (" ".join(piece.split()) for piece in pieces) if p]
+
+
+def _split_long(sentence: str, limit: int) -> list[str]:
+    """A sentence over the limit is cut between words (a table row, a run-on list)."""
+    words = sentence.split()
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
+    for word in words:
+        tokens = count_tokens(word)
+        if current and size + tokens > limit:
+            out.append(" ".join(current))
+            current, size = [], 0
+        current.append(word)
+        size += tokens
+    if current:
+        out.append(" ".join(current))
+    return out
+
+
+def _code_pieces(
+    text: str, location: dict[str, Any], limit: int
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A code block whole, or in runs of lines of at most `limit` tokens (2x for code: a
+    function split in half is worth less than a longer passage)."""
+    if count_tokens(text) <= 2 * limit:
+        yield text, location
+        return
+    lines = text.split("\n")
+    first = location.get("line_start")
+    start = 0
+    size = 0
+    for i, line in enumerate(lines):
+        tokens = count_tokens(line)
+        if i > start and size + tokens > 2 * limit:
+            yield _line_piece(lines, start, i, location, first)
+            start, size = i, 0
+        size += tokens
+    yield _line_piece(lines, start, len(lines), location, first)
+
+
+def _line_piece(
+    lines: list[str], start: int, stop: int, location: dict[str, Any], first: int | None
+) -> tuple[str, dict[str, Any]]:
+    piece = dict(location)
+    if first is not None:
+        piece.update(line_start=first + start, line_end=first + stop - 1)
+    return "\n".join(lines[start:stop]).strip("\n"), piece
+
+
+class _Packer:
+    """Packs sentences into passages of about `limit` tokens with sentence overlap."""
+
+    def __init__(self, config: ChunkingConfig, section: int, out: list[ChunkedPassage]):
+        self.config = config
+        self.section = section
+        self.out = out
+        self.units: list[tuple[str, int, dict[str, Any]]] = []  # (sentence, tokens, location)
+        self.size = 0
+        self.fresh = 0  # sentences added since the last passage was emitted
+
+    def add(self, sentence: str, location: dict[str, Any]) -> None:
+        tokens = count_tokens(sentence)
+        if self.units and self.size + tokens > self.config.child_tokens:
+            self._emit()
+            self._keep_overlap(tokens)
+        self.units.append((sentence, tokens, location))
+        self.size += tokens
+        self.fresh += 1
+
+    def _keep_overlap(self, incoming: int) -> None:
+        kept: list[tuple[str, int, dict[str, Any]]] = []
+        size = 0
+        budget = min(self.config.overlap_tokens, self.config.child_tokens - incoming)
+        for unit in reversed(self.units):
+            if size + unit[1] > budget:
+                break
+            kept.insert(0, unit)
+            size += unit[1]
+        self.units, self.size = kept, size
+
+    def _emit(self) -> None:
+        if self.fresh == 0:
+            return
+        text = " ".join(unit[0] for unit in self.units)
+        location = merge_locations([unit[2] for unit in self.units])
+        self.out.append(ChunkedPassage(text=text, location=location, section=self.section))
+        self.fresh = 0
+
+    def flush(self) -> None:
+        self._emit()
+        self.units, self.size = [], 0
+
+
+def _location(block: Block) -> dict[str, Any]:
+    return (
+        block.location if block.kind in ("text", "code") else {**block.location, "kind": block.kind}
+    )
+
+
+def _parents(document: ParsedDocument, config: ChunkingConfig) -> list[list[Block]]:
+    """Consecutive blocks of one group, split at block boundaries when too large."""
+    groups: list[list[Block]] = []
+    for block in document.blocks:
+        if groups and groups[-1][0].group == block.group:
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+    parents: list[list[Block]] = []
+    for group in groups:
+        current: list[Block] = []
+        size = 0
+        for block in group:
+            tokens = count_tokens(block.text)
+            if current and size + tokens > config.max_parent_tokens:
+                parents.append(current)
+                current, size = [], 0
+            current.append(block)
+            size += tokens
+        parents.append(current)
+    return parents
+
+
+def chunk_document(document: ParsedDocument, config: ChunkingConfig) -> ChunkedDocument:
+    """Parents and children of a parsed document, in reading order."""
+    out = ChunkedDocument()
+    for blocks in _parents(document, config):
+        index = len(out.sections)
+        title = blocks[0].group_title
+        out.sections.append(
+            ChunkedSection(
+                title=title,
+                text="\n\n".join(block.text for block in blocks),
+                location=merge_locations([block.location for block in blocks]),
+                kind=blocks[0].kind,
+            )
+        )
+        packer = _Packer(config, index, out.passages)
+        place: tuple[object, object] | None = None
+        for block in blocks:
+            location = _location(block)
+            if (block.location.get("page"), block.location.get("slide")) != place:
+                packer.flush()
+                place = (block.location.get("page"), block.location.get("slide"))
+            if block.kind == "code":
+                packer.flush()
+                for code, where in _code_pieces(block.text, location, config.child_tokens):
+                    out.passages.append(ChunkedPassage(text=code, location=where, section=index))
+                continue
+            if block.kind != "text":
+                packer.flush()  # notes and turns start their own passages
+            for paragraph in re.split(r"\n\s*\n", block.text):
+                for sentence in split_sentences(paragraph):
+                    for piece in _split_long(sentence, config.child_tokens):
+                        packer.add(piece, location)
+            if block.kind != "text":
+                packer.flush()
+        packer.flush()
+    return out

@@ -1,0 +1,1 @@
+"""Hybrid retrieval with citations: recipes, fusion, search."""

@@ -1,0 +1,87 @@
+"""Search recipes: how a search combines full-text, vector and graph evidence.
+
+A recipe is configuration, not code: every caller (CLI `search` and `ask`, the web app, the
+benchmark) names one, and `ZETTELGRAPH_SEARCH_RECIPE` picks the default. The numbers of the
+default `hybrid` recipe were chosen on the XQuAD-es dev set with `benchmarks/retrieval.py`
+(see docs/benchmarks.md and docs/design.md, "Hybrid retrieval").
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Fusion = Literal["score", "rrf"]
+# How a list's scores are put on a common scale before the weighted sum:
+#   max    score / best score in the list (BM25: how close to the best match; the best is 1)
+#   raw    as they are (cosine similarities are already on a fixed -1..1 scale)
+#   minmax (score - worst) / (best - worst)
+#   zscore (score - mean) / standard deviation
+Normalization = Literal["max", "raw", "minmax", "zscore"]
+
+
+class SearchRecipe(BaseModel):
+    """Which searches run, how many candidates each proposes, and how they are fused."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    fulltext_weight: float = Field(ge=0)
+    vector_weight: float = Field(ge=0)
+    # Passages reached through concepts: those supported by the top hits' concepts and by
+    # the concepts most similar to the query.
+    graph_weight: float = Field(default=0.0, ge=0)
+    candidates: int = Field(default=50, ge=1, le=1000)
+    fusion: Fusion = "score"
+    # Score fusion: each list's scores are normalised, then summed with the weights.
+    fulltext_normalization: Normalization = "max"
+    vector_normalization: Normalization = "raw"
+    # Reciprocal-rank fusion: weight / (rrf_k + rank).
+    rrf_k: int = Field(default=60, ge=1)
+    # Drop function words from the full-text query, so BM25 ranks by the words that carry
+    # the question ("¿Cuántos puntos ...?" -> "puntos ...").
+    drop_stopwords: bool = True
+    # Graph expansion: concepts taken as seeds, how similar a concept must be to the query,
+    # and how many top passages lend their concepts.
+    graph_concepts: int = Field(default=5, ge=0, le=100)
+    graph_min_similarity: float = Field(default=0.35, ge=-1, le=1)
+    graph_seed_passages: int = Field(default=5, ge=0, le=100)
+
+    @property
+    def methods(self) -> list[str]:
+        weights = {
+            "fulltext": self.fulltext_weight,
+            "vector": self.vector_weight,
+            "graph": self.graph_weight,
+        }
+        return [method for method, weight in weights.items() if weight > 0]
+
+
+RECIPES: dict[str, SearchRecipe] = {
+    recipe.name: recipe
+    for recipe in (
+        # Chosen on XQuAD-es: BM25 / best BM25 plus the raw cosine, 0.35 : 0.65. Every BM25
+        # weight from 0.25 to 0.45 scores within 0.006 R@1 of the best (docs/design.md).
+        SearchRecipe(name="hybrid", fulltext_weight=0.35, vector_weight=0.65, graph_weight=0.15),
+        SearchRecipe(name="fulltext", fulltext_weight=1.0, vector_weight=0.0),
+        SearchRecipe(name="vector", fulltext_weight=0.0, vector_weight=1.0),
+        # Plain reciprocal-rank fusion, the usual baseline (k = 60, equal weights).
+        SearchRecipe(
+            name="rrf",
+            fulltext_weight=1.0,
+            vector_weight=1.0,
+            graph_weight=0.0,
+            fusion="rrf",
+            drop_stopwords=False,
+        ),
+    )
+}
+
+
+def recipe_named(name: str) -> SearchRecipe:
+    try:
+        return RECIPES[name]
+    except KeyError:
+        known = ", ".join(RECIPES)
+        raise ValueError(f"unknown search recipe {name!r}; known: {known}") from None

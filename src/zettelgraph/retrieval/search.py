@@ -1,0 +1,165 @@
+"""Hybrid search over passages (book-note quotes and document chunks), with citations.
+
+    query -> full-text (BM25) candidates + vector candidates -> fused
+          -> graph expansion: concepts the top passages support and concepts close to the
+             query, and the passages that support those concepts -> fused again
+          -> top k passages, each with its Content, author, location, parent section
+             (the passage in context), the concepts it supports, and which methods found it
+
+No LLM is called: search is fast, offline and deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.embeddings import Embedder
+from zettelgraph.ingest.locations import location_label
+from zettelgraph.models import Concept, NodeLabel, Quote, SearchResult
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
+from zettelgraph.retrieval.recipes import SearchRecipe
+from zettelgraph.retrieval.stopwords import content_words
+from zettelgraph.store.base import GraphStore
+from zettelgraph.store.rules import query_tokens
+
+
+@dataclass
+class Retriever:
+    """Search with injected collaborators: the store to search and the embedder of its vectors."""
+
+    store: GraphStore
+    embedder: Embedder
+
+    def candidates(self, query: str, recipe: SearchRecipe) -> list[Fused]:
+        """Every passage any method found, fused and ranked (the benchmark reads this)."""
+        lists: dict[str, Ranked] = {}
+        weights = {
+            "fulltext": recipe.fulltext_weight,
+            "vector": recipe.vector_weight,
+            "graph": recipe.graph_weight,
+        }
+        if recipe.fulltext_weight > 0:
+            lists["fulltext"] = self.fulltext(query, recipe)
+        vector: NDArray[np.float32] | None = None
+        if recipe.vector_weight > 0 or recipe.graph_weight > 0:
+            vector = self.embedder.embed([query])[0]
+        if recipe.vector_weight > 0 and vector is not None:
+            hits = self.store.vector_search(NodeLabel.QUOTE, vector, recipe.candidates)
+            lists["vector"] = [(hit.id, hit.score) for hit in hits]
+        fused = fuse(lists, weights, recipe)
+        if recipe.graph_weight > 0 and vector is not None:
+            graph = self.graph(fused, vector, recipe)
+            if graph:
+                lists["graph"] = graph
+                fused = fuse(lists, weights, recipe)
+        return fused
+
+    def fulltext(self, query: str, recipe: SearchRecipe) -> Ranked:
+        tokens = query_tokens(query)
+        if recipe.drop_stopwords:
+            tokens = content_words(tokens)
+        hits = self.store.text_search(" ".join(tokens), recipe.candidates, label=NodeLabel.QUOTE)
+        return [(hit.id, hit.score) for hit in hits]
+
+    def graph(
+        self, fused: list[Fused], vector: NDArray[np.float32], recipe: SearchRecipe
+    ) -> Ranked:
+        """Passages reached through concepts, scored by how strongly their concept was reached.
+
+        Seeds are the concepts closest to the query (scored by that similarity) and the
+        concepts the top passages support (scored by the passage's share of the top score).
+        """
+        seeds: dict[str, float] = {}
+        if recipe.graph_concepts > 0:
+            for hit in self.store.vector_search(
+                NodeLabel.CONCEPT,
+                vector,
+                recipe.graph_concepts,
+                min_score=recipe.graph_min_similarity,
+            ):
+                seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
+        top = fused[: recipe.graph_seed_passages]
+        best = top[0].score if top and top[0].score > 0 else 1.0
+        for entry in top:
+            for relation in self.store.relations(entry.id, relation_type=SUPPORTS):
+                strength = max(entry.score, 0.0) / best
+                seeds[relation.target_id] = max(seeds.get(relation.target_id, 0.0), strength)
+        reached: dict[str, float] = {}
+        for concept_id, strength in seeds.items():
+            for relation in self.store.relations(
+                concept_id, relation_type=SUPPORTS, direction="in"
+            ):
+                source = relation.source_id
+                reached[source] = max(reached.get(source, 0.0), strength)
+        # Concept -> Concept SUPPORTS edges also arrive here: keep passages only.
+        passages = {q.id for q in self.store.get_quotes(list(reached))}
+        ranked = [(pid, score) for pid, score in reached.items() if pid in passages]
+        ranked.sort(key=lambda item: (-item[1], item[0]))
+        return ranked[: recipe.candidates]
+
+    def search(self, query: str, k: int, recipe: SearchRecipe) -> list[SearchResult]:
+        """The top `k` passages with their citations, best first."""
+        if not query_tokens(query):
+            return []
+        top = self.candidates(query, recipe)[:k]
+        return self.results(top)
+
+    def results(self, ranked: list[Fused]) -> list[SearchResult]:
+        quotes = {q.id: q for q in self.store.get_quotes([entry.id for entry in ranked])}
+        section_ids = [q.parent_id for q in quotes.values() if q.parent_id]
+        sections = {s.id: s for s in self.store.get_sections(section_ids)}
+        contents: dict[str, Any] = {}
+        authors: dict[str, str | None] = {}
+        out: list[SearchResult] = []
+        for entry in ranked:
+            quote = quotes.get(entry.id)
+            if quote is None:
+                continue
+            if quote.content_id not in contents:
+                contents[quote.content_id] = self.store.get_content(quote.content_id)
+                person = self.store.author_of(quote.content_id)
+                authors[quote.content_id] = person.name if person else None
+            content = contents[quote.content_id]
+            section = sections.get(quote.parent_id or "")
+            out.append(
+                SearchResult(
+                    n=len(out) + 1,
+                    passage_id=quote.id,
+                    text=quote.text,
+                    score=entry.score,
+                    methods=entry.methods,
+                    method_scores=entry.method_scores,
+                    content_id=quote.content_id,
+                    content_title=content.title if content else "",
+                    content_kind=content.kind if content else "",
+                    author=authors[quote.content_id],
+                    location=quote.location,
+                    location_label=_label(quote),
+                    section_id=section.id if section else None,
+                    section_title=(section.title if section else quote.section) or None,
+                    context=section.text if section else None,
+                    concepts=self._concepts_of(quote.id),
+                )
+            )
+        return out
+
+    def _concepts_of(self, passage_id: str) -> list[dict[str, str]]:
+        out: list[dict[str, str]] = []
+        for relation in self.store.relations(passage_id, relation_type=SUPPORTS):
+            concept: Concept | None = self.store.get_concept(relation.target_id)
+            if concept is not None:
+                out.append({"id": concept.id, "title": concept.title})
+        return out
+
+
+def _label(quote: Quote) -> str:
+    if quote.parent_id is None and quote.section:
+        # A book-note quote: its section heading and page.
+        page = f"p. {quote.page}" if quote.page else ""
+        return ", ".join(part for part in (quote.section, page) if part)
+    return location_label(quote.location, page=quote.page)

@@ -1,0 +1,63 @@
+"""What a node looks like in a Cypher database: its record plus readable properties.
+
+Kept apart from `cypher.py` (the store itself) so the shape of the graph users query with
+their own tools is in one short place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelgraph.models import (
+    Answer,
+    AnyNode,
+    Concept,
+    Content,
+    Person,
+    Quote,
+    Section,
+    label_of,
+    normalize_name,
+)
+from zettelgraph.store.rules import name_key, sortable_time, text_of
+
+
+def node_properties(node: AnyNode) -> dict[str, Any]:
+    """What a node stores: its record as JSON plus the fields other tools query.
+
+    `data` is what the store reads back; the other properties are copies for people and
+    indexes (`name_key`, `text_key`, `content_id`, `created_at` for ordering answers).
+    """
+    text = text_of(node)
+    props: dict[str, Any] = {
+        "id": node.id,
+        "label": str(label_of(node)),
+        "data": node.model_dump_json(),
+        # UTC text, so that ordering by it is ordering by time whatever offset was given.
+        "created_at": sortable_time(node.created_at),
+        "name_key": name_key(node),
+        "text_key": normalize_name(text) if text is not None else None,
+    }
+    if isinstance(node, Content):
+        props.update(title=node.title, kind=node.kind, summary_short=node.summary_short)
+        props["processed_date"] = node.processed_date.isoformat() if node.processed_date else None
+    elif isinstance(node, Person):
+        props.update(name=node.name, summary_short=node.summary_short)
+    elif isinstance(node, Quote):
+        props.update(
+            content_id=node.content_id,
+            position=node.position,
+            text=node.text,
+            section=node.section,
+            page=node.page,
+            parent_id=node.parent_id,
+        )
+    elif isinstance(node, Section):
+        props.update(
+            content_id=node.content_id, position=node.position, title=node.title, text=node.text
+        )
+    elif isinstance(node, Answer):
+        props.update(question=node.question, answerable=node.answerable, language=node.language)
+    elif isinstance(node, Concept):
+        props.update(title=node.title, summary_short=node.summary_short, language=node.language)
+    return props
