@@ -73,8 +73,9 @@ def write_pdf(path: Path, pages: int) -> int:
         pdf.add_page()
         if page % 10 == 1:
             pdf.start_section(f"Chapter {page // 10 + 1}")
-        # About 2,500 characters a page: a dense book page.
-        budget = 2500
+        # About 1,400 characters a page, a paperback's page; 300 such pages fit in the novel
+        # without repeating it (a repeated passage would be stored once).
+        budget = 1400
         while budget > 0:
             paragraph = source[index % len(source)][:budget]
             index += 1

@@ -189,7 +189,9 @@ def test_concepts_are_extracted_from_document_passages(tmp_path: Path, book_pdf:
     assert approved["status"] == "committed"
     notes = list((home / "vault").rglob("*.md"))
     assert notes
-    assert any("Reading Notes" in note.read_text(encoding="utf-8") for note in notes)
+    # Each source quote names the book, its author and the page of the passage.
+    texts = [note.read_text(encoding="utf-8") for note in notes]
+    assert any(re.search(r"— \*Reading Notes\*, Ada Writer, p\. [123]\n", t) for t in texts)
 
 
 def test_bad_documents_error_and_leave_nothing(

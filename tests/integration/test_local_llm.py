@@ -214,3 +214,43 @@ def test_concept_extraction_end_to_end_with_the_local_model(
     assert len(concepts) == len(report["concepts"])
     notes = list((local_home / "vault" / "08 - Ideas").glob("*.md"))
     assert len(notes) == len(concepts)
+
+
+def test_ask_end_to_end_with_the_local_model(
+    local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cited answer from the offline 0.5B model: every [n] marker maps to a passage shown,
+    and the answer is stored with its citations. Structure only, never wording."""
+    import re
+
+    from zettelgraph.store import open_store
+
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "4096")
+    example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
+    runner = CliRunner()
+    base = ["--home", str(local_home), "--llm", "local:0.5b"]
+    assert runner.invoke(app, [*base, "ingest", str(example)]).exit_code == 0
+    result = runner.invoke(
+        app,
+        [*base, "ask", "What makes our life, according to Marcus Aurelius?", "-k", "3", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    shown = {p["n"] for p in answer["passages"]}
+    assert shown and shown <= {1, 2, 3}
+    markers = {int(n) for n in re.findall(r"\[(\d+)\]", answer["answer"])}
+    cited = {c["n"] for c in answer["citations"] if c["cited"]}
+    assert markers == cited
+    assert cited <= shown
+    assert answer["answerable"] == bool(cited)
+    assert answer["answer"].strip()
+    store = open_store(Settings(home=local_home).store_url)
+    try:
+        stored = {a.id: a for a in store.answers(limit=10)}
+        assert answer["answer_id"] in stored
+        cites = store.relations(answer["answer_id"], relation_type="CITES")
+        by_n = {p["n"]: p["passage_id"] for p in answer["passages"]}
+        assert {r.target_id for r in cites} == {by_n[n] for n in cited}
+    finally:
+        store.close()

@@ -40,8 +40,10 @@ PASSAGES = [
 ]
 
 
-def make_services(home: Path, replies: dict[str, list[Any]] | None = None) -> Services:
-    settings = Settings(home=home, llm="fake", embeddings="hash", llm_backoff=0.0)
+def make_services(
+    home: Path, replies: dict[str, list[Any]] | None = None, urls: dict[str, str] | None = None
+) -> Services:
+    settings = Settings(home=home, llm="fake", embeddings="hash", llm_backoff=0.0, **(urls or {}))
     llms = ChatModels(settings, preset={"fake": FakeChatModel(replies=replies or {})})
     return open_services(settings, llms=llms)
 
@@ -95,9 +97,18 @@ def add_document(services: Services) -> dict[str, str]:
     return {"content": cid, **{f"q{i}": q.id for i, q in enumerate(quotes)}}
 
 
+@pytest.fixture(params=["sqlite", "falkordb"])
+def store_urls(request: pytest.FixtureRequest) -> dict[str, str]:
+    """The embedded store, then a FalkorDB graph of the test's own: search and ask use only
+    the store protocol, so both must give the same citations."""
+    if request.param == "sqlite":
+        return {}
+    return {"store": request.getfixturevalue("falkordb_graph_url")}
+
+
 @pytest.fixture
-def services(tmp_path: Path) -> Iterator[Services]:
-    s = make_services(tmp_path / "home")
+def services(tmp_path: Path, store_urls: dict[str, str]) -> Iterator[Services]:
+    s = make_services(tmp_path / "home", urls=store_urls)
     yield s
     s.close()
 
@@ -154,7 +165,9 @@ def test_graph_expansion_reaches_passages_through_concepts(services: Services) -
     assert results[0].concepts == [{"id": concept.id, "title": concept.title}]
 
 
-def test_ask_maps_markers_to_passages_and_stores_the_answer(tmp_path: Path) -> None:
+def test_ask_maps_markers_to_passages_and_stores_the_answer(
+    tmp_path: Path, store_urls: dict[str, str]
+) -> None:
     reply = {
         "language": "es",
         "answerable": True,
@@ -163,7 +176,7 @@ def test_ask_maps_markers_to_passages_and_stores_the_answer(tmp_path: Path) -> N
             {"text": "Lo hacen en los ríos del norte.", "sources": ["q1"]},
         ],
     }
-    services = make_services(tmp_path / "home", {answer_question.NAME: [reply]})
+    services = make_services(tmp_path / "home", {answer_question.NAME: [reply]}, store_urls)
     try:
         ids = add_document(services)
         outcome = ask(services, "¿Qué construyen los castores?", k=3)

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.ingest.locations import merge_locations
 from zettelgraph.ingest.parsed import Block, ParsedDocument
+from zettelgraph.locations import merge_locations
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # A sentence ends at . ! ? or … (with closing quotes/brackets) before a space and a capital,

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.embeddings import Embedder
-from zettelgraph.ingest.locations import location_label
+from zettelgraph.locations import location_label
 from zettelgraph.models import Concept, NodeLabel, Quote, SearchResult
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse

@@ -45,6 +45,9 @@ class SourceQuote:
     content_title: str
     author: str | None
     page: str | None
+    # Where a document passage is ("slide 3, speaker notes", "Intro > Setup, lines 4–9");
+    # shown instead of the page when given.
+    place: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,9 @@ def _render_source(source: SourceQuote) -> str:
     reference = [f"*{title}*"]
     if source.author:
         reference.append(source.author)
-    if source.page:
+    if source.place:
+        reference.append(source.place)
+    elif source.page:
         reference.append(_page_label(source.page))
     return f"{quoted}\n— {', '.join(reference)}\n"
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zettelgraph.locations import location_label
 from zettelgraph.models import ChangeSet, Concept, Quote, normalize_name
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
@@ -95,6 +96,7 @@ def _sources(store: GraphStore, quotes: list[Quote]) -> list[SourceQuote]:
             content_title=titles[quote.content_id],
             author=authors[quote.content_id],
             page=quote.page,
+            place=location_label(quote.location, page=quote.page) if quote.parent_id else None,
         )
         for quote in ordered
     ]

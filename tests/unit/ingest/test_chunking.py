@@ -13,8 +13,8 @@ from zettelgraph.ingest.chunking import (
     count_tokens,
     split_sentences,
 )
-from zettelgraph.ingest.locations import location_label, merge_locations
 from zettelgraph.ingest.parsed import Block, ParsedDocument
+from zettelgraph.locations import location_label, merge_locations
 
 
 def _doc(*blocks: Block, file_type: str = "pdf") -> ParsedDocument:
