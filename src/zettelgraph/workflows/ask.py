@@ -143,9 +143,11 @@ def _answer(
     place = {r.passage_id: r.n for r in results}
     warnings: list[str] = []
     cited: set[int] = set()
-    sentences: list[str] = []
+    # Sentence text -> its markers; a sentence the model repeats (small models loop) is
+    # kept once, with the markers of every repeat.
+    sentences: dict[str, set[int]] = {}
     for sentence in reply.sentences:
-        marks: list[int] = []
+        marks = sentences.setdefault(" ".join(sentence.text.split()), set())
         for source in sentence.sources:
             real = ids.real(source)
             if real is None:
@@ -153,18 +155,18 @@ def _answer(
                     f"the model cited {source!r}, which is not a passage shown: dropped"
                 )
                 continue
-            if place[real] not in marks:
-                marks.append(place[real])
+            marks.add(place[real])
         cited.update(marks)
-        body = sentence.text.strip()
-        sentences.append(body + "".join(f" [{n}]" for n in sorted(marks)))
     language = reply.language.strip().casefold()[:8] or guess_language(question, "en")
     answerable = reply.answerable and bool(cited)
     if reply.answerable and not cited:
         warnings.append("the model answered without citing any passage: treated as unanswered")
     if not answerable:
         # The model's own words only where there is no fixed message in its language.
-        own = " ".join(s.text.strip() for s in reply.sentences)
+        own = " ".join(sentences)
         text = own if language not in CANNOT_ANSWER and own else _cannot_answer(language)
         return text, set(), False, language, warnings
-    return " ".join(sentences), cited, True, language, warnings
+    text = " ".join(
+        body + "".join(f" [{n}]" for n in sorted(marks)) for body, marks in sentences.items()
+    )
+    return text, cited, True, language, warnings
