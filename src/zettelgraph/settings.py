@@ -93,6 +93,10 @@ class Settings(BaseSettings):
         default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf."
     )
     search_k: int = Field(default=5, ge=1, le=100, description="Results of search and ask.")
+    web_token: SecretStr | None = Field(
+        default=None,
+        description="Token the web app asks every request for; required to serve beyond 127.0.0.1.",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> Settings:
@@ -124,6 +128,7 @@ class Settings(BaseSettings):
         "llm_fast",
         "llm_base_url",
         "llm_api_key",
+        "web_token",
         "store",
         "checkpoints",
         "vault",

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli import admin, concepts, contents, extract, ingest, search, store
+from zettelgraph.cli import admin, concepts, contents, extract, ingest, search, serve, store
 
 app = typer.Typer(
     name="zettelgraph",
@@ -52,6 +52,7 @@ app.command("search")(search.search)
 app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
 app.command("concept")(concepts.show_concept)
+app.command("serve")(serve.serve)
 app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")
 

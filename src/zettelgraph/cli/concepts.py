@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -22,24 +22,11 @@ def list_concepts(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List every concept with its number of relations and supporting quotes."""
-    from zettelgraph.relations import SUPPORTS
+    from zettelgraph.workflows.browse import concept_rows
 
     services = open_services_or_fail(settings_from(ctx))
     try:
-        store = services.store
-        rows: list[dict[str, Any]] = []
-        for concept in store.list_concepts():
-            incoming = store.relations(concept.id, direction="in")
-            rows.append(
-                {
-                    "id": concept.id,
-                    "title": concept.title,
-                    "summary_short": concept.summary_short,
-                    "relations": len(store.relations(concept.id)),
-                    "quotes": sum(1 for r in incoming if r.type == SUPPORTS),
-                    "vault_sync_pending": concept.vault_sync_pending,
-                }
-            )
+        rows = concept_rows(services.store)
     finally:
         services.close()
     if as_json:
@@ -50,7 +37,7 @@ def list_concepts(
     table = Table(title=f"{len(rows)} concepts")
     for column in ("id", "title", "relations", "quotes"):
         table.add_column(column, overflow="fold")
-    for row in sorted(rows, key=lambda r: r["title"].casefold()):
+    for row in rows:
         table.add_row(row["id"][:8], row["title"], str(row["relations"]), str(row["quotes"]))
     stdout().print(table)
 
@@ -61,7 +48,7 @@ def show_concept(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """One concept: its text, relations, supporting quotes and provenance."""
-    from zettelgraph.relations import SUPPORTS
+    from zettelgraph.workflows.browse import concept_detail
 
     services = open_services_or_fail(settings_from(ctx))
     try:
@@ -71,35 +58,10 @@ def show_concept(
             known = [c.id for c in store.list_concepts()]
             concept = store.get_concept(resolve_id(concept_id, known, "concept", "concepts"))
             assert concept is not None
-        relations: list[dict[str, Any]] = []
-        for r in store.relations(concept.id):
-            target = store.get_concept(r.target_id)
-            relations.append(
-                {
-                    "type": r.type,
-                    "target_id": r.target_id,
-                    "target": target.title if target else r.target_id,
-                    "explanation": r.properties.get("explanation", ""),
-                    "inferred": "inferred_reverse_of" in r.properties,
-                }
-            )
-        quote_ids = [
-            r.source_id for r in store.relations(concept.id, relation_type=SUPPORTS, direction="in")
-        ]
-        quotes: list[dict[str, Any]] = []
-        for quote in store.get_quotes(quote_ids):
-            content = store.get_content(quote.content_id)
-            quotes.append(
-                {
-                    "id": quote.id,
-                    "text": quote.text,
-                    "page": quote.page,
-                    "content": content.title if content else None,
-                }
-            )
+        data = concept_detail(store, concept)
     finally:
         services.close()
-    data = {**concept.model_dump(mode="json"), "relations": relations, "quotes": quotes}
+    relations, quotes = data["relations"], data["quotes"]
     if as_json:
         print_json(data)
         return

@@ -20,21 +20,11 @@ def list_contents(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List every Content in the store with its author and number of quotes."""
+    from zettelgraph.workflows.browse import content_rows
+
     services = open_services_or_fail(settings_from(ctx))
     try:
-        rows: list[dict[str, Any]] = []
-        for content in services.store.list_contents():
-            author = services.store.author_of(content.id)
-            rows.append(
-                {
-                    "id": content.id,
-                    "title": content.title,
-                    "author": author.name if author else None,
-                    "quotes": len(services.store.quotes_of(content.id)),
-                    "processed_date": content.processed_date,
-                    "summary_short": content.summary_short,
-                }
-            )
+        rows = content_rows(services.store)
     finally:
         services.close()
     if as_json:

@@ -1,0 +1,228 @@
+"""Web app page render times: a review of 100 concepts, a graph of 2,000 concepts.
+
+    python benchmarks/web.py [--concepts 100] [--graph 2000] [--repeat 20]
+
+1. Review: 160 quotes are ingested and a concept-extraction run is driven to its review on the
+   deterministic fake LLM, scripted so that its 4 extraction batches propose 25 concepts each
+   (100 new concepts, with relations, attributions and a critique log). The Review page
+   (`GET /runs/{id}`) and the run's JSON (`GET /api/runs/{id}`) are requested `--repeat` times.
+2. Graph: 2,000 concepts (a tree of 1,999 GENERALIZES edges, 13 children per concept, so
+   3 hops reach them all, plus 1,000 SIMILAR_TO cross links; every relation gets its
+   automatic reverse) are written to the store; the
+   Graph page around the root (`GET /graph?concept=ROOT&depth=3`, which embeds the graph as
+   JSON for the browser to draw) and `GET /api/graph` are requested `--repeat` times.
+
+Requests go through FastAPI's TestClient (the whole app: middleware, routing, store reads,
+template rendering; no network). Times are server-side render times, median and p95 in ms;
+drawing 2,000 nodes in the browser is the browser's work and is not included. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.fake import FakeChatModel
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    Content,
+    Quote,
+    Relation,
+    content_id,
+    quote_id,
+    stable_id,
+)
+from zettelgraph.relations import QUOTED_IN
+from zettelgraph.settings import Settings
+from zettelgraph.web import create_app
+from zettelgraph.workflows.context import Services, open_services
+
+WORDS = [
+    *("tiempo", "memoria", "guerra", "hombre", "ciudad", "libro", "idea", "río", "montaña"),
+    *("camino", "verdad", "libertad", "amistad", "justicia", "miedo", "deseo", "trabajo"),
+    *("juego", "silencio", "palabra"),
+]
+
+
+def _word(i: int) -> str:
+    """A distinct made-up word per number, so every concept's title and text differ."""
+    letters = "bcdfglmnprstvz"
+    out = ""
+    while True:
+        out += letters[i % len(letters)] + "aeiou"[i % 5]
+        i //= len(letters)
+        if i == 0:
+            return out
+
+
+def _timed(client: TestClient, url: str, repeat: int) -> dict[str, Any]:
+    times: list[float] = []
+    size = 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200:
+            raise SystemExit(f"GET {url}: {response.status_code} {response.text[:300]}")
+        size = len(response.content)
+    times.sort()
+    return {
+        "median_ms": round(statistics.median(times), 1),
+        "p95_ms": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
+        "bytes": size,
+    }
+
+
+def _extraction_reply(prompt: str) -> dict[str, Any]:
+    """25 distinct concepts per batch, each citing two quotes of the batch."""
+    import re
+
+    ids = sorted(set(re.findall(r"\[(q\d+)\]", prompt)), key=lambda q: int(q[1:]))
+    first = int(ids[0][1:])
+    concepts = []
+    for i in range(25):
+        n = first + i
+        title = f"Idea {_word(n)} {_word(n + 977)}"
+        text = f"{title}: {' '.join(_word(n * 7 + j) for j in range(12))}."
+        concepts.append(
+            {
+                "title": title,
+                "concept": text,
+                "analysis": f"Por qué importa {_word(n + 3)}.",
+                "summary": text,
+                "summary_short": title,
+                "source_quote_ids": [ids[i % len(ids)], ids[(i + 1) % len(ids)]],
+                "rationale": "Las citas lo dicen.",
+            }
+        )
+    return {"candidate_concepts": concepts, "unattributed_quote_ids": [], "extraction_notes": ""}
+
+
+def review_of(concepts: int, home: Path) -> tuple[Services, str]:
+    """Services whose checkpoint database holds one run awaiting review with `concepts` new
+    concepts; returns the services and the run id."""
+    from zettelgraph.workflows.checkpoints import open_checkpointer
+    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
+
+    # No refinement round: the fake model's patches would drop or merge some of the 100.
+    settings = Settings(
+        home=home, llm="fake", embeddings="hash", llm_backoff=0.0, critique_max_iterations=0
+    )
+    fake = FakeChatModel(replies={"extract_concepts": [_extraction_reply]})
+    services = open_services(settings, llms=ChatModels(settings, preset={"fake": fake}))
+    store = services.store
+    store.ensure_embedder(services.embedder.name, services.embedder.dim)
+    cid = content_id("Benchmark", None)
+    texts = [
+        f"Cita {i}: {' '.join(WORDS[(i + j) % len(WORDS)] for j in range(9))} {_word(i)}."
+        for i in range(concepts * 40 // 25)
+    ]
+    quotes = [
+        Quote(id=quote_id(cid, t), content_id=cid, text=t, position=i, page=str(i + 1))
+        for i, t in enumerate(texts)
+    ]
+    vectors = services.embedder.embed(texts)
+    store.apply(
+        ChangeSet(
+            contents=[Content(id=cid, title="Benchmark")],
+            quotes=quotes,
+            relations=[Relation(source_id=q.id, target_id=cid, type=QUOTED_IN) for q in quotes],
+            vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
+        )
+    )
+    with open_checkpointer(settings) as checkpointer:
+        run = ExtractionRuns(services, checkpointer).start(cid)
+    if run.status != "awaiting_review":
+        raise SystemExit(f"the run is {run.status}, not awaiting review")
+    return services, run.run_id
+
+
+def graph_of(n: int, home: Path) -> tuple[Services, str]:
+    settings = Settings(home=home, llm="fake", embeddings="hash")
+    services = open_services(settings)
+    store = services.store
+    store.ensure_embedder(services.embedder.name, services.embedder.dim)
+    concepts = [
+        Concept(
+            id=stable_id("concept", "bench", str(i)),
+            title=f"Concepto {_word(i)}",
+            concept=f"Concepto {_word(i)} {_word(i + 1)}.",
+            summary_short=f"Resumen de {_word(i)}.",
+        )
+        for i in range(n)
+    ]
+    relations = [
+        Relation(source_id=concepts[(i - 1) // 13].id, target_id=concepts[i].id, type="GENERALIZES")
+        for i in range(1, n)
+    ]
+    relations += [
+        Relation(
+            source_id=concepts[i].id, target_id=concepts[(i * 7 + 11) % n].id, type="SIMILAR_TO"
+        )
+        for i in range(0, n, 2)
+        if (i * 7 + 11) % n != i
+    ]
+    vectors = services.embedder.embed([c.title for c in concepts])
+    store.apply(
+        ChangeSet(
+            concepts=concepts,
+            relations=relations,
+            vectors={c.id: vectors[i] for i, c in enumerate(concepts)},
+        )
+    )
+    return services, concepts[0].id
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concepts", type=int, default=100)
+    parser.add_argument("--graph", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args(argv)
+    report: dict[str, Any] = {"benchmark": "web", "date": time.strftime("%Y-%m-%d")}
+    with tempfile.TemporaryDirectory() as tmp:
+        services, run_id = review_of(args.concepts, Path(tmp) / "review")
+        try:
+            with TestClient(create_app(services=services), base_url="http://127.0.0.1") as client:
+                shown = client.get(f"/api/runs/{run_id}").json()["report"]
+                report["review"] = {
+                    "concepts": len(shown["concepts"]),
+                    "relations": len(shown["relations"]),
+                    "page": _timed(client, f"/runs/{run_id}", args.repeat),
+                    "api": _timed(client, f"/api/runs/{run_id}", args.repeat),
+                }
+        finally:
+            services.close()
+        services, root = graph_of(args.graph, Path(tmp) / "graph")
+        try:
+            with TestClient(create_app(services=services), base_url="http://127.0.0.1") as client:
+                query = f"concept={root}&depth=3&limit={args.graph}"
+                data = client.get(f"/api/graph?{query}").json()
+                report["graph"] = {
+                    "nodes": len(data["nodes"]),
+                    "edges": len(data["edges"]),
+                    "page": _timed(client, f"/graph?{query}", args.repeat),
+                    "api": _timed(client, f"/api/graph?{query}", args.repeat),
+                }
+        finally:
+            services.close()
+    report.update(python=platform.python_version(), cpu_count=os.cpu_count())
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

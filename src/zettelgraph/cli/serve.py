@@ -1,0 +1,55 @@
+"""`zettelgraph serve`: the local web app for review and exploration (`web/app.py`).
+
+It refuses to listen beyond this machine without `ZETTELGRAPH_WEB_TOKEN` before anything is
+opened (`web/security.py` says why), and opens the store as the other commands do, so a
+configuration problem ends with the same clear error instead of a server traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from zettelgraph.cli.common import fail, open_services_or_fail, settings_from, stdout
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str,
+        typer.Option(help="Address to listen on; beyond 127.0.0.1 needs ZETTELGRAPH_WEB_TOKEN."),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
+) -> None:
+    """Serve the web app: review runs, browse concepts and the graph, search and ask."""
+    from zettelgraph.web.security import WebConfigError, check_bind
+
+    settings = settings_from(ctx)
+    token = settings.web_token.get_secret_value() if settings.web_token else None
+    try:
+        check_bind(host, token)
+    except WebConfigError as exc:
+        fail(str(exc), code=2)
+
+    import uvicorn
+
+    from zettelgraph.web.app import create_app
+
+    services = open_services_or_fail(settings)
+    # An IPv6 address needs brackets in a URL.
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    out = stdout()
+    if token:
+        # The token itself is never printed: terminals and their scrollback are logged.
+        out.print(
+            f"open {url}?token=YOUR_TOKEN (the value of ZETTELGRAPH_WEB_TOKEN)",
+            markup=False,
+            highlight=False,
+        )
+    else:
+        out.print(f"open {url}", markup=False, highlight=False)
+    try:
+        uvicorn.run(create_app(settings, services=services), host=host, port=port, log_level="info")
+    finally:
+        services.close()

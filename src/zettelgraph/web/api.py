@@ -1,0 +1,287 @@
+"""The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask.
+
+Every route calls the service functions the CLI calls (`workflows/browse.py`,
+`workflows/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
+--json` and `GET /api/concepts/ID` say the same thing. The response models below only
+describe those dicts for `/api/openapi.json`; they accept fields they do not name, so a field
+a service adds reaches the client before the schema mentions it.
+
+Errors: an unknown id is 404, a decision on a run that is not waiting is 409, a bad request
+value (action, recipe, empty text) is 422, and a model that fails or cannot be used is 502.
+Path and query values are only ever looked up as ids in the store or the checkpoints, never
+used as filesystem paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+
+from zettelgraph.extras import MissingExtraError
+from zettelgraph.llm.factory import LLMConfigError
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+from zettelgraph.models import Answer
+from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
+from zettelgraph.web import actions
+from zettelgraph.web.api_models import (
+    AskIn,
+    AskOut,
+    ConceptDetail,
+    ConceptRow,
+    ContentDetail,
+    ContentRow,
+    CsrfOut,
+    DecisionIn,
+    Graph,
+    InboxRow,
+    PassageInContext,
+    Run,
+    RunSummary,
+    SearchOut,
+    StartIn,
+)
+from zettelgraph.web.app import WebState, state
+from zettelgraph.web.security import require_csrf
+from zettelgraph.workflows import ask as asking
+from zettelgraph.workflows import browse
+from zettelgraph.workflows.context import Services
+
+router = APIRouter(tags=["api"])
+Web = Annotated[WebState, Depends(state)]
+# Every state-changing route: the double-submitted CSRF token (or a bearer token) is required.
+Csrf = [Depends(require_csrf)]
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+@contextmanager
+def model_failures(then: str = "") -> Iterator[None]:
+    """A model that fails or cannot be used is the upstream's fault: 502, saying why and
+    (`then`) what became of the work."""
+    try:
+        yield
+    except (LLMConfigError, MissingExtraError) as exc:
+        raise _bad_gateway(f"the configured LLM cannot be used: {exc}", then) from exc
+    except SOFT_LLM_ERRORS as exc:
+        raise _bad_gateway(f"the LLM could not answer: {exc}", then) from exc
+
+
+def _bad_gateway(why: str, then: str) -> HTTPException:
+    return HTTPException(status_code=502, detail=why + (f"; {then}" if then else ""))
+
+
+def _not_found(what: str, given: str) -> HTTPException:
+    return HTTPException(status_code=404, detail=f"no {what} with id {given!r}")
+
+
+def _recipe(recipe: str | None, services: Services) -> SearchRecipe:
+    try:
+        return recipe_named(recipe or services.settings.search_recipe)
+    except ValueError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
+
+
+def _same_embedder(services: Services) -> None:
+    """Searching vectors of another embedder would rank nonsense (as the CLI refuses)."""
+    info = services.store.embedding_info()
+    if info is not None and info.model != services.embedder.name:
+        raise HTTPException(
+            status_code=503,
+            detail=f"the store holds vectors from {info.model!r}, the configured embedder is "
+            f"{services.embedder.name!r}: set ZETTELGRAPH_EMBEDDINGS={info.model} or run "
+            "`zettelgraph reindex`",
+        )
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+@router.get("/runs", response_model=list[InboxRow] | list[RunSummary])
+def list_runs(
+    web: Web, status: Literal["awaiting_review", "all"] = "awaiting_review"
+) -> list[dict[str, Any]]:
+    """Runs waiting for review (the inbox), or every run without its report."""
+    if status == "awaiting_review":
+        return browse.inbox(web.runs)
+    rows = [view.as_dict() for view in web.runs.list()]
+    return [{k: v for k, v in row.items() if k != "report"} for row in rows]
+
+
+@router.get("/runs/{run_id}", response_model=Run)
+def get_run(run_id: str, web: Web) -> dict[str, Any]:
+    """One run, with its report when it waits for review."""
+    return actions.get_run(web, run_id).as_dict()
+
+
+@router.post("/runs/{run_id}/decision", response_model=Run, dependencies=Csrf)
+def decide(run_id: str, body: DecisionIn, web: Web) -> dict[str, Any]:
+    """Approve (write the concepts and notes), send feedback (get a revised report), or abort.
+
+    409 when the run is not waiting for review: already decided, or decided by a request
+    running at the same time. Nothing is changed then.
+    """
+    with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
+        return actions.decide(web, run_id, body.action, body.feedback).as_dict()
+
+
+@router.post("/contents/{content_id}/runs", response_model=Run, dependencies=Csrf)
+def start_run(content_id: str, body: StartIn, web: Web) -> dict[str, Any]:
+    """Extract concepts from a content, up to the review (or the end, for a skipped one).
+
+    409 when a run of this content is already waiting for review, so a double-submitted form
+    does not start two.
+    """
+    if web.services.store.get_content(content_id) is None:
+        raise _not_found("content", content_id)
+    with web.run_lock(f"content:{content_id}"):
+        for view in web.runs.list():
+            if view.content_id == content_id and view.status == "awaiting_review":
+                raise HTTPException(
+                    status_code=409,
+                    detail=f"run {view.run_id} of this content is waiting for review: decide it "
+                    "first",
+                )
+        then = "the run stopped: `zettelgraph runs` lists it, `zettelgraph resume RUN` continues it"
+        with model_failures(then):
+            view = web.runs.start(content_id, suggestions=body.suggestions, force=body.force)
+    return view.as_dict()
+
+
+# --- the graph and its sources ------------------------------------------------------------
+
+
+@router.get("/concepts", response_model=list[ConceptRow])
+def list_concepts(web: Web, q: str = "") -> list[dict[str, Any]]:
+    """Every concept by title, or those whose title or summary contains `q`."""
+    return browse.concept_rows(web.services.store, q)
+
+
+@router.get("/concepts/{concept_id}", response_model=ConceptDetail)
+def get_concept(concept_id: str, web: Web) -> dict[str, Any]:
+    """A concept with its relations both ways, its supporting passages and its provenance."""
+    store = web.services.store
+    concept = store.get_concept(concept_id)
+    if concept is None:
+        raise _not_found("concept", concept_id)
+    return browse.concept_detail(store, concept)
+
+
+@router.get("/graph", response_model=Graph)
+def graph(
+    web: Web,
+    concept: str | None = None,
+    content: str | None = None,
+    depth: int = 2,
+    limit: int = 300,
+) -> dict[str, Any]:
+    """Concepts and relations around a concept, or around the concepts a content supports.
+
+    `depth` is clamped to 1..4 hops and `limit` to 1..5000 concepts.
+    """
+    store = web.services.store
+    if concept is None and content is None:
+        raise HTTPException(status_code=422, detail="give ?concept=ID or ?content=ID")
+    if concept is not None and store.get_concept(concept) is None:
+        raise _not_found("concept", concept)
+    if content is not None and store.get_content(content) is None:
+        raise _not_found("content", content)
+    return browse.graph_around(
+        store,
+        concept_id=concept,
+        content_id=content,
+        depth=min(max(depth, 1), 4),
+        limit=min(max(limit, 1), 5000),
+    )
+
+
+@router.get("/contents", response_model=list[ContentRow])
+def list_contents(web: Web) -> list[dict[str, Any]]:
+    """Every content with its author and number of passages."""
+    return browse.content_rows(web.services.store)
+
+
+@router.get("/contents/{content_id}", response_model=ContentDetail)
+def get_content(content_id: str, web: Web) -> dict[str, Any]:
+    """A content with its author, sections and passages in reading order."""
+    detail = browse.content_detail(web.services.store, content_id)
+    if detail is None:
+        raise _not_found("content", content_id)
+    return detail
+
+
+@router.get("/passages/{passage_id}", response_model=PassageInContext)
+def get_passage(passage_id: str, web: Web) -> dict[str, Any]:
+    """A passage (what an answer's [n] cites) in its section, with its neighbours."""
+    store = web.services.store
+    found = store.get_quotes([passage_id])
+    if not found:
+        raise _not_found("passage", passage_id)
+    quote = found[0]
+    sections = store.get_sections([quote.parent_id]) if quote.parent_id is not None else []
+    order = [q.id for q in store.quotes_of(quote.content_id)]
+    place = order.index(quote.id) if quote.id in order else -1
+    return {
+        "passage": browse.passage_view(store, quote),
+        "section": sections[0] if sections else None,
+        "previous_id": order[place - 1] if place > 0 else None,
+        "next_id": order[place + 1] if 0 <= place < len(order) - 1 else None,
+    }
+
+
+# --- search and ask -----------------------------------------------------------------------
+
+
+@router.get("/search", response_model=SearchOut)
+def search(
+    web: Web,
+    q: Annotated[str, Query(min_length=1, max_length=2000)],
+    k: Annotated[int | None, Query(ge=1, le=100)] = None,
+    recipe: str | None = None,
+) -> dict[str, Any]:
+    """Passages for a query by full-text, vector and graph search, with citations; no LLM."""
+    services = web.services
+    chosen = _recipe(recipe, services)
+    _same_embedder(services)
+    results = asking.search(services, q, k=k, recipe=chosen)
+    return {"query": q, "results": results}
+
+
+@router.post("/ask", response_model=AskOut, dependencies=Csrf)
+def ask(body: AskIn, web: Web) -> dict[str, Any]:
+    """A cited answer from the passages (stored), as `zettelgraph ask --json` prints it."""
+    services = web.services
+    if not body.question.strip():
+        raise HTTPException(status_code=422, detail="ask a question")
+    chosen = _recipe(body.recipe, services)
+    _same_embedder(services)
+    with model_failures():
+        outcome = asking.ask(services, body.question, k=body.k, recipe=chosen)
+    answer = outcome.answer
+    return {
+        "answer_id": answer.id,
+        "question": answer.question,
+        "answer": answer.answer,
+        "answerable": answer.answerable,
+        "language": answer.language,
+        "citations": answer.citations,
+        "passages": outcome.results,
+        "warnings": outcome.warnings,
+    }
+
+
+@router.get("/answers", response_model=list[Answer])
+def answers(web: Web, limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[Answer]:
+    """Questions asked and their answers, newest first."""
+    return web.services.store.answers(limit=limit)
+
+
+@router.get("/csrf", response_model=CsrfOut)
+def csrf(request: Request) -> dict[str, str]:
+    """The CSRF token of this browser session (its `zg_csrf` cookie), for scripts that post
+    with cookies; a request with `Authorization: Bearer TOKEN` needs none."""
+    token: str = request.state.csrf_token
+    return {"csrf_token": token}

@@ -1,0 +1,108 @@
+"""Server-rendered pages: inbox and review (`pages_review`), concepts, sources, the graph
+view and ask (`pages_explore`).
+
+Every page reads through the same service functions as the CLI (`workflows/browse.py`,
+`workflows/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
+or the request (Jinja autoescape; no `|safe` on data).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse
+
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.store.base import GraphStore
+from zettelgraph.web import pages_explore, pages_review
+from zettelgraph.web.pages_common import HTMLRoute, Web, render
+from zettelgraph.workflows import browse
+
+router = APIRouter()
+pages = APIRouter(route_class=HTMLRoute, include_in_schema=False)
+
+
+@pages.get("/concepts", response_class=HTMLResponse)
+def concepts_page(
+    request: Request,
+    web: Web,
+    q: Annotated[str, Query(max_length=300)] = "",
+) -> HTMLResponse:
+    rows = browse.concept_rows(web.services.store, q)
+    return render(request, "concepts.html", "concepts", rows=rows, q=q)
+
+
+@pages.get("/concepts/{concept_id}", response_class=HTMLResponse)
+def concept_page(concept_id: str, request: Request, web: Web) -> HTMLResponse:
+    store = web.services.store
+    concept = store.get_concept(concept_id)
+    if concept is None:
+        raise HTTPException(status_code=404, detail=f"no concept {concept_id!r}")
+    detail = browse.concept_detail(store, concept)
+    provenance = detail.get("provenance") or {}
+    source = store.get_content(provenance["content_id"]) if provenance.get("content_id") else None
+    return render(
+        request,
+        "concept.html",
+        "concepts",
+        c=detail,
+        provenance=provenance,
+        source=source,
+        vocabulary=web.services.store_vocabulary,
+    )
+
+
+@pages.get("/sources", response_class=HTMLResponse)
+def sources_page(request: Request, web: Web) -> HTMLResponse:
+    waiting = {row["content_id"]: row["run_id"] for row in browse.inbox(web.runs)}
+    rows = browse.content_rows(web.services.store)
+    rows.sort(key=lambda row: (row["title"].casefold(), row["id"]))
+    return render(request, "sources.html", "sources", rows=rows, waiting=waiting)
+
+
+def _reading_groups(store: GraphStore, detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """Passages in reading order, grouped under their section, each with the concepts it
+    supports."""
+    titles = {s["id"]: s["title"] for s in detail["sections"]}
+    concept_titles: dict[str, str | None] = {}
+    groups: list[dict[str, Any]] = []
+    for passage in detail["quotes"]:
+        key = passage["section_id"] or passage["section"] or ""
+        if not groups or groups[-1]["key"] != key:
+            title = titles.get(key, "") if passage["section_id"] else (passage["section"] or "")
+            groups.append({"key": key, "title": title, "passages": []})
+        supports = []
+        for r in store.relations(passage["id"], relation_type=SUPPORTS):
+            if r.target_id not in concept_titles:
+                concept = store.get_concept(r.target_id)
+                concept_titles[r.target_id] = concept.title if concept else None
+            if concept_titles[r.target_id] is not None:
+                supports.append({"id": r.target_id, "title": concept_titles[r.target_id]})
+        groups[-1]["passages"].append({**passage, "concepts": supports})
+    return groups
+
+
+@pages.get("/sources/{content_id}", response_class=HTMLResponse)
+def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
+    store = web.services.store
+    detail = browse.content_detail(store, content_id)
+    if detail is None:
+        raise HTTPException(status_code=404, detail=f"no source {content_id!r}")
+    waiting = next(
+        (row["run_id"] for row in browse.inbox(web.runs) if row["content_id"] == content_id),
+        None,
+    )
+    return render(
+        request,
+        "source.html",
+        "sources",
+        content=detail,
+        groups=_reading_groups(store, detail),
+        waiting=waiting,
+    )
+
+
+router.include_router(pages_review.router)
+router.include_router(pages)
+router.include_router(pages_explore.router)

@@ -1,0 +1,213 @@
+"""What every HTML page shares: rendering with the nav and CSRF token, HTML error pages,
+relation-type colours, and small formatting filters.
+
+Page routes use `HTMLRoute`, so an HTTPException (404, 409, the CSRF check's 403) or a
+request validation error raised anywhere in a page route, its dependencies included, is
+answered with a readable HTML page instead of JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from urllib.parse import quote, urlencode
+
+from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from markupsafe import Markup
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from zettelgraph.web.app import TEMPLATES, WebState, state
+
+# The app's shared state, as a route parameter: `web: Web`.
+Web = Annotated[WebState, Depends(state)]
+
+# Relation types of the default vocabulary; any other type gets a colour from FALLBACK.
+RELATION_COLORS = {
+    "GENERALIZES": "#2563eb",
+    "SPECIFIC_OF": "#0891b2",
+    "PART_OF": "#7c3aed",
+    "HAS_PART": "#a855f7",
+    "SUPPORTS": "#16a34a",
+    "SUPPORTED_BY": "#65a30d",
+    "OPPOSES": "#dc2626",
+    "SIMILAR_TO": "#d97706",
+    "RELATES_TO": "#64748b",
+}
+FALLBACK = ("#0f766e", "#be185d", "#9333ea", "#b45309", "#1d4ed8", "#4d7c0f", "#be123c")
+
+ERROR_TITLES = {
+    400: "Bad request",
+    403: "Refused",
+    404: "Not found",
+    409: "Nothing changed",
+    422: "Check what you sent",
+}
+
+
+def rel_color(relation_type: str) -> str:
+    """A stable colour per relation type (never taken from the data itself)."""
+    if relation_type in RELATION_COLORS:
+        return RELATION_COLORS[relation_type]
+    digest = hashlib.sha256(relation_type.encode()).digest()
+    return FALLBACK[digest[0] % len(FALLBACK)]
+
+
+def ago(seconds: float | None) -> str:
+    """ "just now", "12 min ago", "3 h ago", "5 d ago"."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} d ago"
+
+
+def when(value: datetime | str | None, clock: bool = True) -> str:
+    """A date-time as "2026-11-22 04:20 UTC" (or "2026-11-22" without `clock`); '' for None."""
+    if value is None or value == "":
+        return ""
+    moment = value
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    assert isinstance(moment, datetime)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    if not clock:
+        return moment.strftime("%Y-%m-%d")
+    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo else "")
+
+
+def passage_href(content_id: str | None, passage_id: str | None) -> str:
+    """The link to a passage in its source's reading view."""
+    if not content_id:
+        return ""
+    base = f"/sources/{quote(content_id, safe='')}"
+    return f"{base}#p-{quote(passage_id, safe='')}" if passage_id else base
+
+
+def source_href(content_id: str) -> str:
+    return f"/sources/{quote(content_id, safe='')}"
+
+
+def graph_href(*, concept: str | None = None, content: str | None = None) -> str:
+    query = urlencode({k: v for k, v in (("concept", concept), ("content", content)) if v})
+    return f"/graph?{query}" if query else "/graph"
+
+
+def concept_href(concept_id: str) -> str:
+    return f"/concepts/{quote(concept_id, safe='')}"
+
+
+def run_href(run_id: str) -> str:
+    return f"/runs/{quote(run_id, safe='')}"
+
+
+_MARKER = re.compile(r"\[(\d{1,4})\]")
+
+
+def linked_answer(text: str, targets: dict[int, str]) -> Markup:
+    """The answer text escaped, with each [n] whose passage is known made a link to it.
+
+    Built from escaped pieces: the model's text is never marked safe as a whole.
+    """
+    out = Markup("")
+    position = 0
+    for match in _MARKER.finditer(text):
+        out += text[position : match.start()]  # Markup + str escapes the str
+        n = int(match.group(1))
+        href = targets.get(n)
+        if href:
+            out += Markup('<a class="cite" href="{0}" title="passage {1}">[{1}]</a>').format(
+                href, n
+            )
+        else:
+            out += match.group(0)
+        position = match.end()
+    out += text[position:]
+    return out
+
+
+TEMPLATES.env.filters.setdefault("ago", ago)
+TEMPLATES.env.filters.setdefault("when", when)
+TEMPLATES.env.globals.setdefault("rel_color", rel_color)
+TEMPLATES.env.globals.setdefault("passage_href", passage_href)
+TEMPLATES.env.globals.setdefault("concept_href", concept_href)
+TEMPLATES.env.globals.setdefault("source_href", source_href)
+TEMPLATES.env.globals.setdefault("graph_href", graph_href)
+TEMPLATES.env.globals.setdefault("run_href", run_href)
+
+
+def render(
+    request: Request, template: str, nav: str, *, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """A page with the nav highlight and the CSRF token every POST form needs."""
+    return TEMPLATES.TemplateResponse(
+        request,
+        template,
+        {"nav": nav, "csrf_token": getattr(request.state, "csrf_token", ""), **context},
+        status_code=status_code,
+    )
+
+
+def error_page(
+    request: Request, status_code: int, message: str, *, back: str | None = None
+) -> HTMLResponse:
+    return render(
+        request,
+        "error.html",
+        "",
+        status_code=status_code,
+        title=ERROR_TITLES.get(status_code, f"Error {status_code}"),
+        message=message,
+        back=back,
+    )
+
+
+def see_other(path: str) -> RedirectResponse:
+    """The redirect after a POST (303: the browser follows it with a GET)."""
+    return RedirectResponse(path, status_code=303)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("query", "body", "path"))
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
+    return "; ".join(parts) or "invalid request"
+
+
+class HTMLRoute(APIRoute):
+    """A page route whose HTTP errors are HTML pages."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def handler(request: Request) -> Response:
+            try:
+                return await handle(request)
+            except StarletteHTTPException as exc:
+                back = None
+                if request.method == "POST":
+                    # /runs/ID/approve -> /runs/ID; /ask -> /ask (the matched route's own path)
+                    segments = request.url.path.split("/")
+                    back = "/".join(segments[:3]) if len(segments) > 3 else request.url.path
+                response = error_page(request, exc.status_code, str(exc.detail), back=back)
+                for name, value in (exc.headers or {}).items():
+                    response.headers[name] = value
+                return response
+            except RequestValidationError as exc:
+                return error_page(request, 422, _validation_message(exc))
+
+        return handler

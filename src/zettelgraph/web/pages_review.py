@@ -1,0 +1,116 @@
+"""Review pages: the inbox of runs waiting for review, one run's report and the decisions on
+it (approve, feedback, abort), and starting a run from the Sources page.
+
+Decisions go through `actions.decide`, the same path as the JSON API: one decision per run
+at a time, 409 when the run is not waiting for review.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from zettelgraph.web import actions
+from zettelgraph.web.app import WebState
+from zettelgraph.web.pages_common import HTMLRoute, Web, render, run_href, see_other
+from zettelgraph.web.security import require_csrf
+from zettelgraph.workflows import browse
+from zettelgraph.workflows.concept_extraction.runner import RunView
+
+router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
+
+STATUS_NOTES = {
+    "committed": "Approved and written to the graph.",
+    "aborted": "Aborted: nothing was written.",
+    "skipped": "Skipped: this source was already processed. `zettelgraph extract ID --force` "
+    "starts a new run anyway.",
+    "no_quotes": "Nothing to extract: this source has no passages.",
+    "interrupted": "Stopped in the middle (a crash or a killed process). Continue it with "
+    "`zettelgraph resume {run_id}`.",
+    "running": "Still running.",
+}
+
+
+def _report_passages(web: WebState, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every passage the report shows, with its location label and source, by id."""
+    ids: list[str] = []
+    for concept in report.get("concepts", []):
+        ids.extend(q["id"] for q in concept.get("quotes", []))
+    ids.extend(a["quote"]["id"] for a in report.get("attributions", []))
+    ids.extend(q["id"] for q in report.get("unattributed_quotes", []))
+    store = web.services.store
+    return {q.id: browse.passage_view(store, q) for q in store.get_quotes(list(dict.fromkeys(ids)))}
+
+
+def _committed_links(web: WebState, committed: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+    """The concepts a committed run created or touched, as (id, title) for links."""
+    store = web.services.store
+    out: dict[str, list[dict[str, str]]] = {}
+    for key in ("concepts", "touched_existing"):
+        rows = []
+        for concept_id in committed.get(key, []):
+            concept = store.get_concept(concept_id)
+            rows.append({"id": concept_id, "title": concept.title if concept else concept_id})
+        out[key] = rows
+    return out
+
+
+@router.get("/", response_class=HTMLResponse)
+def inbox_page(request: Request, web: Web) -> HTMLResponse:
+    return render(request, "inbox.html", "inbox", runs=browse.inbox(web.runs))
+
+
+def _review(request: Request, web: WebState, view: RunView) -> HTMLResponse:
+    report = view.report or {}
+    status_note = STATUS_NOTES.get(view.status, "").format(run_id=view.run_id)
+    return render(
+        request,
+        "review.html",
+        "inbox",
+        run=view,
+        report=report,
+        passages=_report_passages(web, report) if report else {},
+        committed=_committed_links(web, view.committed) if view.committed else {},
+        status_note=status_note,
+    )
+
+
+@router.get("/runs/{run_id}", response_class=HTMLResponse)
+def review_page(run_id: str, request: Request, web: Web) -> HTMLResponse:
+    return _review(request, web, actions.get_run(web, run_id))
+
+
+@router.post("/runs/{run_id}/approve", dependencies=[Depends(require_csrf)])
+def approve(run_id: str, web: Web) -> Response:
+    actions.decide(web, run_id, "approve")
+    return see_other(run_href(run_id))
+
+
+@router.post("/runs/{run_id}/feedback", dependencies=[Depends(require_csrf)])
+def feedback(
+    run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
+) -> Response:
+    actions.decide(web, run_id, "feedback", feedback)
+    return see_other(run_href(run_id) + "#feedback-log")
+
+
+@router.post("/runs/{run_id}/abort", dependencies=[Depends(require_csrf)])
+def abort(run_id: str, web: Web) -> Response:
+    actions.decide(web, run_id, "abort")
+    return see_other(run_href(run_id))
+
+
+@router.post("/sources/{content_id}/extract", dependencies=[Depends(require_csrf)])
+def extract(content_id: str, web: Web) -> Response:
+    """Start a concept-extraction run on a source; a run already waiting for review on it is
+    reopened instead of starting a second one (a double click, a second tab)."""
+    if web.services.store.get_content(content_id) is None:
+        raise HTTPException(status_code=404, detail=f"no source {content_id!r}")
+    with web.run_lock(f"extract:{content_id}"):
+        for row in browse.inbox(web.runs):
+            if row["content_id"] == content_id:
+                return see_other(run_href(row["run_id"]))
+        view = web.runs.start(content_id)
+    return see_other(run_href(view.run_id))

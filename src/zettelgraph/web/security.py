@@ -1,0 +1,135 @@
+"""Who may use the web app, and protection against cross-site requests.
+
+- Without `ZETTELGRAPH_WEB_TOKEN` the app serves the loopback address only (`check_bind`), and
+  answers only requests whose Host header is a loopback name, so a web page on another site
+  cannot reach it through DNS rebinding.
+- With a token, every request must carry it: `Authorization: Bearer TOKEN`, or the `zg_token`
+  cookie a browser gets by opening any page once with `?token=TOKEN`.
+- Every state-changing request (POST) must carry the CSRF token: the `zg_csrf` cookie's value,
+  repeated in the `X-CSRF-Token` header or the form's `csrf_token` field (double submit). A
+  request authenticated by its Authorization header (a script, not a browser) needs none.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlencode
+
+from fastapi import HTTPException, Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+
+TOKEN_COOKIE = "zg_token"
+CSRF_COOKIE = "zg_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class WebConfigError(ValueError):
+    """The app cannot be served as asked; the message says what to change."""
+
+
+def is_loopback(host: str) -> bool:
+    name = host.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to listen beyond this machine without a token."""
+    if not is_loopback(host) and not token:
+        raise WebConfigError(
+            f"refusing to serve on {host}: anyone who can reach it could read and change your "
+            "graph. Set ZETTELGRAPH_WEB_TOKEN to a long random secret, or serve on 127.0.0.1"
+        )
+
+
+def _host_name(request: Request) -> str:
+    host = request.headers.get("host", "")
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _wants_html(request: Request) -> bool:
+    return not request.url.path.startswith("/api") and "text/html" in request.headers.get(
+        "accept", ""
+    )
+
+
+def _refuse(request: Request, status: int, message: str) -> Response:
+    if request.url.path.startswith("/api"):
+        return JSONResponse({"detail": message}, status_code=status)
+    return PlainTextResponse(message, status_code=status)
+
+
+def access_middleware(
+    token: str | None,
+) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
+    """The HTTP middleware enforcing the rules in the module docstring."""
+
+    async def middleware(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        if token is None and not is_loopback(_host_name(request)):
+            return _refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
+        bearer = False
+        if token is not None:
+            given = request.query_params.get("token")
+            if given is not None and request.method == "GET":
+                if not hmac.compare_digest(given, token):
+                    return _refuse(request, 401, "wrong token")
+                query = urlencode(
+                    [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+                )
+                target = request.url.path + (f"?{query}" if query else "")
+                response: Response = RedirectResponse(target, status_code=303)
+                response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+                return response
+            header = request.headers.get("authorization", "")
+            bearer = header.startswith("Bearer ") and hmac.compare_digest(header[7:], token)
+            cookie = request.cookies.get(TOKEN_COOKIE, "")
+            if not bearer and not (cookie and hmac.compare_digest(cookie, token)):
+                return _refuse(
+                    request,
+                    401,
+                    "this app needs its token: send 'Authorization: Bearer TOKEN', or open "
+                    "/?token=TOKEN once in the browser",
+                )
+        request.state.bearer = bearer
+        csrf = request.cookies.get(CSRF_COOKIE)
+        fresh = csrf is None or len(csrf) < 32
+        request.state.csrf_token = secrets.token_urlsafe(32) if fresh else csrf
+        response = await call_next(request)
+        if fresh:
+            response.set_cookie(
+                CSRF_COOKIE, request.state.csrf_token, httponly=True, samesite="strict"
+            )
+        return response
+
+    return middleware
+
+
+async def require_csrf(request: Request) -> None:
+    """Dependency of every state-changing route: the double-submitted CSRF token matches."""
+    if request.method in SAFE_METHODS or getattr(request.state, "bearer", False):
+        return
+    expected = request.cookies.get(CSRF_COOKIE, "")
+    given = request.headers.get(CSRF_HEADER, "")
+    if not given and "form" in request.headers.get("content-type", ""):
+        form = await request.form()  # cached on the request: the route's Form() reads it again
+        value = form.get(CSRF_FIELD, "")
+        given = value if isinstance(value, str) else ""
+    if not expected or not given or not hmac.compare_digest(expected, given):
+        raise HTTPException(
+            status_code=403,
+            detail="missing or wrong CSRF token: reload the page and try again",
+        )

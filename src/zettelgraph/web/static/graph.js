@@ -1,0 +1,217 @@
+// The Graph page: draws the JSON embedded in #graph-data with cytoscape.
+// Data: {nodes: [{id, title, summary_short, hops}], edges: [{source, target, type, explanation}],
+//        center, colors: {type: colour}, symmetric: [types]}.
+// Text from the graph is only ever set with textContent or as cytoscape labels (canvas).
+(function () {
+  "use strict";
+
+  var holder = document.getElementById("graph");
+  var script = document.getElementById("graph-data");
+  if (!holder || !script || typeof window.cytoscape !== "function") return;
+  var data = JSON.parse(script.textContent);
+  var symmetric = new Set(data.symmetric || []);
+  var colors = data.colors || {};
+  var big = data.nodes.length > 300;
+  var huge = data.nodes.length > 1000;
+
+  var elements = [];
+  data.nodes.forEach(function (n) {
+    elements.push({
+      group: "nodes",
+      data: { id: n.id, title: n.title, summary: n.summary_short || "", hops: n.hops },
+      classes: n.hops === 0 ? "center" : "",
+    });
+  });
+  data.edges.forEach(function (e, i) {
+    elements.push({
+      group: "edges",
+      data: {
+        id: "e" + i,
+        source: e.source,
+        target: e.target,
+        type: e.type,
+        explanation: e.explanation || "",
+        color: colors[e.type] || "#94a3b8",
+      },
+      classes: symmetric.has(e.type) ? "symmetric" : "directed",
+    });
+  });
+
+  // Big graphs: concentric rings in breadth-first order (the data's order: the centre, then
+  // each hop), ring k holding about 6k nodes, positions computed here in one pass; smaller
+  // ones: the force-directed cose layout, run without animation.
+  function ringPositions(nodes) {
+    var ordered = nodes.slice().sort(function (a, b) { return a.hops - b.hops; });
+    var positions = {};
+    var spacing = 36;
+    var ring = 0;
+    var i = 0;
+    while (i < ordered.length) {
+      var members = ordered.slice(i, i + (ring === 0 ? 1 : 6 * ring));
+      members.forEach(function (n, j) {
+        var angle = (2 * Math.PI * j) / members.length + ring * 0.37;
+        positions[n.id] = { x: ring * spacing * Math.cos(angle), y: ring * spacing * Math.sin(angle) };
+      });
+      i += members.length;
+      ring += 1;
+    }
+    return positions;
+  }
+
+  var layout;
+  if (big) {
+    var positions = ringPositions(data.nodes);
+    layout = {
+      name: "preset",
+      fit: true,
+      padding: 20,
+      positions: function (node) { return positions[node.id()]; },
+    };
+  } else {
+    layout = {
+      name: "cose",
+      animate: false,
+      randomize: false,
+      fit: true,
+      padding: 30,
+      nodeDimensionsIncludeLabels: true,
+      idealEdgeLength: function () { return 110; },
+      nodeRepulsion: function () { return 9000; },
+      numIter: 1500,
+    };
+  }
+
+  var cy = window.cytoscape({
+    container: holder,
+    elements: elements,
+    layout: layout,
+    minZoom: 0.05,
+    maxZoom: 3,
+    textureOnViewport: huge,
+    hideEdgesOnViewport: big,
+    pixelRatio: huge ? 1 : "auto",
+    style: [
+      {
+        selector: "node",
+        style: {
+          "background-color": "#94a3b8",
+          "border-width": 1,
+          "border-color": "#ffffff",
+          width: 18,
+          height: 18,
+          label: "data(title)",
+          "font-family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+          "font-size": 11,
+          color: "#1f2937",
+          "text-valign": "bottom",
+          "text-margin-y": 4,
+          "text-wrap": "ellipsis",
+          "text-max-width": 140,
+          "text-background-color": "#ffffff",
+          "text-background-opacity": 0.75,
+          "text-background-padding": 1,
+          "min-zoomed-font-size": big ? 9 : 6,
+        },
+      },
+      {
+        selector: "node.center",
+        style: {
+          "background-color": "#f59e0b",
+          "border-color": "#92400e",
+          "border-width": 2,
+          width: 28,
+          height: 28,
+          "font-weight": "bold",
+          "font-size": 13,
+          "z-index": 10,
+        },
+      },
+      {
+        selector: "edge",
+        style: {
+          width: 1.6,
+          "line-color": "data(color)",
+          "target-arrow-color": "data(color)",
+          "curve-style": huge ? "straight" : "bezier",
+          opacity: 0.85,
+          "font-size": 9,
+          color: "#374151",
+          "text-rotation": "autorotate",
+          "text-background-color": "#ffffff",
+          "text-background-opacity": 0.85,
+          "text-background-padding": 1,
+          "min-zoomed-font-size": 7,
+        },
+      },
+      { selector: "edge.directed", style: { "target-arrow-shape": "triangle", "arrow-scale": 0.9 } },
+      { selector: "edge.symmetric", style: { "target-arrow-shape": "none", "line-style": "solid" } },
+      { selector: "edge.labelled, edge.hover", style: { label: "data(type)" } },
+      { selector: "edge.hover", style: { width: 3, opacity: 1, "z-index": 20 } },
+      { selector: "node.hover", style: { "border-color": "#111827", "border-width": 2 } },
+      { selector: ".faded", style: { opacity: 0.2 } },
+    ],
+  });
+
+  if (data.edges.length <= 30) cy.edges().addClass("labelled");
+
+  var info = document.getElementById("graph-info");
+  function show(title, lines) {
+    if (!info) return;
+    info.replaceChildren();
+    var h = document.createElement("h2");
+    h.textContent = title;
+    info.appendChild(h);
+    lines.forEach(function (line) {
+      if (!line) return;
+      var p = document.createElement("p");
+      p.textContent = line;
+      info.appendChild(p);
+    });
+  }
+
+  cy.on("mouseover", "node", function (event) {
+    var node = event.target;
+    node.addClass("hover");
+    if (!big) {
+      cy.elements().not(node.closedNeighborhood()).addClass("faded");
+      node.connectedEdges().addClass("hover");
+    }
+    var degree = node.degree(false);
+    show(node.data("title"), [
+      node.data("summary"),
+      degree + " relation" + (degree === 1 ? "" : "s") + " shown · click to open",
+    ]);
+  });
+  cy.on("mouseout", "node", function (event) {
+    event.target.removeClass("hover");
+    cy.elements().removeClass("faded");
+    cy.edges().removeClass("hover");
+  });
+  cy.on("mouseover", "edge", function (event) {
+    var edge = event.target;
+    edge.addClass("hover");
+    var arrow = symmetric.has(edge.data("type")) ? " ↔ " : " → ";
+    show(edge.data("type"), [
+      edge.source().data("title") + arrow + edge.target().data("title"),
+      edge.data("explanation"),
+    ]);
+  });
+  cy.on("mouseout", "edge", function (event) {
+    event.target.removeClass("hover");
+  });
+  cy.on("tap", "node", function (event) {
+    window.location.href = "/concepts/" + encodeURIComponent(event.target.id());
+  });
+  // Fitting two or three concepts to the canvas would blow them up to giant labels.
+  function notTooClose() {
+    if (cy.zoom() > 1.2) {
+      cy.zoom(1.2);
+      cy.center();
+    }
+  }
+  notTooClose();
+  cy.one("layoutstop", notTooClose);
+  // For the browser test and for anyone poking at the graph from the console.
+  window.zgGraph = cy;
+  holder.classList.add("ready");
+})();

@@ -1,0 +1,236 @@
+"""Reading the graph: what the CLI's listing commands and the web app's pages show.
+
+Plain functions of a store returning JSON-safe dicts, so `zettelgraph concept ID --json`, the
+web API and the web pages say the same thing about the same node.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import UTC, datetime
+from typing import Any
+
+from zettelgraph.locations import location_label
+from zettelgraph.models import Concept, Quote
+from zettelgraph.relations import QUOTED_IN, STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.store.base import GraphStore
+from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunView
+
+
+def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
+    """Every concept (or those whose title or summary contains `query`), by title."""
+    from zettelgraph.models import normalize_name
+
+    wanted = normalize_name(query)
+    rows: list[dict[str, Any]] = []
+    for concept in store.list_concepts():
+        if wanted and wanted not in normalize_name(f"{concept.title} {concept.summary_short}"):
+            continue
+        incoming = store.relations(concept.id, direction="in")
+        rows.append(
+            {
+                "id": concept.id,
+                "title": concept.title,
+                "summary_short": concept.summary_short,
+                "relations": len(store.relations(concept.id)),
+                "quotes": sum(1 for r in incoming if r.type == SUPPORTS),
+                "vault_sync_pending": concept.vault_sync_pending,
+            }
+        )
+    rows.sort(key=lambda row: (row["title"].casefold(), row["id"]))
+    return rows
+
+
+def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
+    """A quote or document passage with its source, as a citation shows it."""
+    content = store.get_content(quote.content_id)
+    author = store.author_of(quote.content_id)
+    return {
+        "id": quote.id,
+        "text": quote.text,
+        "page": quote.page,
+        "section": quote.section,
+        "location": quote.location,
+        "location_label": location_label(quote.location, page=quote.page)
+        if quote.parent_id
+        else ", ".join(p for p in (quote.section, f"p. {quote.page}" if quote.page else "") if p),
+        "content_id": quote.content_id,
+        "content": content.title if content else None,
+        "author": author.name if author else None,
+        "section_id": quote.parent_id,
+    }
+
+
+def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
+    """A concept with its relations both ways (as links), its supporting passages and its
+    provenance."""
+    outgoing: list[dict[str, Any]] = []
+    for r in store.relations(concept.id):
+        if r.type in STRUCTURAL_TYPES:
+            continue
+        target = store.get_concept(r.target_id)
+        outgoing.append(
+            {
+                "type": r.type,
+                "target_id": r.target_id,
+                "target": target.title if target else r.target_id,
+                "explanation": r.properties.get("explanation", ""),
+                "inferred": "inferred_reverse_of" in r.properties,
+            }
+        )
+    incoming: list[dict[str, Any]] = []
+    quote_ids: list[str] = []
+    for r in store.relations(concept.id, direction="in"):
+        source = store.get_concept(r.source_id)
+        if source is None:
+            if r.type == SUPPORTS:
+                quote_ids.append(r.source_id)
+            continue
+        incoming.append(
+            {
+                "type": r.type,
+                "source_id": r.source_id,
+                "source": source.title,
+                "explanation": r.properties.get("explanation", ""),
+                "inferred": "inferred_reverse_of" in r.properties,
+            }
+        )
+    quotes = [passage_view(store, q) for q in store.get_quotes(quote_ids)]
+    return {
+        **concept.model_dump(mode="json"),
+        "relations": outgoing,
+        "incoming": incoming,
+        "quotes": quotes,
+    }
+
+
+def content_rows(store: GraphStore) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for content in store.list_contents():
+        author = store.author_of(content.id)
+        rows.append(
+            {
+                "id": content.id,
+                "title": content.title,
+                "kind": content.kind,
+                "author": author.name if author else None,
+                "quotes": len(store.quotes_of(content.id)),
+                "processed_date": content.processed_date,
+                "summary_short": content.summary_short,
+            }
+        )
+    return rows
+
+
+def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
+    """A Content with its author, sections and passages in reading order."""
+    content = store.get_content(content_id)
+    if content is None:
+        return None
+    author = store.author_of(content_id)
+    return {
+        **content.model_dump(mode="json"),
+        "author": author.model_dump(mode="json") if author else None,
+        "sections": [s.model_dump(mode="json") for s in store.sections_of(content_id)],
+        "quotes": [passage_view(store, q) for q in store.quotes_of(content_id)],
+    }
+
+
+def graph_around(
+    store: GraphStore,
+    *,
+    concept_id: str | None = None,
+    content_id: str | None = None,
+    depth: int = 2,
+    limit: int = 300,
+) -> dict[str, Any]:
+    """Concepts and their relations around a concept (up to `depth` hops) or a content (the
+    concepts its passages support, and their neighbours), at most `limit` concepts.
+
+    Each relation is given once per pair and type: a reverse the store added is left out,
+    since the view draws the forward one.
+    """
+    seeds: list[str] = []
+    if concept_id is not None:
+        seeds.append(concept_id)
+    if content_id is not None:
+        for quote_relation in store.relations(content_id, relation_type=QUOTED_IN, direction="in"):
+            for r in store.relations(quote_relation.source_id, relation_type=SUPPORTS):
+                seeds.append(r.target_id)
+    hops: dict[str, int] = {}
+    queue: deque[str] = deque()
+    for seed in dict.fromkeys(seeds):
+        if len(hops) >= limit:
+            break
+        if store.get_concept(seed) is not None:
+            hops[seed] = 0
+            queue.append(seed)
+    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+    while queue:
+        node = queue.popleft()
+        for r in store.relations(node, direction="both"):
+            if r.type in STRUCTURAL_TYPES or r.source_id == r.target_id:
+                continue
+            other = r.target_id if r.source_id == node else r.source_id
+            if other not in hops:
+                if hops[node] >= depth or len(hops) >= limit:
+                    continue
+                if store.get_concept(other) is None:  # a passage's SUPPORTS edge
+                    continue
+                hops[other] = hops[node] + 1
+                queue.append(other)
+            if "inferred_reverse_of" not in r.properties:
+                edges[r.key] = {
+                    "source": r.source_id,
+                    "target": r.target_id,
+                    "type": r.type,
+                    "explanation": r.properties.get("explanation", ""),
+                }
+    nodes = []
+    for node_id, hop in hops.items():
+        concept = store.get_concept(node_id)
+        if concept is not None:
+            nodes.append(
+                {
+                    "id": node_id,
+                    "title": concept.title,
+                    "summary_short": concept.summary_short,
+                    "hops": hop,
+                }
+            )
+    kept = set(hops)
+    return {
+        "nodes": nodes,
+        "edges": [e for e in edges.values() if e["source"] in kept and e["target"] in kept],
+    }
+
+
+def inbox(runs: ExtractionRuns) -> list[dict[str, Any]]:
+    """Runs waiting for review: content, counts and how long they have waited."""
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
+    for view in runs.list():
+        if view.status != "awaiting_review":
+            continue
+        rows.append(inbox_row(view, now))
+    return rows
+
+
+def inbox_row(view: RunView, now: datetime) -> dict[str, Any]:
+    report = view.report or {}
+    age: float | None = None
+    if view.updated_at:
+        age = (now - datetime.fromisoformat(view.updated_at)).total_seconds()
+    return {
+        "run_id": view.run_id,
+        "content_id": view.content_id,
+        "title": view.title,
+        "concepts": len(report.get("concepts", [])),
+        "relations": len(report.get("relations", [])),
+        "quotes": report.get("quotes", 0),
+        # The report's warnings are the run's (both come from the run state): count once.
+        "warnings": len(set(view.warnings) | set(report.get("warnings", []))),
+        "feedback_rounds": report.get("feedback_rounds", 0),
+        "updated_at": view.updated_at,
+        "age_seconds": age,
+    }

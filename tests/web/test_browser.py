@@ -1,0 +1,128 @@
+"""The web app in a real headless Chromium: the review loop a person goes through.
+
+Ingest an example and run extraction on the `fake` provider with the CLI, serve the app with
+uvicorn on a free loopback port, then in the browser: open the Inbox, open the run, send
+feedback and see the revised proposal, approve, open a new concept's page and its graph view,
+and click a concept in the graph. Screenshots of every step go to test-artifacts/browser/.
+
+Chromium is Debian's (installed by .ci/run), driven by Playwright through `executable_path`;
+without it the test is skipped locally and fails under CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from zettelgraph.settings import Settings
+from zettelgraph.web import create_app
+
+from .conftest import FAKE, MEDITATIONS, cli
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("ZG_TEST_CHROMIUM") or shutil.which("chromium")
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """A run of Meditations awaiting review, and the app serving its home."""
+    home = tmp_path / "home"
+    ingested = cli(home, "ingest", str(MEDITATIONS), "--json")
+    assert ingested.exit_code == 0, ingested.output
+    content_id = json.loads(ingested.stdout)["contents"][0]["id"]
+    started = cli(home, "extract", content_id, "--json")
+    assert started.exit_code == 0, started.output
+    assert json.loads(started.stdout)["status"] == "awaiting_review"
+
+    port = _free_port()
+    app = create_app(Settings(home=home, **FAKE))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the web app did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_review_loop_in_a_real_browser(served: str) -> None:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: .ci/run installs Debian's chromium package")
+        pytest.skip("no chromium on this machine (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+
+        page.goto(served + "/")
+        page.screenshot(path=str(ARTIFACTS / "1-inbox.png"), full_page=True)
+        page.get_by_role("link", name="Meditations").first.click()
+        page.wait_for_url("**/runs/*")
+        assert page.get_by_role("button", name="Approve").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "2-review.png"), full_page=True)
+
+        feedback = "Escribe los conceptos en español, por favor"
+        page.fill("textarea#feedback", feedback)
+        page.get_by_role("button", name="Send feedback").click()
+        page.wait_for_load_state("load")
+        # The revised proposal is shown, with the feedback in its log and the buttons back.
+        assert page.get_by_text(feedback).first.is_visible()
+        assert page.get_by_role("button", name="Approve").is_enabled()
+        page.screenshot(path=str(ARTIFACTS / "3-revised.png"), full_page=True)
+
+        page.get_by_role("button", name="Approve").click()
+        page.wait_for_load_state("load")
+        assert "committed" in page.content()
+        page.screenshot(path=str(ARTIFACTS / "4-committed.png"), full_page=True)
+
+        page.locator("a[href^='/concepts/']").first.click()
+        page.wait_for_url("**/concepts/*")
+        concept_url = page.url
+        assert page.get_by_role("link", name="Graph view").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "5-concept.png"), full_page=True)
+
+        page.get_by_role("link", name="Graph view").click()
+        page.wait_for_selector("#graph.ready")
+        nodes = page.evaluate("window.zgGraph.nodes().map(n => n.id())")
+        assert nodes, "the graph view drew no concept"
+        page.screenshot(path=str(ARTIFACTS / "6-graph.png"), full_page=True)
+
+        # Click a concept drawn on the canvas: it opens that concept's page.
+        target = nodes[-1]
+        box = page.locator("#graph").bounding_box()
+        assert box is not None
+        point = page.evaluate("id => window.zgGraph.getElementById(id).renderedPosition()", target)
+        page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+        page.wait_for_url(f"**/concepts/{target}")
+        assert page.url.endswith(f"/concepts/{target}")
+        assert concept_url.startswith(served)
+        browser.close()
+    assert errors == []
