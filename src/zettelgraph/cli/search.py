@@ -97,18 +97,7 @@ def ask(
     outcome = _served(ctx, lambda services: run_ask(services, question, k=k, recipe=recipe))
     answer = outcome.answer
     if as_json:
-        print_json(
-            {
-                "answer_id": answer.id,
-                "question": answer.question,
-                "answer": answer.answer,
-                "answerable": answer.answerable,
-                "language": answer.language,
-                "citations": answer.citations,
-                "passages": [_result_json(r) for r in outcome.results],
-                "warnings": outcome.warnings,
-            }
-        )
+        print_json(outcome.as_dict())
         return
     out = stdout()
     out.print(answer.answer, highlight=False)

@@ -260,17 +260,7 @@ def ask(body: AskIn, web: Web) -> dict[str, Any]:
     _same_embedder(services)
     with model_failures():
         outcome = asking.ask(services, body.question, k=body.k, recipe=chosen)
-    answer = outcome.answer
-    return {
-        "answer_id": answer.id,
-        "question": answer.question,
-        "answer": answer.answer,
-        "answerable": answer.answerable,
-        "language": answer.language,
-        "citations": answer.citations,
-        "passages": outcome.results,
-        "warnings": outcome.warnings,
-    }
+    return outcome.as_dict()
 
 
 @router.get("/answers", response_model=list[Answer])

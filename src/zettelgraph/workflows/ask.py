@@ -10,6 +10,7 @@ of what was asked is complete.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from zettelgraph.models import Answer, ChangeSet, Relation, SearchResult, stable_id, utcnow
 from zettelgraph.prompts import answer_question
@@ -35,6 +36,19 @@ class AskResult:
     answer: Answer
     results: list[SearchResult]
     warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph ask --json` prints and `POST /api/ask` returns."""
+        return {
+            "answer_id": self.answer.id,
+            "question": self.answer.question,
+            "answer": self.answer.answer,
+            "answerable": self.answer.answerable,
+            "language": self.answer.language,
+            "citations": self.answer.citations,
+            "passages": [r.model_dump(mode="json") for r in self.results],
+            "warnings": self.warnings,
+        }
 
 
 def _recipe(services: Services, recipe: str | SearchRecipe | None) -> SearchRecipe:
