@@ -2,11 +2,12 @@
 
     python docs/screenshots.py --home HOME [--out docs/images] [--chromium /usr/bin/chromium]
 
-HOME must hold at least one run awaiting review and one approved run (for example:
-`zettelgraph --home HOME --llm local:0.5b run examples/meditations.md examples/walden.md`,
-then `zettelgraph --home HOME review RUN_ID --approve` on one of them). The app is served on a
-free loopback port; the Review page of the newest waiting run, the page of the approved
-concept with the most relations and its Graph view are saved as PNG files.
+The app is served on a free loopback port over HOME; `--pages` picks what is saved as PNG:
+`review` (the waiting run with the most new concepts), `concept` (the concept with the most
+relations) and `graph` (its Graph view). The docs' images were made from a run of the offline
+0.5B model: `zettelgraph --home HOME --llm local:0.5b run examples/walden.md`, then
+`--pages review`, then `zettelgraph --home HOME review RUN_ID --approve`, then
+`--pages concept,graph`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
 from zettelgraph.workflows.context import open_services
 
 
-def _targets(settings: Settings) -> tuple[str, str]:
+def _targets(settings: Settings) -> tuple[str | None, str | None]:
+    """The waiting run with the most concepts, and the concept with the most relations."""
     services = open_services(settings)
     try:
         with open_checkpointer(settings) as checkpointer:
@@ -36,10 +38,11 @@ def _targets(settings: Settings) -> tuple[str, str]:
         concepts = concept_rows(services.store)
     finally:
         services.close()
-    if not waiting or not concepts:
-        raise SystemExit("HOME needs a run awaiting review and an approved run (see --help)")
-    busiest = max(concepts, key=lambda row: (row["relations"], row["quotes"]))
-    return waiting[0]["run_id"], busiest["id"]
+    run = max(waiting, key=lambda row: row["concepts"])["run_id"] if waiting else None
+    busiest = (
+        max(concepts, key=lambda row: (row["relations"], row["quotes"]))["id"] if concepts else None
+    )
+    return run, busiest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,11 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "images")
     parser.add_argument("--chromium", default=shutil.which("chromium"))
+    parser.add_argument("--pages", default="review,concept,graph")
     args = parser.parse_args(argv)
     if not args.chromium:
         parser.error("no chromium found: apt-get install chromium, or pass --chromium PATH")
+    pages = set(args.pages.split(","))
     settings = Settings(home=args.home)
     run_id, concept_id = _targets(settings)
+    if "review" in pages and run_id is None:
+        parser.error("no run is waiting for review in HOME")
+    if pages & {"concept", "graph"} and concept_id is None:
+        parser.error("HOME has no concept yet: approve a run first")
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -73,20 +82,23 @@ def main(argv: list[str] | None = None) -> int:
             browser = playwright.chromium.launch(
                 executable_path=args.chromium, args=["--no-sandbox"]
             )
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.goto(f"{base}/runs/{run_id}")
-            page.screenshot(path=str(args.out / "review.png"), full_page=True)
-            page.goto(f"{base}/concepts/{concept_id}")
-            page.screenshot(path=str(args.out / "concept.png"), full_page=True)
-            page.goto(f"{base}/graph?concept={concept_id}&depth=2")
-            page.wait_for_selector("#graph.ready")
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(args.out / "graph.png"))
+            page = browser.new_page(viewport={"width": 1200, "height": 1000})
+            if "review" in pages:
+                page.goto(f"{base}/runs/{run_id}")
+                page.screenshot(path=str(args.out / "review.png"))
+            if "concept" in pages:
+                page.goto(f"{base}/concepts/{concept_id}")
+                page.screenshot(path=str(args.out / "concept.png"))
+            if "graph" in pages:
+                page.goto(f"{base}/graph?concept={concept_id}&depth=2")
+                page.wait_for_selector("#graph.ready")
+                page.wait_for_timeout(500)
+                page.screenshot(path=str(args.out / "graph.png"))
             browser.close()
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-    for name in ("review", "concept", "graph"):
+    for name in sorted(pages):
         print(args.out / f"{name}.png")
     return 0
 

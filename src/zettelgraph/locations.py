@@ -7,8 +7,12 @@ from several blocks gets one location that covers them all: `{"page": 3, "page_e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zettelgraph.models import Quote
 
 # Numbered places that a passage can span; the merged form is key (first) + key_end (last).
 _RANGED = ("page", "slide", "turn", "paragraph")
@@ -58,10 +62,12 @@ def location_label(location: Mapping[str, Any], *, page: str | None = None) -> s
         parts.append(" > ".join(str(p) for p in path))
     if location.get("symbol"):
         parts.append(str(location["symbol"]))
-    pages = _span(location, "page") or page
+    pages = _span(location, "page")
     if pages:
         label = location.get("page_label")
-        parts.append(f"p. {label}" if label else f"{'pp' if '–' in pages else 'p'}. {pages}")
+        parts.append(f"p. {label}" if label else page_label(pages))
+    elif page:
+        parts.append(page_label(page))
     slides = _span(location, "slide")
     if slides:
         parts.append(f"slide{'s' if '–' in slides else ''} {slides}")
@@ -75,3 +81,21 @@ def location_label(location: Mapping[str, Any], *, page: str | None = None) -> s
     if location.get("kind") == "notes":
         parts.append("speaker notes")
     return ", ".join(parts)
+
+
+def page_label(page: str) -> str:
+    """A page as written in a citation: "p. 12", "pp. 3–4"; a reference that already says
+    what it is ("loc 142", "p. 9") is kept as it is."""
+    page = page.strip()
+    if page[:1].isalpha():
+        return page
+    return f"pp. {page}" if re.search(r"[-–,]", page) else f"p. {page}"
+
+
+def quote_place(quote: Quote) -> str:
+    """Where a quote or passage is, for a citation: a book-note quote's section and page, a
+    document passage's location."""
+    if quote.parent_id is not None:
+        return location_label(quote.location, page=quote.page)
+    page = page_label(quote.page) if quote.page else ""
+    return ", ".join(part for part in (quote.section, page) if part)

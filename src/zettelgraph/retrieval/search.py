@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.embeddings import Embedder
-from zettelgraph.locations import location_label
-from zettelgraph.models import Concept, NodeLabel, Quote, SearchResult
+from zettelgraph.locations import quote_place
+from zettelgraph.models import Concept, NodeLabel, SearchResult
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
 from zettelgraph.retrieval.recipes import SearchRecipe
@@ -139,7 +139,7 @@ class Retriever:
                     content_kind=content.kind if content else "",
                     author=authors[quote.content_id],
                     location=quote.location,
-                    location_label=_label(quote),
+                    location_label=quote_place(quote),
                     section_id=section.id if section else None,
                     section_title=(section.title if section else quote.section) or None,
                     context=section.text if section else None,
@@ -155,11 +155,3 @@ class Retriever:
             if concept is not None:
                 out.append({"id": concept.id, "title": concept.title})
         return out
-
-
-def _label(quote: Quote) -> str:
-    if quote.parent_id is None and quote.section:
-        # A book-note quote: its section heading and page.
-        page = f"p. {quote.page}" if quote.page else ""
-        return ", ".join(part for part in (quote.section, page) if part)
-    return location_label(quote.location, page=quote.page)

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from zettelgraph.locations import page_label
 from zettelgraph.models import Concept
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 
@@ -172,15 +173,8 @@ def _render_source(source: SourceQuote) -> str:
     if source.place:
         reference.append(source.place)
     elif source.page:
-        reference.append(_page_label(source.page))
+        reference.append(page_label(source.page))
     return f"{quoted}\n— {', '.join(reference)}\n"
-
-
-def _page_label(page: str) -> str:
-    page = page.strip()
-    if page.lower().startswith("p"):
-        return page
-    return f"pp. {page}" if re.search(r"[-–,]", page) else f"p. {page}"
 
 
 # --- reading ------------------------------------------------------------------------------

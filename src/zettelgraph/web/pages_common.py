@@ -22,6 +22,7 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from zettelgraph.locations import page_label
 from zettelgraph.web.app import TEMPLATES, WebState, state
 
 # The app's shared state, as a route parameter: `web: Web`.
@@ -142,6 +143,7 @@ def linked_answer(text: str, targets: dict[int, str]) -> Markup:
 TEMPLATES.env.filters.setdefault("ago", ago)
 TEMPLATES.env.filters.setdefault("when", when)
 TEMPLATES.env.globals.setdefault("rel_color", rel_color)
+TEMPLATES.env.globals.setdefault("page_label", page_label)
 TEMPLATES.env.globals.setdefault("passage_href", passage_href)
 TEMPLATES.env.globals.setdefault("concept_href", concept_href)
 TEMPLATES.env.globals.setdefault("source_href", source_href)

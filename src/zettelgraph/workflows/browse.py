@@ -10,9 +10,15 @@ from collections import deque
 from datetime import UTC, datetime
 from typing import Any
 
-from zettelgraph.locations import location_label
+from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Quote
-from zettelgraph.relations import QUOTED_IN, STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.relations import (
+    DEFAULT_VOCABULARY,
+    QUOTED_IN,
+    STRUCTURAL_TYPES,
+    SUPPORTS,
+    RelationVocabulary,
+)
 from zettelgraph.store.base import GraphStore
 from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunView
 
@@ -51,9 +57,7 @@ def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
         "page": quote.page,
         "section": quote.section,
         "location": quote.location,
-        "location_label": location_label(quote.location, page=quote.page)
-        if quote.parent_id
-        else ", ".join(p for p in (quote.section, f"p. {quote.page}" if quote.page else "") if p),
+        "location_label": quote_place(quote),
         "content_id": quote.content_id,
         "content": content.title if content else None,
         "author": author.name if author else None,
@@ -147,8 +151,8 @@ def graph_around(
     """Concepts and their relations around a concept (up to `depth` hops) or a content (the
     concepts its passages support, and their neighbours), at most `limit` concepts.
 
-    Each relation is given once per pair and type: a reverse the store added is left out,
-    since the view draws the forward one.
+    Each relation is given once per pair: a reverse (the store's, or one the model stated
+    as well) is left out, since the view draws the forward one.
     """
     seeds: list[str] = []
     if concept_id is not None:
@@ -157,6 +161,7 @@ def graph_around(
         for quote_relation in store.relations(content_id, relation_type=QUOTED_IN, direction="in"):
             for r in store.relations(quote_relation.source_id, relation_type=SUPPORTS):
                 seeds.append(r.target_id)
+    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
     hops: dict[str, int] = {}
     queue: deque[str] = deque()
     for seed in dict.fromkeys(seeds):
@@ -179,7 +184,10 @@ def graph_around(
                     continue
                 hops[other] = hops[node] + 1
                 queue.append(other)
-            if "inferred_reverse_of" not in r.properties:
+            reverse = (r.target_id, vocabulary.reverses.get(r.type, ""), r.source_id)
+            # A pair drawn once: the store's inferred reverses, and a reverse the model also
+            # stated (A GENERALIZES B and B SPECIFIC_OF A say one thing).
+            if "inferred_reverse_of" not in r.properties and reverse not in edges:
                 edges[r.key] = {
                     "source": r.source_id,
                     "target": r.target_id,

@@ -14,7 +14,8 @@ from zettelgraph.ingest.chunking import (
     split_sentences,
 )
 from zettelgraph.ingest.parsed import Block, ParsedDocument
-from zettelgraph.locations import location_label, merge_locations
+from zettelgraph.locations import location_label, merge_locations, page_label, quote_place
+from zettelgraph.models import Quote
 
 
 def _doc(*blocks: Block, file_type: str = "pdf") -> ParsedDocument:
@@ -208,3 +209,9 @@ def test_location_merge_and_labels() -> None:
         location_label({"turn": 3, "speaker": "assistant", "line_start": 1}) == "turn 3 (assistant)"
     )
     assert location_label({"line": 7}, page="12") == "p. 12"
+    assert page_label("loc 142") == "loc 142"  # a reference that says what it is stays
+    assert page_label("3-5") == "pp. 3-5"
+    book = Quote(id="q", content_id="c", text="t", position=0, section="Economy", page="loc 142")
+    assert quote_place(book) == "Economy, loc 142"
+    passage = book.model_copy(update={"parent_id": "s", "location": {"slide": 2}, "page": None})
+    assert quote_place(passage) == "slide 2"
