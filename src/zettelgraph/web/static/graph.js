@@ -67,6 +67,18 @@
       padding: 20,
       positions: function (node) { return positions[node.id()]; },
     };
+  } else if (data.nodes.length <= 12) {
+    // A handful of concepts: the centre in the middle, the others around it by distance,
+    // which reads better than a force layout when nearly every pair is related.
+    layout = {
+      name: "concentric",
+      fit: true,
+      padding: 40,
+      minNodeSpacing: 70,
+      nodeDimensionsIncludeLabels: true,
+      concentric: function (node) { return 10 - (node.data("hops") || 0); },
+      levelWidth: function () { return 1; },
+    };
   } else {
     layout = {
       name: "cose",
