@@ -228,3 +228,17 @@ def test_bad_documents_error_and_leave_nothing(
     finally:
         store.close()
     assert not (home / "vault").exists() or not list((home / "vault").rglob("*.md"))
+
+
+def test_search_and_ask_refuse_a_store_of_another_embedder(
+    tmp_path: Path, library: list[Path]
+) -> None:
+    home = tmp_path / "home"
+    assert run("ingest", str(library[3]), home=home).exit_code == 0  # embedded with `hash`
+    for command in ("search", "ask"):
+        result = CliRunner().invoke(
+            app,
+            ["--home", str(home), "--llm", "fake", "--embeddings", "hash:64", command, "hojas"],
+        )
+        assert result.exit_code == 1
+        assert "ZETTELGRAPH_EMBEDDINGS=hash" in result.output

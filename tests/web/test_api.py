@@ -365,6 +365,15 @@ def test_an_unusable_model_is_502_and_the_run_can_be_started_again(make_web: Mak
     asked = web.client.post("/api/ask", json={"question": "What is change?"}, headers=web.csrf())
     assert asked.status_code == 502
     assert web.services.store.answers() == []
+    # The pages go through the same actions: a readable 502 page, not a server error.
+    token = web.csrf()["X-CSRF-Token"]
+    page = web.client.post(
+        f"/sources/{web.content_id()}/extract", data={"csrf_token": token}, follow_redirects=False
+    )
+    assert page.status_code == 502 and "the configured LLM cannot be used" in page.text
+    asked_page = web.client.post("/ask", data={"csrf_token": token, "question": "What is change?"})
+    assert asked_page.status_code == 502
+    assert web.services.store.answers() == []
 
 
 def test_csrf_endpoint_and_app_without_injected_services(tmp_path: Path) -> None:
@@ -375,3 +384,18 @@ def test_csrf_endpoint_and_app_without_injected_services(tmp_path: Path) -> None
         assert len(token) >= 32 and token == client.cookies.get("zg_csrf")
         assert client.get("/api/csrf").json()["csrf_token"] == token  # stable per browser
         assert client.get("/api/contents").json() == []
+
+
+def test_search_and_ask_refuse_a_store_of_another_embedder(make_web: MakeWeb) -> None:
+    """The CLI's rule, on the API and the pages: 503 with the same message, no LLM call, no
+    answer stored."""
+    web = make_web(MEDITATIONS, embeddings="hash:64")  # the notes were embedded with `hash`
+    found = web.client.get("/api/search", params={"q": "universe"})
+    assert found.status_code == 503
+    assert "ZETTELGRAPH_EMBEDDINGS=hash" in found.json()["detail"]
+    asked = web.client.post("/api/ask", json={"question": "universe?"}, headers=web.csrf())
+    assert asked.status_code == 503
+    page = web.client.get("/ask", params={"q": "universe"})
+    assert page.status_code == 503 and "zettelgraph reindex" in page.text
+    assert web.llm.calls == 0
+    assert web.services.store.answers() == []

@@ -84,10 +84,9 @@ def resolve_content_id(services: Services, given: str) -> str:
 
 def require_same_embedder(services: Services) -> None:
     """Stop before any work when the store's vectors come from another embedder."""
-    info = services.store.embedding_info()
-    if info is not None and info.model != services.embedder.name:
-        fail(
-            f"the store holds vectors from {info.model!r}, the configured embedder is "
-            f"{services.embedder.name!r}: set ZETTELGRAPH_EMBEDDINGS={info.model} or run "
-            "`zettelgraph reindex`"
-        )
+    from zettelgraph.store.base import EmbedderMismatchError
+
+    try:
+        services.check_embedder()
+    except EmbedderMismatchError as exc:
+        fail(str(exc))

@@ -10,7 +10,6 @@ from zettelgraph.cli.common import (
     fail,
     open_services_or_fail,
     print_json,
-    require_same_embedder,
     settings_from,
     stdout,
 )
@@ -51,11 +50,13 @@ def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     """Run `work` with the configured services, turning known failures into clear errors."""
     from zettelgraph.llm.factory import LLMConfigError
     from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+    from zettelgraph.store.base import EmbedderMismatchError
 
     services = open_services_or_fail(settings_from(ctx))
     try:
-        require_same_embedder(services)
         return work(services)
+    except EmbedderMismatchError as exc:
+        fail(str(exc))
     except ValueError as exc:  # an unknown recipe
         fail(str(exc), code=2)
     except (LLMConfigError, *SOFT_LLM_ERRORS) as exc:

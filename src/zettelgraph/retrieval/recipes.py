@@ -49,13 +49,17 @@ class SearchRecipe(BaseModel):
     graph_seed_passages: int = Field(default=5, ge=0, le=100)
 
     @property
-    def methods(self) -> list[str]:
-        weights = {
+    def weights(self) -> dict[str, float]:
+        """Each method's weight in the fusion."""
+        return {
             "fulltext": self.fulltext_weight,
             "vector": self.vector_weight,
             "graph": self.graph_weight,
         }
-        return [method for method, weight in weights.items() if weight > 0]
+
+    @property
+    def methods(self) -> list[str]:
+        return [method for method, weight in self.weights.items() if weight > 0]
 
 
 RECIPES: dict[str, SearchRecipe] = {

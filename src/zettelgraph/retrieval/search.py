@@ -38,11 +38,7 @@ class Retriever:
     def candidates(self, query: str, recipe: SearchRecipe) -> list[Fused]:
         """Every passage any method found, fused and ranked (the benchmark reads this)."""
         lists: dict[str, Ranked] = {}
-        weights = {
-            "fulltext": recipe.fulltext_weight,
-            "vector": recipe.vector_weight,
-            "graph": recipe.graph_weight,
-        }
+        weights = recipe.weights
         if recipe.fulltext_weight > 0:
             lists["fulltext"] = self.fulltext(query, recipe)
         vector: NDArray[np.float32] | None = None

@@ -14,15 +14,10 @@ used as filesystem paths.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from zettelgraph.extras import MissingExtraError
-from zettelgraph.llm.factory import LLMConfigError
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import Answer
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.web import actions
@@ -58,22 +53,6 @@ Csrf = [Depends(require_csrf)]
 # --- helpers ------------------------------------------------------------------------------
 
 
-@contextmanager
-def model_failures(then: str = "") -> Iterator[None]:
-    """A model that fails or cannot be used is the upstream's fault: 502, saying why and
-    (`then`) what became of the work."""
-    try:
-        yield
-    except (LLMConfigError, MissingExtraError) as exc:
-        raise _bad_gateway(f"the configured LLM cannot be used: {exc}", then) from exc
-    except SOFT_LLM_ERRORS as exc:
-        raise _bad_gateway(f"the LLM could not answer: {exc}", then) from exc
-
-
-def _bad_gateway(why: str, then: str) -> HTTPException:
-    return HTTPException(status_code=502, detail=why + (f"; {then}" if then else ""))
-
-
 def _not_found(what: str, given: str) -> HTTPException:
     return HTTPException(status_code=404, detail=f"no {what} with id {given!r}")
 
@@ -83,18 +62,6 @@ def _recipe(recipe: str | None, services: Services) -> SearchRecipe:
         return recipe_named(recipe or services.settings.search_recipe)
     except ValueError as exc:
         raise HTTPException(status_code=422, detail=str(exc)) from exc
-
-
-def _same_embedder(services: Services) -> None:
-    """Searching vectors of another embedder would rank nonsense (as the CLI refuses)."""
-    info = services.store.embedding_info()
-    if info is not None and info.model != services.embedder.name:
-        raise HTTPException(
-            status_code=503,
-            detail=f"the store holds vectors from {info.model!r}, the configured embedder is "
-            f"{services.embedder.name!r}: set ZETTELGRAPH_EMBEDDINGS={info.model} or run "
-            "`zettelgraph reindex`",
-        )
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -124,8 +91,7 @@ def decide(run_id: str, body: DecisionIn, web: Web) -> dict[str, Any]:
     409 when the run is not waiting for review: already decided, or decided by a request
     running at the same time. Nothing is changed then.
     """
-    with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
-        return actions.decide(web, run_id, body.action, body.feedback).as_dict()
+    return actions.decide(web, run_id, body.action, body.feedback).as_dict()
 
 
 @router.post("/contents/{content_id}/runs", response_model=Run, dependencies=Csrf)
@@ -137,17 +103,12 @@ def start_run(content_id: str, body: StartIn, web: Web) -> dict[str, Any]:
     """
     if web.services.store.get_content(content_id) is None:
         raise _not_found("content", content_id)
-    with web.run_lock(f"content:{content_id}"):
-        for view in web.runs.list():
-            if view.content_id == content_id and view.status == "awaiting_review":
-                raise HTTPException(
-                    status_code=409,
-                    detail=f"run {view.run_id} of this content is waiting for review: decide it "
-                    "first",
-                )
-        then = "the run stopped: `zettelgraph runs` lists it, `zettelgraph resume RUN` continues it"
-        with model_failures(then):
-            view = web.runs.start(content_id, suggestions=body.suggestions, force=body.force)
+    view, started = actions.start(web, content_id, suggestions=body.suggestions, force=body.force)
+    if not started:
+        raise HTTPException(
+            status_code=409,
+            detail=f"run {view.run_id} of this content is waiting for review: decide it first",
+        )
     return view.as_dict()
 
 
@@ -245,7 +206,6 @@ def search(
     """Passages for a query by full-text, vector and graph search, with citations; no LLM."""
     services = web.services
     chosen = _recipe(recipe, services)
-    _same_embedder(services)
     results = asking.search(services, q, k=k, recipe=chosen)
     return {"query": q, "results": results}
 
@@ -257,8 +217,7 @@ def ask(body: AskIn, web: Web) -> dict[str, Any]:
     if not body.question.strip():
         raise HTTPException(status_code=422, detail="ask a question")
     chosen = _recipe(body.recipe, services)
-    _same_embedder(services)
-    with model_failures():
+    with actions.model_failures():
         outcome = asking.ask(services, body.question, k=body.k, recipe=chosen)
     return outcome.as_dict()
 

@@ -19,7 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from zettelgraph.settings import Settings
-from zettelgraph.web.security import access_middleware
+from zettelgraph.store.base import EmbedderMismatchError
+from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
 from zettelgraph.workflows.context import Services
 
@@ -80,6 +81,10 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     )
     token = settings.web_token.get_secret_value() if settings.web_token else None
     app.middleware("http")(access_middleware(token))
+    # Search and ask on a store embedded with another model: the same message as the CLI's.
+    app.add_exception_handler(
+        EmbedderMismatchError, lambda request, exc: refuse(request, 503, str(exc))
+    )
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router, prefix="/api")
     app.include_router(pages.router)

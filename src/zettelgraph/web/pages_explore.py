@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+from zettelgraph.web import actions
 from zettelgraph.web.pages_common import (
     HTMLRoute,
     Web,
@@ -123,7 +123,7 @@ def ask_page(
         raise HTTPException(status_code=422, detail="write a question first")
     try:
         result = ask_flow.ask(web.services, question.strip())
-    except SOFT_LLM_ERRORS as exc:
+    except actions.MODEL_FAILURES as exc:
         return render(
             request, "ask.html", "ask", status_code=502, q=question, error=str(exc), results=[]
         )

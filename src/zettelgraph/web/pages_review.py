@@ -41,7 +41,8 @@ def _report_passages(web: WebState, report: dict[str, Any]) -> dict[str, dict[st
     ids.extend(a["quote"]["id"] for a in report.get("attributions", []))
     ids.extend(q["id"] for q in report.get("unattributed_quotes", []))
     store = web.services.store
-    return {q.id: browse.passage_view(store, q) for q in store.get_quotes(list(dict.fromkeys(ids)))}
+    views = browse.passage_views(store, store.get_quotes(list(dict.fromkeys(ids))))
+    return {view["id"]: view for view in views}
 
 
 def _committed_links(web: WebState, committed: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
@@ -108,9 +109,5 @@ def extract(content_id: str, web: Web) -> Response:
     reopened instead of starting a second one (a double click, a second tab)."""
     if web.services.store.get_content(content_id) is None:
         raise HTTPException(status_code=404, detail=f"no source {content_id!r}")
-    with web.run_lock(f"extract:{content_id}"):
-        for row in browse.inbox(web.runs):
-            if row["content_id"] == content_id:
-                return see_other(run_href(row["run_id"]))
-        view = web.runs.start(content_id)
+    view, _ = actions.start(web, content_id)
     return see_other(run_href(view.run_id))

@@ -59,13 +59,7 @@ def _host_name(request: Request) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def _wants_html(request: Request) -> bool:
-    return not request.url.path.startswith("/api") and "text/html" in request.headers.get(
-        "accept", ""
-    )
-
-
-def _refuse(request: Request, status: int, message: str) -> Response:
+def refuse(request: Request, status: int, message: str) -> Response:
     if request.url.path.startswith("/api"):
         return JSONResponse({"detail": message}, status_code=status)
     return PlainTextResponse(message, status_code=status)
@@ -80,13 +74,13 @@ def access_middleware(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         if token is None and not is_loopback(_host_name(request)):
-            return _refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
+            return refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
         bearer = False
         if token is not None:
             given = request.query_params.get("token")
             if given is not None and request.method == "GET":
                 if not hmac.compare_digest(given, token):
-                    return _refuse(request, 401, "wrong token")
+                    return refuse(request, 401, "wrong token")
                 query = urlencode(
                     [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 )
@@ -98,7 +92,7 @@ def access_middleware(
             bearer = header.startswith("Bearer ") and hmac.compare_digest(header[7:], token)
             cookie = request.cookies.get(TOKEN_COOKIE, "")
             if not bearer and not (cookie and hmac.compare_digest(cookie, token)):
-                return _refuse(
+                return refuse(
                     request,
                     401,
                     "this app needs its token: send 'Authorization: Bearer TOKEN', or open "

@@ -64,7 +64,10 @@ def search(
     k: int | None = None,
     recipe: str | SearchRecipe | None = None,
 ) -> list[SearchResult]:
-    """The top passages for a query, with citations; no LLM call."""
+    """The top passages for a query, with citations; no LLM call.
+
+    Raises EmbedderMismatchError when the store was embedded with another model."""
+    services.check_embedder()
     retriever = Retriever(services.store, services.embedder)
     return retriever.search(query, k or services.settings.search_k, _recipe(services, recipe))
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from zettelgraph.locations import quote_place
-from zettelgraph.models import Concept, Quote
+from zettelgraph.models import Concept, Quote, normalize_name
 from zettelgraph.relations import (
     DEFAULT_VOCABULARY,
     QUOTED_IN,
@@ -25,8 +25,6 @@ from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunV
 
 def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
     """Every concept (or those whose title or summary contains `query`), by title."""
-    from zettelgraph.models import normalize_name
-
     wanted = normalize_name(query)
     rows: list[dict[str, Any]] = []
     for concept in store.list_concepts():
@@ -49,20 +47,38 @@ def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
 
 def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
     """A quote or document passage with its source, as a citation shows it."""
-    content = store.get_content(quote.content_id)
-    author = store.author_of(quote.content_id)
-    return {
-        "id": quote.id,
-        "text": quote.text,
-        "page": quote.page,
-        "section": quote.section,
-        "location": quote.location,
-        "location_label": quote_place(quote),
-        "content_id": quote.content_id,
-        "content": content.title if content else None,
-        "author": author.name if author else None,
-        "section_id": quote.parent_id,
-    }
+    return passage_views(store, [quote])[0]
+
+
+def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]]:
+    """`passage_view` of many passages, reading each Content and author once (a document's
+    passages all share one)."""
+    sources: dict[str, tuple[str | None, str | None]] = {}
+    out: list[dict[str, Any]] = []
+    for quote in quotes:
+        if quote.content_id not in sources:
+            content = store.get_content(quote.content_id)
+            author = store.author_of(quote.content_id)
+            sources[quote.content_id] = (
+                content.title if content else None,
+                author.name if author else None,
+            )
+        title, author_name = sources[quote.content_id]
+        out.append(
+            {
+                "id": quote.id,
+                "text": quote.text,
+                "page": quote.page,
+                "section": quote.section,
+                "location": quote.location,
+                "location_label": quote_place(quote),
+                "content_id": quote.content_id,
+                "content": title,
+                "author": author_name,
+                "section_id": quote.parent_id,
+            }
+        )
+    return out
 
 
 def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
@@ -99,7 +115,7 @@ def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
                 "inferred": "inferred_reverse_of" in r.properties,
             }
         )
-    quotes = [passage_view(store, q) for q in store.get_quotes(quote_ids)]
+    quotes = passage_views(store, store.get_quotes(quote_ids))
     return {
         **concept.model_dump(mode="json"),
         "relations": outgoing,
@@ -136,7 +152,7 @@ def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
         **content.model_dump(mode="json"),
         "author": author.model_dump(mode="json") if author else None,
         "sections": [s.model_dump(mode="json") for s in store.sections_of(content_id)],
-        "quotes": [passage_view(store, q) for q in store.quotes_of(content_id)],
+        "quotes": passage_views(store, store.quotes_of(content_id)),
     }
 
 
@@ -162,12 +178,16 @@ def graph_around(
             for r in store.relations(quote_relation.source_id, relation_type=SUPPORTS):
                 seeds.append(r.target_id)
     vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
+    # Every concept reached, read once: its hop count is its place in `hops`.
+    found: dict[str, Concept] = {}
     hops: dict[str, int] = {}
     queue: deque[str] = deque()
     for seed in dict.fromkeys(seeds):
         if len(hops) >= limit:
             break
-        if store.get_concept(seed) is not None:
+        concept = store.get_concept(seed)
+        if concept is not None:
+            found[seed] = concept
             hops[seed] = 0
             queue.append(seed)
     edges: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -180,8 +200,10 @@ def graph_around(
             if other not in hops:
                 if hops[node] >= depth or len(hops) >= limit:
                     continue
-                if store.get_concept(other) is None:  # a passage's SUPPORTS edge
+                concept = store.get_concept(other)
+                if concept is None:  # a passage's SUPPORTS edge
                     continue
+                found[other] = concept
                 hops[other] = hops[node] + 1
                 queue.append(other)
             reverse = (r.target_id, vocabulary.reverses.get(r.type, ""), r.source_id)
@@ -194,18 +216,15 @@ def graph_around(
                     "type": r.type,
                     "explanation": r.properties.get("explanation", ""),
                 }
-    nodes = []
-    for node_id, hop in hops.items():
-        concept = store.get_concept(node_id)
-        if concept is not None:
-            nodes.append(
-                {
-                    "id": node_id,
-                    "title": concept.title,
-                    "summary_short": concept.summary_short,
-                    "hops": hop,
-                }
-            )
+    nodes = [
+        {
+            "id": node_id,
+            "title": found[node_id].title,
+            "summary_short": found[node_id].summary_short,
+            "hops": hop,
+        }
+        for node_id, hop in hops.items()
+    ]
     kept = set(hops)
     return {
         "nodes": nodes,

@@ -21,6 +21,7 @@ from zettelgraph.prompts import author_bio
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore, open_store
+from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.vault.writer import Vault
 
 T = TypeVar("T", bound=BaseModel)
@@ -72,6 +73,18 @@ class Services:
             retries=self.settings.llm_retries,
             backoff=self.settings.llm_backoff,
         )
+
+    def check_embedder(self) -> None:
+        """Raise EmbedderMismatchError when the store's vectors come from another embedder:
+        searching them with this one would rank nonsense, and writing beside them would mix
+        two vector spaces."""
+        info = self.store.embedding_info()
+        if info is not None and info.model != self.embedder.name:
+            raise EmbedderMismatchError(
+                f"the store holds vectors from {info.model!r}, the configured embedder is "
+                f"{self.embedder.name!r}: set ZETTELGRAPH_EMBEDDINGS={info.model} or run "
+                "`zettelgraph reindex`"
+            )
 
     def close(self) -> None:
         self.llms.close()
