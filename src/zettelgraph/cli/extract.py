@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -23,7 +25,11 @@ from zettelgraph.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunView
+    from zettelgraph.workflows.concept_extraction.runner import (
+        ExtractionRuns,
+        RunView,
+        StepCallback,
+    )
 
 
 @contextmanager
@@ -44,16 +50,6 @@ def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
         services.close()
 
 
-def _progress() -> Any:
-    console = stderr()
-    status = console.status("working", spinner="dots")
-
-    def step(name: str) -> None:
-        status.update(f"{name.replace('_', ' ')} done")
-
-    return status, step
-
-
 def _show(run: RunView, as_json: bool) -> None:
     from zettelgraph.cli.report_view import print_run
 
@@ -63,16 +59,16 @@ def _show(run: RunView, as_json: bool) -> None:
         print_run(stdout(), run.as_dict())
 
 
-def _drive(action: Any) -> RunView:
-    """Run a workflow action with a spinner; configuration errors end the command cleanly."""
+def _drive(action: Callable[[StepCallback], RunView], started: float | None = None) -> RunView:
+    """Run a workflow action showing its progress on stderr (see cli/progress.py); configuration
+    errors end the command cleanly. `started`: when the command started (time.monotonic)."""
+    from zettelgraph.cli.progress import step_progress
     from zettelgraph.extras import MissingExtraError
     from zettelgraph.llm.factory import LLMConfigError
 
-    status, step = _progress()
     try:
-        with status:
-            view: RunView = action(step)
-            return view
+        with step_progress(stderr(), started) as step:
+            return action(step)
     except (LLMConfigError, MissingExtraError) as exc:
         fail(str(exc))
 
@@ -87,9 +83,12 @@ def extract(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Extract concepts from a content's quotes, up to your review."""
+    started = time.monotonic()
     with open_runs(ctx) as runs:
         cid = resolve_content_id(runs.services, content_id)
-        view = _drive(lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step))
+        view = _drive(
+            lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step), started
+        )
     _show(view, as_json)
 
 
@@ -131,6 +130,8 @@ def review(
         if action == "quit":
             return
         answered = run_id
+        # The clock starts here, not with the command: time at the prompt or in $EDITOR is the
+        # reader's, not the workflow's.
         view = _drive(lambda step: runs.answer(answered, action, text, on_step=step))
     _show(view, as_json)
 
@@ -193,9 +194,14 @@ def resume(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
+    started = time.monotonic()
     with open_runs(ctx) as runs:
-        view = _drive(lambda step: runs.resume(run_id, on_step=step))
+        view = _drive(lambda step: runs.resume(run_id, on_step=step), started)
     _show(view, as_json)
+
+
+def _start(runs: ExtractionRuns, content_id: str, on_step: StepCallback) -> RunView:
+    return runs.start(content_id, on_step=on_step)
 
 
 def run(
@@ -205,19 +211,22 @@ def run(
 ) -> None:
     """Ingest notes, then extract concepts from each new content up to your review."""
     from zettelgraph.cli.ingest import ingest_files
+    from zettelgraph.cli.progress import announce
 
-    reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json)
+    started = time.monotonic()
+    usage: dict[str, Any] = {}
+    reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json, usage=usage)
     views = []
     with open_runs(ctx) as runs:
         # A content already processed, or with a run still open, is not extracted again.
         open_runs_of = {
             r.content_id for r in runs.list() if r.status in ("awaiting_review", "interrupted")
         }
-        for report in reports:
-            if report["processed"] or report["id"] in open_runs_of:
-                continue
-            cid = report["id"]
-            views.append(_drive(lambda step, cid=cid: runs.start(cid, on_step=step)))
+        todo = [r for r in reports if not r["processed"] and r["id"] not in open_runs_of]
+        for number, report in enumerate(todo, 1):
+            announce(stderr(), f"extracting {number}/{len(todo)}: {report['title']}")
+            views.append(_drive(partial(_start, runs, report["id"]), started))
+        usage.update(runs.services.usage.as_dict())
     if as_json:
         print_json(
             {
@@ -225,6 +234,8 @@ def run(
                 "errors": errors,
                 "skipped": skipped,
                 "runs": [v.as_dict() for v in views],
+                # LLM calls of this command per call name: benchmarks read cost from here.
+                "usage": usage,
             }
         )
     else:

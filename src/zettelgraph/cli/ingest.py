@@ -117,8 +117,11 @@ def ingest_files(
     *,
     file_type: str | None = None,
     quiet: bool,
+    usage: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
-    """Ingest and (unless quiet) print the human report: reports, errors and skipped files."""
+    """Ingest and (unless quiet) print the human report: reports, errors and skipped files.
+
+    `usage`, when given, receives the LLM usage per call name (summaries, author notes)."""
     from typing import get_args
 
     from zettelgraph.ingest.parsed import FileType
@@ -141,6 +144,8 @@ def ingest_files(
             report["processed"] = bool(content and content.processed_date)
     finally:
         services.close()
+    if usage is not None:
+        usage.update(services.usage.as_dict())
     errors.extend(file_set.folders_without_notes(skipped))
     if not quiet:
         _print_report(reports, errors, skipped, services)

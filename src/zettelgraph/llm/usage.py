@@ -16,6 +16,7 @@ class CallStats:
     name: str
     started: float = field(default_factory=time.perf_counter)
     input_tokens: int = 0
+    cached_input_tokens: int = 0
     output_tokens: int = 0
     retries: int = 0
     repairs: int = 0
@@ -26,6 +27,10 @@ class CallStats:
         if usage:
             self.input_tokens += int(usage.get("input_tokens", 0) or 0)
             self.output_tokens += int(usage.get("output_tokens", 0) or 0)
+            # Prompt tokens the server answered from its cache (llama.cpp, OpenAI): the
+            # measure of how well stable instructions first pays off.
+            details = usage.get("input_token_details") or {}
+            self.cached_input_tokens += int(details.get("cache_read", 0) or 0)
 
 
 @dataclass
@@ -35,6 +40,7 @@ class CallTotals:
     retries: int = 0
     repairs: int = 0
     input_tokens: int = 0
+    cached_input_tokens: int = 0
     output_tokens: int = 0
     seconds: float = 0.0
 
@@ -58,6 +64,7 @@ class UsageLog:
             total.retries += stats.retries
             total.repairs += stats.repairs
             total.input_tokens += stats.input_tokens
+            total.cached_input_tokens += stats.cached_input_tokens
             total.output_tokens += stats.output_tokens
             total.seconds += stats.seconds
 
@@ -70,6 +77,7 @@ class UsageLog:
                     "retries": t.retries,
                     "repairs": t.repairs,
                     "input_tokens": t.input_tokens,
+                    "cached_input_tokens": t.cached_input_tokens,
                     "output_tokens": t.output_tokens,
                     "seconds": round(t.seconds, 3),
                 }
