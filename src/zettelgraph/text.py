@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # The stored summaries' promises (Content, Person, Concept).
 SUMMARY_WORDS = 100
@@ -25,3 +26,25 @@ def clip_words(text: str, max_words: int) -> str:
     if ends and ends[-1].end() > len(clipped) // 2:
         return clipped[: ends[-1].end()]
     return clipped.rstrip(",;:") + "…"
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def word_set(text: str) -> set[str]:
+    """The distinct words of `text`, case- and accent-folded (so "Él" and "el" are one)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return set(_WORD.findall(folded))
+
+
+def copied_share(body: str, source: str) -> float:
+    """The share of `body`'s distinct words that also occur in `source` (0 for an empty body).
+
+    A concept whose body is 80% the words of its quote restates the quote instead of
+    distilling it; a paraphrase with its own words scores far lower.
+    """
+    words = word_set(body)
+    if not words:
+        return 0.0
+    return len(words & word_set(source)) / len(words)

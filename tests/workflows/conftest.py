@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
+from harness import Harness, MakeHarness
 
 
 @pytest.fixture(params=["sqlite", "falkordb+postgres"])
@@ -15,3 +20,22 @@ def backend_urls(request: pytest.FixtureRequest) -> dict[str, str]:
         "store": request.getfixturevalue("falkordb_graph_url"),
         "checkpoints": request.getfixturevalue("postgres_database_url"),
     }
+
+
+@pytest.fixture
+def make_harness(tmp_path: Path, backend_urls: dict[str, str]) -> Iterator[MakeHarness]:
+    """Harnesses on each backend (`tests/workflows/conftest.py`), closed after the test."""
+    made: list[Harness] = []
+
+    def make(replies: dict[str, list[Any]] | None = None, **settings: Any) -> Harness:
+        made.append(Harness(tmp_path / f"home{len(made)}", replies, **backend_urls, **settings))
+        return made[-1]
+
+    yield make
+    for h in made:
+        h.close()
+
+
+@pytest.fixture
+def harness(make_harness: MakeHarness) -> Harness:
+    return make_harness()

@@ -168,6 +168,8 @@ class LocalServer:
         context: int = 8192,
         max_tokens: int = 2048,
         alias: str = "local",
+        speculative: str = "none",
+        draft_path: Path | None = None,
     ) -> None:
         xllamacpp: Any = require("xllamacpp", "local", "the local model")
         params = xllamacpp.CommonParams()
@@ -183,6 +185,10 @@ class LocalServer:
         params.offline = True
         params.ui = False
         params.verbosity = 0
+        # Keep every prompt prefix the calls share (instructions first) in the slot's cache;
+        # parallel workflow branches queue on the one slot rather than split two cores.
+        params.cache_prompt = True
+        _speculate(xllamacpp, params, speculative, draft_path, threads)
         try:
             self._server: Any = xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -201,3 +207,30 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+SPECULATIVE = ("none", "ngram", "draft")
+
+
+def _speculate(
+    xllamacpp: Any, params: Any, kind: str, draft_path: Path | None, threads: int
+) -> None:
+    """Speculative decoding: `ngram` drafts from the prompt itself (JSON keys, quote words),
+    `draft` from a smaller model of the same family. benchmarks/local_speculative.py measures
+    both against none; the default is whatever measured fastest (docs/benchmarks.md)."""
+    if kind == "none":
+        return
+    types = xllamacpp.common_speculative_type
+    if kind == "ngram":
+        params.speculative.types = [types.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+        return
+    if kind == "draft":
+        if draft_path is None:
+            raise LocalModelError("speculative decoding with a draft model needs its path")
+        params.speculative.types = [types.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
+        draft = params.speculative.draft
+        draft.mparams.path = str(draft_path)
+        draft.cpuparams.n_threads = threads
+        draft.cpuparams_batch.n_threads = threads
+        return
+    raise LocalModelError(f"unknown speculative decoding {kind!r}; one of {', '.join(SPECULATIVE)}")

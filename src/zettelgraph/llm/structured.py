@@ -17,6 +17,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -65,19 +66,46 @@ def is_transient(exc: BaseException) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """Per-call generation limits, declared by each prompt module.
+
+    A small local model writes until its token limit when it loses its way; a tight limit per
+    call bounds that cost, and a low temperature keeps extraction repeatable.
+    """
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+    def kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        return out
+
+
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
-def _constrained(llm: BaseChatModel, name: str, schema: dict[str, Any]) -> Any:
-    """The model bound to request JSON that satisfies `schema`, in its provider's dialect."""
+def _constrained(
+    llm: BaseChatModel, name: str, schema: dict[str, Any], sampling: Sampling | None = None
+) -> Any:
+    """The model bound to request JSON that satisfies `schema`, in its provider's dialect.
+
+    Per-call sampling limits are passed where the request takes them (OpenAI-compatible
+    servers, the local one among them); other providers keep their configured limits.
+    """
     kind = type(llm).__name__
     if kind in ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek"):
         return llm.bind(
             response_format={
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": False},
-            }
+            },
+            **(sampling.kwargs() if sampling else {}),
         )
     if kind == "ChatOllama":
         return llm.bind(format=schema)
@@ -145,6 +173,7 @@ def call_structured(
     retries: int = 3,
     backoff: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
+    sampling: Sampling | None = None,
 ) -> T:
     """Call `llm` and return a validated `response_model`; see the module docstring.
 
@@ -158,7 +187,7 @@ def call_structured(
         prompt[0] = SystemMessage(content=f"{prompt[0].content}\n\n{instruction}")
     else:
         prompt.insert(0, SystemMessage(content=instruction))
-    runnable = _constrained(llm, name, schema)
+    runnable = _constrained(llm, name, schema, sampling)
 
     stats = usage.start(name)
     try:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.ids import AnyConceptRef, RelationType
-from zettelgraph.prompts.quality import relation_guide
+from zettelgraph.prompts.quality import language_name, relation_guide
 from zettelgraph.relations import RelationVocabulary
 
 NAME = "create_relations"
+SAMPLING = Sampling(max_tokens=400, temperature=0.1)
 
 
 class ConceptLine(BaseModel):
@@ -20,22 +22,32 @@ class ConceptLine(BaseModel):
 
 class CreateRelationsInput(BaseModel):
     target: ConceptLine
-    concept: str
-    analysis: str
     others: list[ConceptLine]  # other new concepts of this run
     existing: list[ConceptLine]  # candidates found by the relation queries
+    language: str = "es"
 
 
 class ProposedRelation(BaseModel):
     target_concept_id: AnyConceptRef
     relation_type: RelationType
-    explanation: str = Field(max_length=400)
+    explanation: str = Field(
+        max_length=300, description="One sentence naming both ideas and how they connect."
+    )
     confidence: float = Field(ge=0.0, le=1.0)
 
 
 class CreatedRelations(BaseModel):
-    relations: list[ProposedRelation] = Field(max_length=20)
-    relation_notes: str = Field(default="", max_length=600)
+    # Few and sound: the proposal checks keep at most a handful per concept anyway.
+    relations: list[ProposedRelation] = Field(max_length=5)
+    relation_notes: str = Field(default="", max_length=300)
+
+
+EXAMPLE = (
+    "[c1] La lectura excesiva nubla el juicio -> [c2] La imaginación sustituye a la realidad\n"
+    '{"relations": [{"target_concept_id": "c2", "relation_type": "SUPPORTS", "explanation": '
+    '"Leer sin medida lleva a que la imaginación ocupe el lugar de la realidad, como le pasa '
+    'a don Quijote.", "confidence": 0.8}]}'
+)
 
 
 def messages(data: CreateRelationsInput, vocabulary: RelationVocabulary) -> list[BaseMessage]:
@@ -45,15 +57,19 @@ def messages(data: CreateRelationsInput, vocabulary: RelationVocabulary) -> list
     return [
         SystemMessage(
             content="You connect a new idea to other ideas of a knowledge graph with typed, "
-            "directed relations. Only relations that are clearly meaningful; none is fine.\n"
+            "directed relations. Give at most 2 relations, only those that are clearly true; "
+            "an empty list is a good answer when nothing is. Never relate two ideas both as "
+            "opposed and as similar. Each explanation is one sentence of your own, in "
+            f"{language_name(data.language)}, that names both ideas and says how they "
+            "connect; never repeat the idea's text.\n"
             + relation_guide(vocabulary)
+            + f"\nExample:\n{EXAMPLE}"
         ),
         HumanMessage(
-            content=f"New idea [{data.target.id}] {data.target.title}\n{data.concept}\n"
-            f"{data.analysis}\n\nOther new ideas:\n{lines(data.others)}\n\n"
+            content=f"New idea [{data.target.id}] {data.target.title}: "
+            f"{data.target.summary_short}\n\n"
+            f"Other new ideas:\n{lines(data.others)}\n\n"
             f"Existing ideas:\n{lines(data.existing)}\n\n"
-            f"Give relations FROM [{data.target.id}] TO the ideas above, by their ids "
-            "(c1.., e1..) exactly as written, with relation_type one of the types listed, an "
-            "explanation and a confidence between 0 and 1."
+            f"Relations FROM [{data.target.id}] TO the ideas above, by their ids (c1.., e1..)."
         ),
     ]

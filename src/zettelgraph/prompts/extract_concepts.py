@@ -1,14 +1,25 @@
-"""Call 1.1a: candidate concepts from one batch of quotes, each citing the quotes it came from."""
+"""Call 1.1a: candidate concepts from one batch of quotes, each citing the quotes it came from.
+
+The instructions come first and never change within a run, so a server with a prompt cache
+(llama.cpp) reads them once; the quotes come last. A short worked example in the graph's
+language shows a small model the three things it gets wrong most: its own words instead of
+the quote's, one idea per concept, and the graph's language whatever the quote's.
+"""
 
 from __future__ import annotations
+
+import json
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.ids import QuoteRef
-from zettelgraph.prompts.quality import atomicity_guide
+from zettelgraph.prompts.quality import language_name
 
 NAME = "extract_concepts"
+# About 150 tokens per concept; a batch of 40 quotes rarely gives more than a dozen.
+SAMPLING = Sampling(max_tokens=1800, temperature=0.1)
 
 
 class PromptQuote(BaseModel):
@@ -30,10 +41,14 @@ class CandidateConcept(BaseModel):
     title: str = Field(min_length=1, max_length=120)
     concept: str = Field(min_length=1, max_length=1200, description="What the idea is.")
     analysis: str = Field(max_length=1500, description="Why it matters, how to read it.")
-    summary: str = Field(max_length=900, description="At most 100 words.")
     summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
     source_quote_ids: list[QuoteRef] = Field(min_length=1, max_length=40)
-    rationale: str = Field(max_length=600, description="Why these quotes form this concept.")
+    # Optional: the workflow fills a missing summary from the concept, so a small model can
+    # spend its tokens on the fields a reader reads first.
+    summary: str = Field(default="", max_length=900, description="At most 100 words.")
+    rationale: str = Field(
+        default="", max_length=600, description="Why these quotes form this concept."
+    )
 
 
 class ExtractedConcepts(BaseModel):
@@ -42,28 +57,85 @@ class ExtractedConcepts(BaseModel):
     extraction_notes: str = Field(default="", max_length=800)
 
 
+# From no book a reader is likely to bring, so a small model has nothing to copy from it.
+EXAMPLE_QUOTE = (
+    "[q1] Quien no sabe esperar no verá crecer nada en su huerto. (p. 12)\n"
+    "[q2] Llegaron a la venta al caer la tarde."
+)
+EXAMPLE_ANSWER = {
+    "candidate_concepts": [
+        {
+            "title": "La paciencia es condición del fruto",
+            "concept": "Lo que vale la pena necesita tiempo: quien exige resultados inmediatos "
+            "abandona antes de obtenerlos.",
+            "analysis": "La imagen del huerto vale para cualquier aprendizaje lento: el "
+            "esfuerzo de hoy se ve meses después.",
+            "summary_short": "Sin paciencia no hay resultados que valgan la pena.",
+            "source_quote_ids": ["q1"],
+        }
+    ],
+    "unattributed_quote_ids": ["q2"],
+}
+
+RULES = {
+    "es": """Eres un experto en Zettelkasten. De las citas de un lector extraes las ideas
+atómicas que contienen y dices de qué citas sale cada una.
+Reglas:
+- Un concepto es UNA idea, comprensible por sí sola, no un resumen de la cita.
+- Escribe con tus propias palabras: explica la idea que hay detrás de la cita, no la copies.
+- Que el título y el concepto nombren lo que la cita dice, con sus palabras clave.
+- source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.
+- Una cita que solo narra o describe no da concepto: ponla en unattributed_quote_ids.
+- Escribe todo en español, aunque la cita esté en otro idioma.
+Ejemplo (de otro libro: no lo copies).
+Citas:
+{quotes}
+Respuesta:
+{answer}""",
+    "en": """You are a Zettelkasten expert. From a reader's quotes you extract the atomic
+ideas they contain and cite the quotes each comes from.
+Rules:
+- A concept is ONE idea, understandable on its own, not a summary of the quote.
+- Use your own words: explain the idea behind the quote, do not copy it.
+- The title and the concept name what the quote says, with its key words.
+- source_quote_ids: only the quotes (q1, q2...) that express that idea.
+- A quote that only narrates or describes gives no concept: list it in unattributed_quote_ids.
+- Write everything in {language}, whatever the language of the quote.
+Example (from another book, in Spanish: do not copy it; write yours in {language}).
+Quotes:
+{quotes}
+Answer:
+{answer}""",
+}
+
+
+FINAL = {
+    "es": "\nEscribe title, concept, analysis y summary_short en español, con tus palabras.",
+    "en": "\nWrite title, concept, analysis and summary_short in {language}, in your own words.",
+}
+
+
 def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
     quotes = "\n".join(
         f"[{q.id}] {q.text}" + (f" (p. {q.page})" if q.page else "") for q in data.quotes
     )
+    rules = RULES.get(data.language, RULES["en"]).format(
+        quotes=EXAMPLE_QUOTE,
+        answer=json.dumps(EXAMPLE_ANSWER, ensure_ascii=False),
+        language=language_name(data.language),
+    )
     suggestions = (
-        f"\nThe reader's suggestions (take them into account):\n{data.suggestions}\n"
+        f"\nThe reader's suggestions (follow them):\n{data.suggestions}\n"
         if data.suggestions
         else ""
     )
     return [
-        SystemMessage(
-            content="You are a Zettelkasten expert. From a reader's quotes you extract the "
-            "atomic concepts (ideas) they contain, and you cite the quotes each comes from.\n"
-            + atomicity_guide(data.language)
-        ),
+        SystemMessage(content=rules),
         HumanMessage(
             content=f"Source: {data.title}"
             + (f", by {data.author}" if data.author else "")
-            + f"\nQuotes:\n{quotes}\n{suggestions}\n"
-            "Extract every meaningful atomic concept. For each, give source_quote_ids: the ids "
-            "(q1, q2, ...) of the quotes that formed it, exactly as written above. A quote may "
-            "support several concepts. List in unattributed_quote_ids the quotes that support "
-            "no concept (rare)."
+            + f"\nQuotes:\n{quotes}\n{suggestions}"
+            # Last, where a small model weighs it most.
+            + FINAL.get(data.language, FINAL["en"]).format(language=language_name(data.language))
         ),
     ]

@@ -14,8 +14,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from zettelgraph.embeddings import Embedder, embedder_from_settings
+from zettelgraph.guards.language import DetectLanguage, detector_for
 from zettelgraph.llm.factory import ChatModels
-from zettelgraph.llm.structured import call_structured
+from zettelgraph.llm.structured import Sampling, call_structured
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import author_bio
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
@@ -44,6 +45,14 @@ class Services:
     llms: ChatModels
     usage: UsageLog = field(default_factory=UsageLog)
     enrich_author: AuthorEnricher | None = None
+    language_detector: DetectLanguage | None = None
+
+    @property
+    def detect_language(self) -> DetectLanguage:
+        """The language detector of the proposal checks (lingua unless one was given)."""
+        if self.language_detector is None:
+            self.language_detector = detector_for(self.settings.concept_language)
+        return self.language_detector
 
     @property
     def store_vocabulary(self) -> RelationVocabulary:
@@ -62,6 +71,7 @@ class Services:
         name: str,
         messages: Sequence[BaseMessage],
         response_model: type[T],
+        sampling: Sampling | None = None,
     ) -> T:
         """`call_structured` with this run's usage log and retry settings."""
         return call_structured(
@@ -72,6 +82,7 @@ class Services:
             usage=self.usage,
             retries=self.settings.llm_retries,
             backoff=self.settings.llm_backoff,
+            sampling=sampling,
         )
 
     def check_embedder(self) -> None:

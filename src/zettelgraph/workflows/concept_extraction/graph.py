@@ -1,11 +1,12 @@
 """Wiring of the Concept Extraction Graph (seed 000 section 4, seed 001):
 
 check_content_processed -> load_content_quotes -> extract_batch (Send per batch)
--> merge_candidates -> detect_duplicate (Send per candidate) -> collect_duplicates
--> generate_relation_queries (Send per new concept) -> search_relation_candidates
--> create_relations (Send per new concept) -> collect_relations
--> self_critique <-> refine (bounded) -> present_for_review (interrupt)
-   <-> incorporate_feedback (bounded) -> commit -> write_vault
+-> merge_candidates -> check_concepts -> [repair_concept (Send per flagged concept)
+-> collect_repairs] -> detect_duplicate (Send per candidate) -> collect_duplicates
+-> generate_relation_queries (Send per new concept; not on small models)
+-> search_relation_candidates -> create_relations (Send per new concept) -> collect_relations
+-> check_relations -> [self_critique <-> refine (bounded; off on small models)]
+-> present_for_review (interrupt) <-> incorporate_feedback (bounded) -> commit -> write_vault
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from langgraph.types import RetryPolicy
 
 from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.concept_extraction import (
+    nodes_checks,
     nodes_commit,
     nodes_extract,
     nodes_relations,
@@ -56,12 +58,16 @@ def build_concept_extraction_graph(
     node("load_content_quotes", nodes_extract.load_content_quotes)
     node("extract_batch", nodes_extract.extract_batch)
     node("merge_candidates", nodes_extract.merge_candidates)
+    node("check_concepts", nodes_checks.check_concepts)
+    node("repair_concept", nodes_checks.repair_concept_node)
+    node("collect_repairs", nodes_checks.collect_repairs)
     node("detect_duplicate", nodes_extract.detect_duplicate_node)
     node("collect_duplicates", nodes_extract.collect_duplicates)
     node("generate_relation_queries", nodes_relations.generate_relation_queries)
     node("search_relation_candidates", nodes_relations.search_relation_candidates)
     node("create_relations", nodes_relations.create_relations_node)
     node("collect_relations", nodes_relations.collect_relations)
+    node("check_relations", nodes_checks.check_relations_node)
     node("self_critique", nodes_review.self_critique_node)
     node("refine", nodes_review.refine_node)
     node("present_for_review", nodes_review.present_for_review)
@@ -75,25 +81,38 @@ def build_concept_extraction_graph(
     )
     builder.add_conditional_edges(
         "load_content_quotes",
-        partial(routes.to_batches, batch_size=settings.extraction_batch_size),
+        partial(routes.to_batches, batch_size=settings.batch_size(services.llms.main_spec)),
         ["extract_batch", END],
     )
     builder.add_edge("extract_batch", "merge_candidates")
+    builder.add_edge("merge_candidates", "check_concepts")
     builder.add_conditional_edges(
-        "merge_candidates", routes.to_duplicate_checks, ["detect_duplicate", "collect_duplicates"]
+        "check_concepts",
+        routes.to_repairs,
+        ["repair_concept", "detect_duplicate", "collect_duplicates"],
+    )
+    builder.add_edge("repair_concept", "collect_repairs")
+    builder.add_conditional_edges(
+        "collect_repairs", routes.to_duplicate_checks, ["detect_duplicate", "collect_duplicates"]
     )
     builder.add_edge("detect_duplicate", "collect_duplicates")
+    small = settings.is_small_model(services.llms.main_spec)
     builder.add_conditional_edges(
         "collect_duplicates",
-        routes.to_relation_queries,
-        ["generate_relation_queries", "search_relation_candidates", "self_critique"],
+        partial(routes.to_relation_queries, ask_for_queries=not small),
+        ["generate_relation_queries", "search_relation_candidates", "check_relations"],
     )
     builder.add_edge("generate_relation_queries", "search_relation_candidates")
     builder.add_conditional_edges(
         "search_relation_candidates", routes.to_relations, ["create_relations", "collect_relations"]
     )
     builder.add_edge("create_relations", "collect_relations")
-    builder.add_edge("collect_relations", "self_critique")
+    builder.add_edge("collect_relations", "check_relations")
+    builder.add_conditional_edges(
+        "check_relations",
+        partial(routes.after_checks, critique=settings.critique_enabled(services.llms.main_spec)),
+        ["self_critique", "present_for_review"],
+    )
     builder.add_conditional_edges(
         "self_critique",
         partial(

@@ -94,6 +94,7 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             name=extract_concepts.NAME,
             messages=extract_concepts.messages(data),
             response_model=extract_concepts.ExtractedConcepts,
+            sampling=extract_concepts.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
         return {
@@ -155,7 +156,8 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
                 title=item["title"],
                 concept=item["concept"],
                 analysis=item["analysis"],
-                summary=item["summary"],
+                # A small model may leave the summary out; the concept stands in for it.
+                summary=item["summary"] or item["concept"],
                 summary_short=item["summary_short"],
                 quote_ids=item["quote_ids"],
                 rationale=item["rationale"],

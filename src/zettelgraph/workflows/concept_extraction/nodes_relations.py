@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
@@ -54,16 +56,24 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
 
 
 def search_relation_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
-    """Step 1.1d (no LLM): every query against existing concepts, pooled per new concept."""
+    """Step 1.1d (no LLM): every query against existing concepts, pooled per new concept, and
+    each new concept's nearest other new concepts: a relation call sees only those, so a small
+    model is not invited to relate every idea to every other."""
     settings = services.settings
-    planned = state.get("relation_queries", [])
-    texts = [q for plan in planned for q in plan["queries"]]
+    concepts = state["proposal"]["concepts"]
+    planned = {plan["key"]: plan["queries"] for plan in state.get("relation_queries", [])}
+    if state.get("graph_concepts", 0):
+        # Concepts without a query call search by their own title and summary.
+        for c in concepts:
+            planned.setdefault(c["key"], [c["title"], c["summary_short"]])
+    keys = list(planned)
+    texts = [q for key in keys for q in planned[key]]
     vectors = services.embedder.embed(texts) if texts else None
     pools: dict[str, list[str]] = {}
     row = 0
-    for plan in planned:
+    for key in keys:
         best: dict[str, float] = {}
-        for _ in plan["queries"]:
+        for _ in planned[key]:
             assert vectors is not None
             for hit in services.store.vector_search(
                 NodeLabel.CONCEPT,
@@ -74,8 +84,30 @@ def search_relation_candidates(state: ExtractionState, services: Services) -> di
                 best[hit.id] = max(best.get(hit.id, -1.0), hit.score)
             row += 1
         ranked = sorted(best, key=lambda cid: (-best[cid], cid))
-        pools[plan["key"]] = ranked[: settings.relation_pool_size]
-    return {"relation_pools": pools}
+        pools[key] = ranked[: settings.relation_pool_size]
+    return {"relation_pools": pools, "relation_neighbours": nearest_new(concepts, services)}
+
+
+def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, list[str]]:
+    """Per new concept, the closest other new concepts above the relation floor."""
+    if len(concepts) < 2:
+        return {}
+    settings = services.settings
+    vectors = services.embedder.embed([f"{c['title']}. {c['summary_short']}" for c in concepts])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / np.where(norms > 0, norms, 1.0)
+    scores = unit @ unit.T
+    out: dict[str, list[str]] = {}
+    for i, concept in enumerate(concepts):
+        order = sorted(
+            (j for j in range(len(concepts)) if j != i), key=lambda j: (-scores[i, j], j)
+        )
+        out[concept["key"]] = [
+            concepts[j]["key"]
+            for j in order[: settings.relation_candidates]
+            if scores[i, j] >= settings.relation_min_similarity
+        ]
+    return out
 
 
 def create_relations_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
@@ -90,8 +122,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
         target=line(
             id=concept["key"], title=concept["title"], summary_short=concept["summary_short"]
         ),
-        concept=concept["concept"],
-        analysis=concept["analysis"],
+        language=services.settings.concept_language,
         others=[
             line(id=c["key"], title=c["title"], summary_short=c["summary_short"]) for c in others
         ],
@@ -109,6 +140,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             name=create_relations.NAME,
             messages=create_relations.messages(data, vocabulary),
             response_model=create_relations.CreatedRelations,
+            sampling=create_relations.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
         return {"warnings": [f"{where} failed, no relations: {exc}"], "llm_calls": [call]}

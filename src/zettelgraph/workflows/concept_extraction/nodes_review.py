@@ -11,6 +11,7 @@ from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import utcnow
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch
+from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
@@ -143,7 +144,14 @@ def _patch_proposal(
         call=f"{call_name}#{round_number}",
         vocabulary=services.store_vocabulary,
     )
-    return patch, {"proposal": proposal, "warnings": warnings, "llm_calls": [call]}
+    # A patch is model output like any other: its relations pass the same checks.
+    proposal, findings = guard_relations(proposal, services)
+    return patch, {
+        "proposal": proposal,
+        "warnings": [*warnings, *(f.message() for f in findings)],
+        "check_log": [f.as_dict() for f in findings],
+        "llm_calls": [call],
+    }
 
 
 def present_for_review(state: ExtractionState, services: Services) -> dict[str, Any]:

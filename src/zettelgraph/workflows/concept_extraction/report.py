@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from zettelgraph.guards import count_findings
 from zettelgraph.relations import RelationVocabulary
 from zettelgraph.store.base import GraphStore
 from zettelgraph.workflows.concept_extraction.proposal import referenced_existing
@@ -88,6 +89,8 @@ def build_report(
         "unattributed_quotes": [quote_view(q) for q in proposal["unattributed_quote_ids"]],
         "disconnected_concepts": disconnected,
         "warnings": list(dict.fromkeys(state.get("warnings", []))),
+        # What the proposal checks did, per check and action (each also a warning above).
+        "checks": count_findings(state.get("check_log", [])),
         "critique_log": state.get("critique_log", []),
         "feedback_log": state.get("feedback_log", []),
         "notes": proposal["notes"],

@@ -32,6 +32,30 @@ def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal[
     ]
 
 
+def to_repairs(
+    state: ExtractionState,
+) -> list[Send] | Literal["collect_duplicates"]:
+    """Fan-out of the rewrites the concept checks asked for, else on to the duplicate checks."""
+    requests = {r["key"]: r for r in state.get("repair_requests", [])}
+    if not requests:
+        return to_duplicate_checks(state)
+    quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
+    return [
+        Send(
+            "repair_concept",
+            {
+                "concept": c,
+                "quotes": [quotes[q] for q in c["quote_ids"] if q in quotes],
+                "wrong_language": requests[c["key"]]["wrong_language"],
+                "copies_quote": requests[c["key"]]["copies_quote"],
+                "off_topic": requests[c["key"]].get("off_topic", False),
+            },
+        )
+        for c in state.get("candidates", [])
+        if c["key"] in requests
+    ]
+
+
 def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect_duplicates"]:
     """Fan-out of call 1.1b: one branch per candidate."""
     candidates = state.get("candidates", [])
@@ -52,14 +76,15 @@ def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect
 
 
 def to_relation_queries(
-    state: ExtractionState,
-) -> list[Send] | Literal["search_relation_candidates", "self_critique"]:
-    """Fan-out of call 1.1c, skipped when there is nothing to relate or search."""
+    state: ExtractionState, ask_for_queries: bool = True
+) -> list[Send] | Literal["search_relation_candidates", "check_relations"]:
+    """Fan-out of call 1.1c, skipped when there is nothing to relate or search, or when the
+    model is too small to write better queries than the concept's own title and summary."""
     concepts = state["proposal"]["concepts"]
     if not concepts:
-        return "self_critique"
-    if not state.get("graph_concepts", 0):
-        return "search_relation_candidates"  # nothing to search: pools stay empty
+        return "check_relations"
+    if not state.get("graph_concepts", 0) or not ask_for_queries:
+        return "search_relation_candidates"
     return [Send("generate_relation_queries", {"concept": c}) for c in concepts]
 
 
@@ -68,14 +93,22 @@ def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relati
     concepts = state["proposal"]["concepts"]
     pools = state.get("relation_pools", {})
     sends = []
+    neighbours = state.get("relation_neighbours", {})
     for concept in concepts:
-        others = [c for c in concepts if c["key"] != concept["key"]]
+        near = set(neighbours.get(concept["key"], []))
+        others = [c for c in concepts if c["key"] in near]
         pool = pools.get(concept["key"], [])
         if others or pool:
             sends.append(
                 Send("create_relations", {"concept": concept, "others": others, "pool": pool})
             )
     return sends or "collect_relations"
+
+
+def after_checks(
+    state: ExtractionState, critique: bool
+) -> Literal["self_critique", "present_for_review"]:
+    return "self_critique" if critique else "present_for_review"
 
 
 def after_critique(

@@ -66,7 +66,7 @@ class ExtractionRuns:
         return {
             "configurable": {"thread_id": run_id},
             "recursion_limit": RECURSION_LIMIT,
-            "max_concurrency": self.services.settings.max_concurrency,
+            "max_concurrency": self.services.settings.concurrency(self.services.llms.main_spec),
         }
 
     def start(

@@ -75,6 +75,11 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # Parallel results, gathered by reducers.
     batch_results: Annotated[list[dict[str, Any]], operator.add]
     candidates: list[DraftConcept]
+    # Proposal checks: concepts sent for a rewrite, the rewrites, and every check's action.
+    repair_requests: list[dict[str, Any]]
+    repairs: Annotated[list[dict[str, Any]], operator.add]
+    check_log: Annotated[list[dict[str, Any]], operator.add]
+    relation_neighbours: dict[str, list[str]]  # concept key -> nearest other new concept keys
     duplicate_decisions: Annotated[list[dict[str, Any]], operator.add]
     relation_queries: Annotated[list[dict[str, Any]], operator.add]
     relation_pools: dict[str, list[str]]  # concept key -> existing Concept ids

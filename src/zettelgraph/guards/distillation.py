@@ -1,0 +1,23 @@
+"""Distillation: a concept says the idea in its own words instead of pasting its quote."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from zettelgraph.text import copied_share
+
+# A body whose distinct words are at least this share the quote's words is a copy (issue 11's
+# measure); a real paraphrase of a one-sentence quote scores well under 0.6.
+COPY_LIMIT = 0.8
+
+
+def copied_quote(
+    body: str, quotes: Mapping[str, str], limit: float = COPY_LIMIT
+) -> tuple[str, float] | None:
+    """The quote id that `body` copies, with the share of copied words; None if none."""
+    best: tuple[str, float] | None = None
+    for quote_id, text in quotes.items():
+        share = copied_share(body, text)
+        if share >= limit and (best is None or share > best[1]):
+            best = (quote_id, share)
+    return best

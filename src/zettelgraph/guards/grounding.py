@@ -1,0 +1,44 @@
+"""Grounding: a concept cites only quotes that are about it.
+
+The model sometimes cites a quote that has nothing to do with the idea ("Dormir" citing "Cada
+uno es hijo de sus obras"). The embedder tells: the cosine between "title. concept" and the
+quote's text. Quotes under the threshold are taken off the concept; a concept left with no
+quote has nothing to stand on and is dropped. The threshold is calibrated on human-scored
+sentence pairs (benchmarks/calibrate_grounding.py, docs/design.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+def concept_text(concept: Mapping[str, Any]) -> str:
+    """What a concept is compared with: its title and its statement."""
+    return f"{concept.get('title', '')}. {concept.get('concept', '')}"
+
+
+def cosine(a: NDArray[Any], b: NDArray[Any]) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(np.dot(a, b) / norm) if norm else 0.0
+
+
+def ungrounded(
+    concept_vector: NDArray[Any],
+    quote_vectors: Mapping[str, NDArray[Any]],
+    quote_ids: Sequence[str],
+    threshold: float,
+) -> list[tuple[str, float]]:
+    """The cited quotes (with their cosine) that are too far from the concept."""
+    far = []
+    for quote_id in quote_ids:
+        vector = quote_vectors.get(quote_id)
+        if vector is None:
+            continue
+        score = cosine(concept_vector, vector)
+        if score < threshold:
+            far.append((quote_id, score))
+    return far

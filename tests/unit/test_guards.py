@@ -1,0 +1,232 @@
+"""The proposal checks as pure functions: language, grounding, distillation, relations, and the
+quality measures built on them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zettelgraph.embeddings import HashEmbedder
+from zettelgraph.guards import Finding, count_findings
+from zettelgraph.guards.distillation import copied_quote
+from zettelgraph.guards.grounding import ungrounded
+from zettelgraph.guards.language import LinguaDetector, off_language_fields
+from zettelgraph.guards.measures import measures, meets_goals, run_counts
+from zettelgraph.guards.relations import End, RelationLimits, check_relations
+from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.text import copied_share
+
+DETECT = LinguaDetector()
+
+SPANISH = {
+    "title": "Las obras definen a la persona",
+    "concept": "Lo que alguien es no lo decide su origen sino lo que hace con su vida.",
+    "analysis": "Cervantes pone el mérito por encima del linaje de los hidalgos.",
+    "summary": "Somos lo que hacemos y no de dónde venimos.",
+    "summary_short": "Somos lo que hacemos, no de dónde venimos.",
+}
+
+
+def test_spanish_concept_has_no_field_in_another_language() -> None:
+    assert off_language_fields(SPANISH, "es", DETECT) == []
+
+
+def test_english_fields_are_found_and_the_title_goes_with_the_body() -> None:
+    english = {
+        **SPANISH,
+        "title": "Deeds make the man",
+        "concept": "What a person is depends on what they do, not on where they come from.",
+        "analysis": "The quote puts merit above lineage in a society of noblemen.",
+    }
+    assert off_language_fields(english, "es", DETECT) == ["title", "concept", "analysis"]
+
+
+def test_short_text_is_not_judged() -> None:
+    # "Dormir" alone reads as Portuguese as much as Spanish: no verdict, no flag.
+    assert DETECT("Dormir") is None
+    assert off_language_fields({"concept": "Dormir bien"}, "es", DETECT) == []
+
+
+def test_quote_far_from_its_concept_is_ungrounded() -> None:
+    concept = np.array([1.0, 0.0, 0.0])
+    quotes = {"near": np.array([0.9, 0.1, 0.0]), "far": np.array([0.0, 1.0, 0.2])}
+    far = ungrounded(concept, quotes, ["near", "far", "unknown"], threshold=0.31)
+    assert [q for q, _ in far] == ["far"]
+    assert far[0][1] < 0.31
+
+
+def test_a_body_that_copies_its_quote_is_found_and_a_paraphrase_is_not() -> None:
+    quote = "Cada uno es hijo de sus obras."
+    assert copied_quote("Cada uno es hijo de sus propias obras.", {"q1": quote}) is not None
+    assert copied_quote(SPANISH["concept"], {"q1": quote}) is None
+    assert copied_share("", quote) == 0.0
+    # Case and accents do not hide a copy.
+    assert copied_share("CADA UNO ES HIJO DE SUS OBRAS", quote) == 1.0
+
+
+ENDS = {
+    "c1": End("La lectura excesiva nubla el juicio", "Leer sin medida hace perder el juicio."),
+    "c2": End("La imaginación sustituye a la realidad", "El que imagina deja de ver lo real."),
+    "c3": End("Las obras definen a la persona", "Somos lo que hacemos, no el linaje."),
+    "c4": End("La libertad es un don", "La libertad es el mayor bien del hombre."),
+}
+LIMITS = RelationLimits(cap=3, unrelated_below=0.31, copy_limit=0.9)
+
+
+def relation(
+    source: str, type_: str, target: str, explanation: str, confidence: float = 0.8
+) -> dict[str, Any]:
+    return {
+        "source": source,
+        "type": type_,
+        "target": target,
+        "explanation": explanation,
+        "confidence": confidence,
+    }
+
+
+def run_checks(
+    relations: list[dict[str, Any]],
+    similarity: dict[frozenset[str], float] | None = None,
+    limits: RelationLimits = LIMITS,
+) -> tuple[list[dict[str, Any]], list[Finding]]:
+    return check_relations(
+        relations,
+        ends=ENDS,
+        similarity=similarity or {},
+        vocabulary=DEFAULT_VOCABULARY,
+        limits=limits,
+    )
+
+
+def test_a_contradictory_pair_loses_both_relations() -> None:
+    kept, findings = run_checks(
+        [
+            relation("c1", "OPPOSES", "c2", "La lectura y la imaginación se oponen."),
+            relation("c2", "SIMILAR_TO", "c1", "La imaginación se parece a la lectura."),
+            relation("c1", "SUPPORTS", "c3", "Leer forma a la persona por sus obras."),
+        ]
+    )
+    assert [(r["source"], r["target"]) for r in kept] == [("c1", "c3")]
+    assert len(findings) == 2
+    assert all("agree and to oppose" in f.detail for f in findings)
+    assert count_findings([f.as_dict() for f in findings]) == {"relations": {"dropped": 2}}
+
+
+def test_pasted_and_repeated_explanations_are_rejected() -> None:
+    pasted = ENDS["c1"].body  # the concept's own text, pasted as the explanation
+    kept, findings = run_checks(
+        [
+            relation("c1", "SUPPORTS", "c2", pasted),
+            relation("c1", "RELATES_TO", "c3", "Ambas ideas hablan del ser humano."),
+            relation("c2", "RELATES_TO", "c4", "Ambas ideas hablan del ser humano."),
+            relation("c3", "SUPPORTS", "c4", "Quien obra con libertad se define por sus obras."),
+            relation("c1", "SUPPORTS", "c4", ""),
+        ]
+    )
+    assert [(r["source"], r["target"]) for r in kept] == [("c3", "c4")]
+    details = [f.detail for f in findings]
+    assert "repeats the text of" in details[0]
+    assert sum("word for word" in d for d in details) == 2
+    assert any("no explanation" in d for d in details)
+
+
+def test_one_type_per_pair_keeps_the_most_confident() -> None:
+    kept, findings = run_checks(
+        [
+            relation("c1", "SUPPORTS", "c2", "Leer sin medida alimenta la imaginación.", 0.6),
+            relation("c2", "GENERALIZES", "c1", "La imaginación abarca el exceso de lectura.", 0.9),
+        ]
+    )
+    assert [r["type"] for r in kept] == ["GENERALIZES"]
+    assert "one type a pair" in findings[0].detail
+
+
+def test_far_apart_ideas_need_an_explanation_naming_both() -> None:
+    far = {frozenset(("c1", "c4")): 0.05, frozenset(("c2", "c4")): 0.05}
+    kept, findings = run_checks(
+        [
+            relation("c1", "RELATES_TO", "c4", "Una idea influye en la otra de algún modo."),
+            relation("c2", "RELATES_TO", "c4", "La imaginación hace soñar con la libertad."),
+        ],
+        far,
+    )
+    assert [(r["source"], r["target"]) for r in kept] == [("c2", "c4")]
+    assert "far apart" in findings[0].detail
+
+
+def test_relations_per_concept_are_capped_most_confident_first() -> None:
+    cap = RelationLimits(cap=1, unrelated_below=0.31, copy_limit=0.9)
+    kept, findings = run_checks(
+        [
+            relation("c1", "SUPPORTS", "c2", "Leer sin medida alimenta la imaginación.", 0.5),
+            relation("c1", "RELATES_TO", "c3", "La lectura forma las obras de cada persona.", 0.9),
+        ],
+        limits=cap,
+    )
+    assert [r["target"] for r in kept] == ["c3"]
+    assert "limit of 1" in findings[0].detail
+
+
+def test_vocabulary_stance() -> None:
+    assert DEFAULT_VOCABULARY.stance("OPPOSES") == "opposes"
+    assert DEFAULT_VOCABULARY.stance("RELATES_TO") == "neutral"
+    assert DEFAULT_VOCABULARY.stance("SPECIFIC_OF") == "agrees"
+
+
+def report_of(concepts: list[dict[str, Any]], relations: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "quotes": 4,
+        "concepts": concepts,
+        "relations": relations,
+        "unattributed_quotes": [{"id": "q4", "text": "x"}],
+    }
+
+
+def test_measures_follow_their_definitions() -> None:
+    quote = {"id": "q1", "text": "Cada uno es hijo de sus obras."}
+    concepts = [
+        {**SPANISH, "quotes": [quote]},
+        {
+            **SPANISH,
+            "title": "Cada uno es hijo de sus obras",
+            "concept": "Cada uno es hijo de sus obras.",
+            "analysis": "The quote says that people are what they do.",
+            "summary_short": "People are their deeds.",
+            "quotes": [quote],
+        },
+    ]
+    same = "Las dos ideas tratan del mismo tema."
+    relations = [
+        {"source": "A", "type": "OPPOSES", "target": "B", "explanation": same},
+        {"source": "B", "type": "SUPPORTS", "target": "A", "explanation": same + " "},
+    ]
+    for r in relations:
+        r.update(source_is_new=True, target_is_new=True)
+    counts = run_counts(
+        report_of(concepts, relations),
+        language="es",
+        detect=DETECT,
+        embedder=HashEmbedder(),
+        vocabulary=DEFAULT_VOCABULARY,
+    )
+    assert counts["concepts_in_language"] == 1
+    assert counts["relations_repeating_an_explanation"] == 2
+    assert counts["contradictory_pairs"] == 1
+    assert counts["relations_among_new"] == 2 and counts["possible_new_pairs"] == 1
+    assert counts["concepts_copying_a_quote"] == 1
+    assert counts["quotes_attributed"] == 3
+    values = measures([counts, counts])
+    assert values["concepts_in_language"] == 0.5
+    assert values["relations_per_possible_new_pair"] == 2.0
+    assert values["contradictory_pairs"] == 2
+    met = meets_goals(values)
+    assert met["quotes_attributed"] is False  # 3 of 4 < 0.90
+    assert met["contradictory_pairs"] is False
+
+
+def test_measures_without_data_are_none_and_meet_their_goals() -> None:
+    values = measures([])
+    assert values["concepts_in_language"] is None
+    assert all(meets_goals(values).values())

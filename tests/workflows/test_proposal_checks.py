@@ -1,0 +1,224 @@
+"""The proposal checks inside the workflow, on the fake LLM with scripted answers: an English
+concept is rewritten (or dropped), a copied quote is sent back, an ungrounded quote is taken
+off, contradictory and pasted relations are dropped, and each action is counted in the report
+and shown as a warning. Real stores and checkpoints."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness import PASSING_CRITIQUE, MakeHarness
+
+WORKS = "Cada uno es hijo de sus obras, y no de su linaje ni de la fortuna de sus padres."
+SLEEP = "Nada hay tan bueno como dormir, que repara el cuerpo cansado y sosiega la mente inquieta."
+READING = "Del poco dormir y del mucho leer se le secó el celebro, y vino a perder el juicio."
+
+SPANISH_REWRITE = {
+    "title": "Las obras definen a la persona",
+    "concept": "Lo que alguien es no lo decide su origen sino lo que hace con su vida.",
+    "analysis": "Cervantes pone el mérito por encima del linaje de los hidalgos de su tiempo.",
+    "summary_short": "Somos lo que hacemos, no de dónde venimos.",
+}
+ENGLISH = {
+    "title": "Deeds make the man",
+    "concept": "What a person is depends on what they do, not on where they come from.",
+    "analysis": "The quote puts merit above lineage in a society that valued birth.",
+    "summary": "",
+    "summary_short": "People are what they do, not where they come from.",
+    "source_quote_ids": ["q1"],
+}
+
+
+def concept(title: str, text: str, quote_ids: list[str], analysis: str = "") -> dict[str, Any]:
+    return {
+        "title": title,
+        "concept": text,
+        "analysis": analysis or f"{title}: una lectura atenta de la idea y de su alcance.",
+        "summary_short": text,
+        "source_quote_ids": quote_ids,
+    }
+
+
+def test_an_english_concept_is_rewritten_in_spanish(make_harness: MakeHarness) -> None:
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [ENGLISH]}],
+            "repair_concept": [SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 1
+    assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
+    assert view.report["checks"] == {"language": {"sent_for_rewrite": 1, "repaired": 1}}
+    assert any(w.startswith("check language: sent for rewrite") for w in view.warnings)
+    # The rewrite is in the concept's history, the quotes it cited are kept.
+    assert view.report["concepts"][0]["quotes"][0]["text"] == WORKS
+
+
+def test_a_concept_still_in_english_after_the_rewrite_is_dropped(make_harness: MakeHarness) -> None:
+    english_again = {k: ENGLISH[k] for k in ("title", "concept", "analysis", "summary_short")}
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [ENGLISH]}],
+            "repair_concept": [english_again],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert view.report["concepts"] == []
+    assert view.report["checks"]["language"] == {"sent_for_rewrite": 1, "dropped": 1}
+    assert [q["text"] for q in view.report["unattributed_quotes"]] == [WORKS]
+    assert any("still not in the graph's language" in w for w in view.warnings)
+
+
+def test_a_concept_that_copies_its_quote_is_sent_back(make_harness: MakeHarness) -> None:
+    copy = concept("Cada uno es hijo de sus obras", WORKS, ["q1"])
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [copy]}],
+            "repair_concept": [SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
+    assert view.report["concepts"][0]["concept"] == SPANISH_REWRITE["concept"]
+
+
+SIESTA = {
+    "title": "La siesta andaluza",
+    "concept": "Dormir después de comer es una costumbre que mejora el humor.",
+    "analysis": "Una costumbre del sur que cuida el descanso diario.",
+    "summary_short": "La siesta mejora el humor de la tarde.",
+}
+
+
+def grounding_run(make_harness: MakeHarness, rewrite: dict[str, Any]) -> Any:
+    # A semantic embedder: the hash one cannot tell what a quote is about.
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        concept(
+                            "El sueño reparador",
+                            "Dormir bien repara el cuerpo y devuelve la calma a la mente.",
+                            ["q1", "q2"],
+                            "El descanso es una necesidad del cuerpo y del ánimo.",
+                        ),
+                        {**SIESTA, "source_quote_ids": ["q2"]},
+                    ]
+                }
+            ],
+            "repair_concept": [rewrite],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        embeddings="use-multilingual",
+    )
+    view = h.runs.start(h.add_content("Quijote", [SLEEP, WORKS]))
+    assert h.calls("repair_concept") == 1  # only the concept with no quote about it
+    return view
+
+
+def test_ungrounded_quotes_are_taken_off_and_a_concept_still_off_topic_is_dropped(
+    make_harness: MakeHarness,
+) -> None:
+    view = grounding_run(make_harness, SIESTA)  # the rewrite says the same thing again
+    assert view.report is not None
+    kept = view.report["concepts"]
+    assert [c["title"] for c in kept] == ["El sueño reparador"]
+    assert [q["text"] for q in kept[0]["quotes"]] == [SLEEP]
+    assert view.report["checks"]["grounding"] == {"dropped": 2, "sent_for_rewrite": 1}
+    grounding = [w for w in view.warnings if w.startswith("check grounding")]
+    assert any("dropped 1 quote(s) of 'El sueño reparador'" in w for w in grounding)
+    assert any("dropped 'La siesta andaluza': none of its quotes" in w for w in grounding)
+    assert [q["text"] for q in view.report["unattributed_quotes"]] == [WORKS]
+
+
+def test_an_off_topic_concept_rewritten_from_its_quote_is_kept(make_harness: MakeHarness) -> None:
+    view = grounding_run(make_harness, SPANISH_REWRITE)  # now about the quote it cites
+    assert view.report is not None
+    titles = [c["title"] for c in view.report["concepts"]]
+    assert titles == ["El sueño reparador", SPANISH_REWRITE["title"]]
+    assert view.report["checks"]["grounding"] == {
+        "dropped": 1,
+        "sent_for_rewrite": 1,
+        "repaired": 1,
+    }
+    assert view.report["unattributed_quotes"] == []
+
+
+def relation(target: str, type_: str, explanation: str, confidence: float) -> dict[str, Any]:
+    return {
+        "target_concept_id": target,
+        "relation_type": type_,
+        "explanation": explanation,
+        "confidence": confidence,
+    }
+
+
+PASTED = "La lectura sin medida acaba con el juicio de quien lee de noche y de día."
+
+
+def relations_for(prompt: str) -> dict[str, Any]:
+    """Answers of create_relations by the concept asked about (branches run in any order)."""
+    asked = re.search(r"New idea \[(c\d+)\]", prompt)
+    source = asked.group(1) if asked else ""
+    answers = {
+        "c1": [
+            relation("c2", "OPPOSES", "El juicio perdido y el sueño reparador se oponen.", 0.8),
+            relation("c3", "SUPPORTS", PASTED, 0.9),
+        ],
+        "c2": [relation("c1", "SIMILAR_TO", "El sueño y el juicio van juntos en la cordura.", 0.7)],
+        "c3": [relation("c2", "RELATES_TO", "Las obras piden un cuerpo descansado.", 0.6)],
+    }
+    return {"relations": answers.get(source, [])}
+
+
+def test_contradictory_and_pasted_relations_are_dropped(make_harness: MakeHarness) -> None:
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        concept("La lectura excesiva nubla el juicio", PASTED, ["q3"], PASTED),
+                        concept("El sueño reparador", "Dormir repara cuerpo y mente.", ["q1"]),
+                        concept("Las obras definen a la persona", "Somos lo que hacemos.", ["q2"]),
+                    ]
+                }
+            ],
+            "create_relations": [relations_for],
+            "repair_concept": [SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        relation_min_similarity=-1.0,  # every concept sees every other one
+    )
+    view = h.runs.start(h.add_content("Quijote", [SLEEP, WORKS, READING]))
+    assert view.report is not None
+    relations = view.report["relations"]
+    assert [(r["type"], r["explanation"]) for r in relations] == [
+        ("RELATES_TO", "Las obras piden un cuerpo descansado.")
+    ]
+    dropped = [w for w in view.warnings if w.startswith("check relations: dropped")]
+    assert len(dropped) == 3
+    assert sum("agree and to oppose" in w for w in dropped) == 2
+    assert sum("repeats the text of" in w for w in dropped) == 1
+    assert view.report["checks"]["relations"] == {"dropped": 3}
+
+
+def test_without_self_critique_the_checks_go_straight_to_review(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(
+        {"extract_concepts": [{"candidate_concepts": [concept("Idea", SLEEP, ["q1"])]}]},
+        self_critique=False,
+    )
+    view = h.runs.start(h.add_content("Libro", [SLEEP]))
+    assert view.status == "awaiting_review"
+    assert h.calls("self_critique") == 0 and h.calls("refine_extraction") == 0
+    assert view.report is not None and view.report["critique_log"] == []
