@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.guards.language import detector_for, off_language_fields
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.local import LOCAL_MODELS, LocalServer, ensure_model_file, is_installed
 from zettelgraph.llm.structured import call_structured
@@ -194,7 +195,7 @@ def test_concept_extraction_end_to_end_with_the_local_model(
     """Ingest, extract, review, approve on the offline 0.5B model: structure only."""
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "8192")
-    monkeypatch.setenv("ZETTELGRAPH_CRITIQUE_MAX_ITERATIONS", "0")  # one critique, no refine
+    # On local models the proposal checks stand in for the LLM critique (no critique calls).
     example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
     runner = CliRunner()
     base = ["--home", str(local_home), "--llm", "local:0.5b"]
@@ -204,8 +205,13 @@ def test_concept_extraction_end_to_end_with_the_local_model(
     assert run["status"] == "awaiting_review"
     report = run["report"]
     assert report["quotes"] == 3
+    assert report["critique_log"] == []
+    assert set(report["checks"]) <= {"language", "grounding", "distillation", "relations"}
+    detect = detector_for("es")
     for concept in report["concepts"]:
         assert concept["title"] and concept["quotes"]
+        # What the language check let through reads as Spanish (it drops what does not).
+        assert off_language_fields(concept, "es", detect) == []
     done = runner.invoke(app, [*base, "review", run["run_id"], "--approve", "--json"])
     assert done.exit_code == 0, done.output
     committed = json.loads(done.stdout)

@@ -230,3 +230,35 @@ def test_measures_without_data_are_none_and_meet_their_goals() -> None:
     values = measures([])
     assert values["concepts_in_language"] is None
     assert all(meets_goals(values).values())
+
+
+def test_a_short_field_is_judged_with_its_body() -> None:
+    # Alone, a short Spanish line may read as a neighbour language; within a Spanish body it
+    # is not flagged. A long English field in a Spanish body still is.
+    short = {**SPANISH, "summary_short": "La vida es lo que pensamos"}
+    assert off_language_fields(short, "es", DETECT) == []
+    english_analysis = {
+        **SPANISH,
+        "analysis": "The author puts merit above lineage in a society that valued noble birth.",
+    }
+    assert off_language_fields(english_analysis, "es", DETECT) == ["analysis"]
+
+
+def test_an_off_topic_rewrite_shows_the_quotes_not_the_concept_that_missed_them() -> None:
+    from zettelgraph.prompts import repair_concept
+
+    data = repair_concept.RepairInput(
+        title="La herencia es fundamental",
+        concept="La herencia define a las personas.",
+        analysis="",
+        summary_short="La herencia importa.",
+        quotes=["Cada uno es hijo de sus obras."],
+        off_topic=True,
+    )
+    text = "\n".join(str(m.content) for m in repair_concept.messages(data))
+    assert "Cada uno es hijo de sus obras." in text
+    assert "herencia" not in text
+    fix = repair_concept.messages(
+        data.model_copy(update={"off_topic": False, "copies_quote": True})
+    )
+    assert "herencia" in str(fix[-1].content) and "copia la cita" in str(fix[-1].content)

@@ -125,6 +125,25 @@ def grounding_run(make_harness: MakeHarness, rewrite: dict[str, Any]) -> Any:
     return view
 
 
+def test_a_concept_still_copying_its_quote_after_the_rewrite_is_dropped(
+    make_harness: MakeHarness,
+) -> None:
+    copy = concept("Cada uno es hijo de sus obras", WORKS, ["q1"])
+    again = {k: copy[k] for k in ("title", "concept", "analysis", "summary_short")}
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [copy]}],
+            "repair_concept": [again],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert view.report["concepts"] == []
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "dropped": 1}}
+    assert any("still copies its quote" in w for w in view.warnings)
+
+
 def test_ungrounded_quotes_are_taken_off_and_a_concept_still_off_topic_is_dropped(
     make_harness: MakeHarness,
 ) -> None:
@@ -197,6 +216,7 @@ def test_contradictory_and_pasted_relations_are_dropped(make_harness: MakeHarnes
             "self_critique": [PASSING_CRITIQUE],
         },
         relation_min_similarity=-1.0,  # every concept sees every other one
+        relation_unrelated_below=-1.0,
     )
     view = h.runs.start(h.add_content("Quijote", [SLEEP, WORKS, READING]))
     assert view.report is not None

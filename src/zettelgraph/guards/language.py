@@ -15,6 +15,8 @@ DetectLanguage = Callable[[str], str | None]
 CANDIDATES = ("es", "en", "fr", "de", "it", "pt", "ca", "la")
 # Under this many words a language guess is a coin toss ("Dormir" reads as Portuguese too).
 MIN_WORDS = 4
+# A field this long is judged on its own; a shorter one only when the whole body is off too.
+CONFIDENT_WORDS = 8
 # Fields a reader reads; the title is judged with the body, as titles are often too short.
 CONCEPT_FIELDS = ("concept", "analysis", "summary", "summary_short")
 
@@ -59,15 +61,21 @@ def off_language_fields(
 ) -> list[str]:
     """The fields of `concept` that are confidently in another language than `language`.
 
-    The title joins the body's verdict: a title alone is too short to judge, but a title over an
-    English body is English too.
+    A field is judged alone when it is long enough to be sure of (CONFIDENT_WORDS); a shorter
+    one is judged with the whole body, since a short Spanish sentence can read as Portuguese
+    or Catalan. The title joins the body's verdict: a title alone is too short to judge, but a
+    title over an English body is English too.
     """
+    body_language = detect(" ".join(str(concept.get(name) or "") for name in CONCEPT_FIELDS))
     off = []
     for name in CONCEPT_FIELDS:
         text = str(concept.get(name) or "")
         found = detect(text)
-        if found is not None and found != language:
-            off.append(name)
+        if found is None or found == language:
+            continue
+        if len(text.split()) < CONFIDENT_WORDS and body_language == language:
+            continue
+        off.append(name)
     if "concept" in off:
         title = str(concept.get("title") or "")
         found = detect(title)

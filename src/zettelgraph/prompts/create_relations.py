@@ -11,7 +11,8 @@ from zettelgraph.prompts.quality import language_name, relation_guide
 from zettelgraph.relations import RelationVocabulary
 
 NAME = "create_relations"
-SAMPLING = Sampling(max_tokens=400, temperature=0.1)
+# Two relations with one-sentence explanations take about 150 tokens; 600 leaves room.
+SAMPLING = Sampling(max_tokens=600, temperature=0.1)
 
 
 class ConceptLine(BaseModel):

@@ -65,11 +65,10 @@ EXAMPLE_QUOTE = (
 EXAMPLE_ANSWER = {
     "candidate_concepts": [
         {
-            "title": "La paciencia es condición del fruto",
+            "title": "Sin saber esperar no crece nada",
             "concept": "Lo que vale la pena necesita tiempo: quien exige resultados inmediatos "
             "abandona antes de obtenerlos.",
-            "analysis": "La imagen del huerto vale para cualquier aprendizaje lento: el "
-            "esfuerzo de hoy se ve meses después.",
+            "analysis": "La imagen del huerto vale para cualquier aprendizaje lento.",
             "summary_short": "Sin paciencia no hay resultados que valgan la pena.",
             "source_quote_ids": ["q1"],
         }
@@ -82,8 +81,10 @@ RULES = {
 atómicas que contienen y dices de qué citas sale cada una.
 Reglas:
 - Un concepto es UNA idea, comprensible por sí sola, no un resumen de la cita.
-- Escribe con tus propias palabras: explica la idea que hay detrás de la cita, no la copies.
-- Que el título y el concepto nombren lo que la cita dice, con sus palabras clave.
+- title: nombra lo que dice la cita, con sus palabras clave.
+- concept: la idea general que la cita ilustra, dicha con otras palabras y válida también
+  fuera de este libro. No copies la cita.
+- analysis y summary_short: una frase corta cada uno.
 - source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.
 - Una cita que solo narra o describe no da concepto: ponla en unattributed_quote_ids.
 - Escribe todo en español, aunque la cita esté en otro idioma.
@@ -96,8 +97,10 @@ Respuesta:
 ideas they contain and cite the quotes each comes from.
 Rules:
 - A concept is ONE idea, understandable on its own, not a summary of the quote.
-- Use your own words: explain the idea behind the quote, do not copy it.
-- The title and the concept name what the quote says, with its key words.
+- title: name what the quote says, with its key words.
+- concept: the general idea the quote illustrates, said in other words and true beyond this
+  book. Do not copy the quote.
+- analysis and summary_short: one short sentence each.
 - source_quote_ids: only the quotes (q1, q2...) that express that idea.
 - A quote that only narrates or describes gives no concept: list it in unattributed_quote_ids.
 - Write everything in {language}, whatever the language of the quote.

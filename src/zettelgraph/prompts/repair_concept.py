@@ -16,7 +16,8 @@ from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.quality import language_name
 
 NAME = "repair_concept"
-SAMPLING = Sampling(max_tokens=500, temperature=0.1)
+# A little warmer than extraction: a rewrite that repeats the first answer is no rewrite.
+SAMPLING = Sampling(max_tokens=400, temperature=0.3)
 
 
 class RepairInput(BaseModel):
@@ -69,17 +70,52 @@ RULES = {
 }
 
 
+# For a concept that missed its quotes: the system prompt differs (nothing to keep), and the
+# ask comes last, where a small model weighs it most.
+FRESH_RULES = {
+    "es": "Eres un experto en Zettelkasten: lees citas y escribes la idea que expresan.",
+    "en": "You are a Zettelkasten expert: you read quotes and write the idea they express.",
+}
+FRESH = {
+    "es": "Escribe la idea que expresan estas citas, en español: title nombra lo que dicen, con "
+    "sus palabras clave; concept es la idea general, con otras palabras; analysis y "
+    "summary_short, una frase cada uno.",
+    "en": "Write the idea these quotes express, in {language}: title names what they say, with "
+    "their key words; concept is the general idea, in other words; analysis and summary_short, "
+    "one sentence each.",
+}
+
+
+# In the graph's language: a small model answers in the language it is spoken to.
+PROBLEMS = {
+    "es": {
+        "language": "no está en español: ",
+        "copy": "copia la cita: escribe la lección general de la cita, sin sus nombres, lugares "
+        "ni escena, con otras palabras",
+        "ask": "Escríbelo de nuevo, en español.",
+    },
+    "en": {
+        "language": "not in {language}: ",
+        "copy": "it copies its quote: write the general lesson of the quote, without its "
+        "names, places or scene, in other words",
+        "ask": "Write it again, in {language}.",
+    },
+}
+
+
 def messages(data: RepairInput) -> list[BaseMessage]:
     rules = RULES.get(data.language, RULES["en"]).format(
         example=EXAMPLE.get(data.language, ""), language=language_name(data.language)
     )
+    words = PROBLEMS.get(data.language, PROBLEMS["en"])
     problems = []
     if data.wrong_language:
-        problems.append(f"not in {language_name(data.language)}: " + ", ".join(data.wrong_language))
-    if data.off_topic:
-        problems.append("it does not say what the quotes say: write the idea these quotes express")
+        problems.append(
+            words["language"].format(language=language_name(data.language))
+            + ", ".join(data.wrong_language)
+        )
     if data.copies_quote:
-        problems.append("the concept copies its quote instead of explaining the idea")
+        problems.append(words["copy"])
     current = {
         "title": data.title,
         "concept": data.concept,
@@ -87,10 +123,17 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         "summary_short": data.summary_short,
     }
     quotes = "\n".join(f"- {q}" for q in data.quotes)
+    if data.off_topic:
+        # Showing the concept that missed its quote anchors a small model to the same miss:
+        # it writes the idea again from the quotes alone.
+        ask = FRESH.get(data.language, FRESH["en"]).format(language=language_name(data.language))
+        fresh = FRESH_RULES.get(data.language, FRESH_RULES["en"])
+        return [SystemMessage(content=fresh), HumanMessage(content=f"Quotes:\n{quotes}\n{ask}")]
     return [
         SystemMessage(content=rules),
         HumanMessage(
             content=f"Quotes:\n{quotes}\nConcept: {json.dumps(current, ensure_ascii=False)}\n"
-            f"Problems: {'; '.join(problems)}"
+            f"Problems: {'; '.join(problems)}\n"
+            + words["ask"].format(language=language_name(data.language))
         ),
     ]

@@ -172,8 +172,8 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
 
 
 def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any]:
-    """Apply the rewrites and check again: still in another language is dropped, still a
-    copy is kept with a flag (the reader may prefer the author's own words)."""
+    """Apply the rewrites and check again: what is still off its quotes, in another language
+    or a copy of its quote is dropped."""
     quotes = _quote_texts(state)
     repairs = {r["key"]: r for r in state.get("repairs", [])}
     requested = {r["key"] for r in state.get("repair_requests", [])}
@@ -234,14 +234,17 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
                 )
                 continue
             if flaws["copies_quote"]:
+                # A note that repeats its quote adds nothing the quote does not say; the quote
+                # stays in the report, unattributed, for the reader to decide.
                 findings.append(
                     Finding(
                         "distillation",
-                        "flagged",
+                        "dropped",
                         repr(concept["title"]),
                         "it still copies its quote after a rewrite",
                     )
                 )
+                continue
             else:
                 findings.append(
                     Finding(

@@ -89,10 +89,13 @@ def search_relation_candidates(state: ExtractionState, services: Services) -> di
 
 
 def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, list[str]]:
-    """Per new concept, the closest other new concepts above the relation floor."""
+    """Per new concept, the closest other new concepts the embedder finds related: under the
+    proposal checks' line for far-apart pairs, a relation would need an explanation naming
+    both, which small models rarely write, so the call is not worth its tokens."""
     if len(concepts) < 2:
         return {}
     settings = services.settings
+    floor = max(settings.relation_min_similarity, settings.relation_unrelated_below)
     vectors = services.embedder.embed([f"{c['title']}. {c['summary_short']}" for c in concepts])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit = vectors / np.where(norms > 0, norms, 1.0)
@@ -105,7 +108,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
         out[concept["key"]] = [
             concepts[j]["key"]
             for j in order[: settings.relation_candidates]
-            if scores[i, j] >= settings.relation_min_similarity
+            if scores[i, j] >= floor
         ]
     return out
 
