@@ -35,6 +35,7 @@ class ExtractConceptsInput(BaseModel):
     quotes: list[PromptQuote]
     suggestions: str | None = None
     language: str = "es"
+    compact: bool = False  # answer with CompactExtraction (small models)
 
 
 class CandidateConcept(BaseModel):
@@ -55,6 +56,30 @@ class ExtractedConcepts(BaseModel):
     candidate_concepts: list[CandidateConcept] = Field(max_length=25)
     unattributed_quote_ids: list[QuoteRef] = Field(default_factory=list, max_length=60)
     extraction_notes: str = Field(default="", max_length=800)
+
+
+class CompactConcept(BaseModel):
+    """The fields a reader reads first, and nothing else: what a small model is asked for."""
+
+    title: str = Field(min_length=1, max_length=120)
+    concept: str = Field(min_length=1, max_length=600)
+    analysis: str = Field(max_length=400)
+    summary_short: str = Field(min_length=1, max_length=260)
+    source_quote_ids: list[QuoteRef] = Field(min_length=1, max_length=4)
+
+
+class CompactExtraction(BaseModel):
+    """One quote per call on small models: at most two ideas from it, no notes. Every token
+    a 1.5B model writes costs about 80 ms on a laptop CPU."""
+
+    candidate_concepts: list[CompactConcept] = Field(max_length=2)
+
+
+COMPACT_SAMPLING = Sampling(max_tokens=450, temperature=0.1)
+
+
+def response_model(compact: bool) -> type[ExtractedConcepts] | type[CompactExtraction]:
+    return CompactExtraction if compact else ExtractedConcepts
 
 
 # From no book a reader is likely to bring, so a small model has nothing to copy from it.
@@ -86,7 +111,7 @@ Reglas:
   fuera de este libro. No copies la cita.
 - analysis y summary_short: una frase corta cada uno.
 - source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.
-- Una cita que solo narra o describe no da concepto: ponla en unattributed_quote_ids.
+- Una cita que solo narra o describe no da concepto: {no_concept}.
 - Escribe todo en español, aunque la cita esté en otro idioma.
 Ejemplo (de otro libro: no lo copies).
 Citas:
@@ -102,7 +127,7 @@ Rules:
   book. Do not copy the quote.
 - analysis and summary_short: one short sentence each.
 - source_quote_ids: only the quotes (q1, q2...) that express that idea.
-- A quote that only narrates or describes gives no concept: list it in unattributed_quote_ids.
+- A quote that only narrates or describes gives no concept: {no_concept}.
 - Write everything in {language}, whatever the language of the quote.
 Example (from another book, in Spanish: do not copy it; write yours in {language}).
 Quotes:
@@ -112,6 +137,10 @@ Answer:
 }
 
 
+NO_CONCEPT = {
+    False: {"es": "ponla en unattributed_quote_ids", "en": "list it in unattributed_quote_ids"},
+    True: {"es": "no escribas ninguno para ella", "en": "write none for it"},
+}
 FINAL = {
     "es": "\nEscribe title, concept, analysis y summary_short en español, con tus palabras.",
     "en": "\nWrite title, concept, analysis and summary_short in {language}, in your own words.",
@@ -122,10 +151,15 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
     quotes = "\n".join(
         f"[{q.id}] {q.text}" + (f" (p. {q.page})" if q.page else "") for q in data.quotes
     )
+    example = dict(EXAMPLE_ANSWER)
+    if data.compact:
+        example.pop("unattributed_quote_ids")
+    no_concept = NO_CONCEPT[data.compact].get(data.language, NO_CONCEPT[data.compact]["en"])
     rules = RULES.get(data.language, RULES["en"]).format(
         quotes=EXAMPLE_QUOTE,
-        answer=json.dumps(EXAMPLE_ANSWER, ensure_ascii=False),
+        answer=json.dumps(example, ensure_ascii=False),
         language=language_name(data.language),
+        no_concept=no_concept,
     )
     suggestions = (
         f"\nThe reader's suggestions (follow them):\n{data.suggestions}\n"

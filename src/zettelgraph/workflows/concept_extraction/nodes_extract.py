@@ -85,16 +85,18 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         ],
         suggestions=payload.get("suggestions"),
         language=services.settings.concept_language,
+        compact=services.settings.is_small_model(services.llms.main_spec),
     )
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
     call = llm_call(extract_concepts.NAME, services.llms.main_spec, f"batch {payload['index']}")
+    compact = data.compact
     try:
         result = services.structured(
             services.llms.main,
             name=extract_concepts.NAME,
             messages=extract_concepts.messages(data),
-            response_model=extract_concepts.ExtractedConcepts,
-            sampling=extract_concepts.SAMPLING,
+            response_model=extract_concepts.response_model(compact),
+            sampling=extract_concepts.COMPACT_SAMPLING if compact else extract_concepts.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
         return {
@@ -114,7 +116,9 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         if not ids:
             warnings.append(f"{where}: dropped concept {item.title!r}, it cites no quote shown")
             continue
-        candidates.append({**item.model_dump(exclude={"source_quote_ids"}), "quote_ids": ids})
+        fields = item.model_dump(exclude={"source_quote_ids"})
+        # The compact answer has no summary or rationale: merge_candidates fills the summary.
+        candidates.append({"summary": "", "rationale": "", **fields, "quote_ids": ids})
     return {
         "batch_results": [{"index": payload["index"], "candidates": candidates}],
         "warnings": warnings,
