@@ -262,3 +262,10 @@ def test_an_off_topic_rewrite_shows_the_quotes_not_the_concept_that_missed_them(
         data.model_copy(update={"off_topic": False, "copies_quote": True})
     )
     assert "herencia" in str(fix[-1].content) and "copia la cita" in str(fix[-1].content)
+
+
+def test_a_title_clearly_in_another_language_is_flagged_over_a_spanish_body() -> None:
+    english_title = {**SPANISH, "title": "Men lead lives of quiet desperation"}
+    assert off_language_fields(english_title, "es", DETECT) == ["title"]
+    # A short or mixed title is left alone: "Vida deliberada" could be Portuguese.
+    assert off_language_fields({**SPANISH, "title": "Vida deliberada"}, "es", DETECT) == []

@@ -188,13 +188,15 @@ def relations_for(prompt: str) -> dict[str, Any]:
     """Answers of create_relations by the concept asked about (branches run in any order)."""
     asked = re.search(r"New idea \[(c\d+)\]", prompt)
     source = asked.group(1) if asked else ""
+    # Each pair is put to the model once (from its first concept): c1 sees c2 and c3, c2 sees
+    # c3, c3 sees none.
     answers = {
         "c1": [
             relation("c2", "OPPOSES", "El juicio perdido y el sueño reparador se oponen.", 0.8),
+            relation("c2", "SIMILAR_TO", "El sueño y el juicio van juntos en la cordura.", 0.7),
             relation("c3", "SUPPORTS", PASTED, 0.9),
         ],
-        "c2": [relation("c1", "SIMILAR_TO", "El sueño y el juicio van juntos en la cordura.", 0.7)],
-        "c3": [relation("c2", "RELATES_TO", "Las obras piden un cuerpo descansado.", 0.6)],
+        "c2": [relation("c3", "RELATES_TO", "Las obras piden un cuerpo descansado.", 0.6)],
     }
     return {"relations": answers.get(source, [])}
 
@@ -220,6 +222,7 @@ def test_contradictory_and_pasted_relations_are_dropped(make_harness: MakeHarnes
     )
     view = h.runs.start(h.add_content("Quijote", [SLEEP, WORKS, READING]))
     assert view.report is not None
+    assert h.calls("create_relations") == 2  # c3's pairs were all put to c1 and c2
     relations = view.report["relations"]
     assert [(r["type"], r["explanation"]) for r in relations] == [
         ("RELATES_TO", "Las obras piden un cuerpo descansado.")

@@ -43,7 +43,8 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print(f"  {concept['concept']}", highlight=False)
         if concept["analysis"]:
             console.print(f"  [dim]Análisis:[/] {concept['analysis']}", highlight=False)
-        console.print(f"  [dim]Por qué:[/] {concept['rationale']}", highlight=False)
+        if concept["rationale"]:
+            console.print(f"  [dim]Por qué:[/] {concept['rationale']}", highlight=False)
         for quote in concept["quotes"]:
             page = f" (p. {quote['page']})" if quote.get("page") else ""
             console.print(f"  [dim]>[/] {quote['text'][:160]}{page}", highlight=False)
@@ -75,6 +76,16 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             "\n[yellow]Concepts without relations:[/] "
             + ", ".join(report["disconnected_concepts"]),
             highlight=False,
+        )
+    checks = report.get("checks") or {}
+    if checks:
+        done = "; ".join(
+            f"{guard}: "
+            + ", ".join(f"{count} {action.replace('_', ' ')}" for action, count in actions.items())
+            for guard, actions in checks.items()
+        )
+        console.print(
+            f"\n[bold]Checks[/] {done} (each one is a 'check' warning below)", highlight=False
         )
     for entry in report["critique_log"]:
         verdict = "passes" if entry.get("passes") else "fails"

@@ -101,15 +101,17 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
     unit = vectors / np.where(norms > 0, norms, 1.0)
     scores = unit @ unit.T
     out: dict[str, list[str]] = {}
+    # Each pair is put to the model once: asked from both ends, a small model said A SUPPORTS
+    # B in one call and B OPPOSES A in the other, and the contradiction check dropped both.
+    shown: set[frozenset[int]] = set()
     for i, concept in enumerate(concepts):
         order = sorted(
             (j for j in range(len(concepts)) if j != i), key=lambda j: (-scores[i, j], j)
         )
-        out[concept["key"]] = [
-            concepts[j]["key"]
-            for j in order[: settings.relation_candidates]
-            if scores[i, j] >= floor
-        ]
+        near = [j for j in order[: settings.relation_candidates] if scores[i, j] >= floor]
+        fresh = [j for j in near if frozenset((i, j)) not in shown]
+        shown.update(frozenset((i, j)) for j in fresh)
+        out[concept["key"]] = [concepts[j]["key"] for j in fresh]
     return out
 
 
