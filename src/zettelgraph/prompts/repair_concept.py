@@ -73,13 +73,13 @@ RULES = {
 # For a concept that missed its quotes: the system prompt differs (nothing to keep), and the
 # ask comes last, where a small model weighs it most.
 FRESH_RULES = {
-    "es": "Eres un experto en Zettelkasten: lees citas y escribes la idea que expresan.",
+    "es": "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan.",
     "en": "You are a Zettelkasten expert: you read quotes and write the idea they express.",
 }
 FRESH = {
-    "es": "Escribe la idea que expresan estas citas, en español: title nombra lo que dicen, con "
-    "sus palabras clave; concept es la idea general, con otras palabras; analysis y "
-    "summary_short, una frase cada uno.",
+    "es": "Escribe la idea que expresan estas citas, en español aunque las citas estén en otro "
+    "idioma: title nombra lo que dicen, con sus palabras clave; concept es la idea general, con "
+    "otras palabras; analysis y summary_short, una frase cada uno.",
     "en": "Write the idea these quotes express, in {language}: title names what they say, with "
     "their key words; concept is the general idea, in other words; analysis and summary_short, "
     "one sentence each.",
