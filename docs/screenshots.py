@@ -4,10 +4,10 @@
 
 The app is served on a free loopback port over HOME; `--pages` picks what is saved as PNG:
 `review` (the waiting run with the most new concepts), `concept` (the concept with the most
-relations) and `graph` (its Graph view). The docs' images were made from a run of the offline
-0.5B model: `zettelgraph --home HOME --llm local:0.5b run examples/walden.md`, then
-`--pages review`, then `zettelgraph --home HOME review RUN_ID --approve`, then
-`--pages concept,graph`.
+relations) and `graph` (its Graph view). The docs' images were made from the README's first
+command on the default offline model: `zettelgraph --home HOME run examples/`, then
+`--pages review`, then `zettelgraph --home HOME review RUN_ID --approve` (the Walden run),
+then `--pages concept,graph`.
 """
 
 from __future__ import annotations
