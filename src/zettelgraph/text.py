@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from zettelgraph.models import normalize_name
 
 # The stored summaries' promises (Content, Person, Concept).
 SUMMARY_WORDS = 100
@@ -33,9 +34,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def word_set(text: str) -> set[str]:
     """The distinct words of `text`, case- and accent-folded (so "Él" and "el" are one)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return set(_WORD.findall(folded))
+    return set(_WORD.findall(normalize_name(text)))
 
 
 def copied_share(body: str, source: str) -> float:

@@ -4,7 +4,8 @@ The model sometimes cites a quote that has nothing to do with the idea ("Dormir"
 uno es hijo de sus obras"). The embedder tells: the cosine between "title. concept" and the
 quote's text. Quotes under the threshold are taken off the concept; a concept left with no
 quote has nothing to stand on and is dropped. The threshold is calibrated on human-scored
-sentence pairs (benchmarks/calibrate_grounding.py, docs/design.md).
+sentence pairs (`benchmarks/calibrate_duplicates.py --duplicate-score 2 --recall 0.95`,
+docs/design.md).
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.guards.distillation import copied_quote
@@ -22,8 +20,9 @@ from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
+from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
-from zettelgraph.workflows.concept_extraction.proposal import is_key
+from zettelgraph.workflows.concept_extraction.proposal import is_key, quote_texts
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     ExtractionState,
@@ -106,13 +105,9 @@ def _guard_of(flaws: Mapping[str, Any]) -> Guard:
     return "language" if flaws["wrong_language"] else "distillation"
 
 
-def _quote_texts(state: ExtractionState) -> dict[str, str]:
-    return {q["id"]: q["text"] for q in state.get("quotes", [])}
-
-
 def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]:
     """Grounding, language and distillation of the merged candidates (no LLM)."""
-    quotes = _quote_texts(state)
+    quotes = quote_texts(state.get("quotes", []))
     candidates = state.get("candidates", [])
     kept, findings, orphans = _ground(candidates, quotes, services)
     # A concept none of whose quotes is about it gets one rewrite from those quotes (small
@@ -174,7 +169,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
 def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any]:
     """Apply the rewrites and check again: what is still off its quotes, in another language
     or a copy of its quote is dropped."""
-    quotes = _quote_texts(state)
+    quotes = quote_texts(state.get("quotes", []))
     repairs = {r["key"]: r for r in state.get("repairs", [])}
     requested = {r["key"] for r in state.get("repair_requests", [])}
     guard_of = {r["key"]: _guard_of(r) for r in state.get("repair_requests", [])}
@@ -245,12 +240,9 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
                     )
                 )
                 continue
-            else:
-                findings.append(
-                    Finding(
-                        guard_of[concept["key"]], "repaired", repr(concept["title"]), "rewritten"
-                    )
-                )
+            findings.append(
+                Finding(guard_of[concept["key"]], "repaired", repr(concept["title"]), "rewritten")
+            )
         kept.append(concept)
     return {"candidates": kept, **_logged(findings)}
 
@@ -281,17 +273,19 @@ def guard_relations(proposal: Proposal, services: Services) -> tuple[Proposal, l
     if not proposal["relations"]:
         return proposal, []
     ends = relation_ends(proposal, services)
-    ids = list(ends)
-    vectors = services.embedder.embed([f"{ends[i].title}. {ends[i].body}" for i in ids])
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = vectors / np.where(norms > 0, norms, 1.0)
-    row = {end: i for i, end in enumerate(ids)}
-    similarity = {}
-    for relation in proposal["relations"] if is_semantic(services.embedder) else []:
-        a, b = row.get(relation["source"]), row.get(relation["target"])
-        if a is not None and b is not None:
-            pair = frozenset((relation["source"], relation["target"]))
-            similarity[pair] = float(unit[a] @ unit[b])
+    similarity: dict[frozenset[str], float] = {}
+    # Without a semantic embedder there is no "far apart" to judge: nothing to embed.
+    if is_semantic(services.embedder):
+        ids = list(ends)
+        unit = normalize_rows(
+            services.embedder.embed([f"{ends[i].title}. {ends[i].body}" for i in ids])
+        )
+        row = {end: i for i, end in enumerate(ids)}
+        for relation in proposal["relations"]:
+            a, b = row.get(relation["source"]), row.get(relation["target"])
+            if a is not None and b is not None:
+                pair = frozenset((relation["source"], relation["target"]))
+                similarity[pair] = float(unit[a] @ unit[b])
     settings = services.settings
     kept, findings = check_relations(
         proposal["relations"],

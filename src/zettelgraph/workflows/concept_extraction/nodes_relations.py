@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import check_relation, dedupe_relations
 from zettelgraph.workflows.concept_extraction.state import (
@@ -97,8 +96,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
     settings = services.settings
     floor = max(settings.relation_min_similarity, settings.relation_unrelated_below)
     vectors = services.embedder.embed([f"{c['title']}. {c['summary_short']}" for c in concepts])
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = vectors / np.where(norms > 0, norms, 1.0)
+    unit = normalize_rows(vectors)
     scores = unit @ unit.T
     out: dict[str, list[str]] = {}
     # Each pair is put to the model once: asked from both ends, a small model said A SUPPORTS

@@ -27,6 +27,11 @@ def quote_map(quotes: Iterable[Mapping[str, Any]]) -> LocalIds:
     return LocalIds("q", (q["id"] for q in quotes))
 
 
+def quote_texts(quotes: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Quote id -> its text, for the checks and the rewrites that show a concept's quotes."""
+    return {q["id"]: q["text"] for q in quotes}
+
+
 def render_quotes(quotes: Iterable[Mapping[str, Any]], qmap: LocalIds) -> str:
     lines = []
     for quote in quotes:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from langgraph.types import Send
 
+from zettelgraph.workflows.concept_extraction.proposal import quote_texts
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
 
 
@@ -39,7 +40,7 @@ def to_repairs(
     requests = {r["key"]: r for r in state.get("repair_requests", [])}
     if not requests:
         return to_duplicate_checks(state)
-    quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
+    quotes = quote_texts(state.get("quotes", []))
     return [
         Send(
             "repair_concept",
