@@ -262,6 +262,12 @@ def test_an_off_topic_rewrite_shows_the_quotes_not_the_concept_that_missed_them(
         data.model_copy(update={"off_topic": False, "copies_quote": True})
     )
     assert "herencia" in str(fix[-1].content) and "copia la cita" in str(fix[-1].content)
+    # The last try, after a rewrite that still copied, starts afresh and says not to copy.
+    retry = repair_concept.messages(
+        data.model_copy(update={"off_topic": False, "copies_quote": True, "retry": True})
+    )
+    last = str(retry[-1].content)
+    assert "herencia" not in last and "No repitas la frase de la cita" in last
 
 
 def test_a_title_clearly_in_another_language_is_flagged_over_a_spanish_body() -> None:

@@ -69,6 +69,7 @@ def test_a_concept_still_in_english_after_the_rewrite_is_dropped(make_harness: M
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
+    assert h.calls("repair_concept") == 2  # the rewrite, and one more from the quotes alone
     assert view.report["concepts"] == []
     assert view.report["checks"]["language"] == {"sent_for_rewrite": 1, "dropped": 1}
     assert [q["text"] for q in view.report["unattributed_quotes"]] == [WORKS]
@@ -139,9 +140,30 @@ def test_a_concept_still_copying_its_quote_after_the_rewrite_is_dropped(
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
+    assert h.calls("repair_concept") == 2
     assert view.report["concepts"] == []
     assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "dropped": 1}}
     assert any("still copies its quote" in w for w in view.warnings)
+
+
+def test_a_rewrite_that_still_copies_gets_one_more_try_from_the_quotes_alone(
+    make_harness: MakeHarness,
+) -> None:
+    copy = concept("Cada uno es hijo de sus obras", WORKS, ["q1"])
+    again = {k: copy[k] for k in ("title", "concept", "analysis", "summary_short")}
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [copy]}],
+            "repair_concept": [again, SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 2
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
+    assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
+    assert view.report["unattributed_quotes"] == []
 
 
 def test_ungrounded_quotes_are_taken_off_and_a_concept_still_off_topic_is_dropped(

@@ -18,6 +18,9 @@ from zettelgraph.prompts.quality import language_name
 NAME = "repair_concept"
 # A little warmer than extraction: a rewrite that repeats the first answer is no rewrite.
 SAMPLING = Sampling(max_tokens=400, temperature=0.3)
+# The second and last try, for a rewrite that still copies or is still in another language:
+# from the quotes alone and warmer still, since the first try's context led to the same answer.
+RETRY_SAMPLING = Sampling(max_tokens=400, temperature=0.7)
 
 
 class RepairInput(BaseModel):
@@ -29,6 +32,7 @@ class RepairInput(BaseModel):
     wrong_language: list[str] = Field(default_factory=list)  # field names
     copies_quote: bool = False
     off_topic: bool = False  # it does not say what its quotes say
+    retry: bool = False  # the first rewrite still had a flaw: write it afresh from the quotes
     language: str = "es"
 
 
@@ -84,6 +88,11 @@ FRESH = {
     "their key words; concept is the general idea, in other words; analysis and summary_short, "
     "one sentence each.",
 }
+# Added to the fresh ask when an earlier answer pasted the quote.
+NO_COPY = {
+    "es": " No repitas la frase de la cita: di qué enseña, sin sus nombres ni su escena.",
+    "en": " Do not repeat the quote's sentence: say what it teaches, without its names or scene.",
+}
 
 
 # In the graph's language: a small model answers in the language it is spoken to.
@@ -123,10 +132,12 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         "summary_short": data.summary_short,
     }
     quotes = "\n".join(f"- {q}" for q in data.quotes)
-    if data.off_topic:
-        # Showing the concept that missed its quote anchors a small model to the same miss:
-        # it writes the idea again from the quotes alone.
+    if data.off_topic or data.retry:
+        # Showing the concept that missed its quote (or a rewrite that kept the flaw) anchors a
+        # small model to the same answer: it writes the idea again from the quotes alone.
         ask = FRESH.get(data.language, FRESH["en"]).format(language=language_name(data.language))
+        if data.retry and data.copies_quote:
+            ask += NO_COPY.get(data.language, NO_COPY["en"])
         fresh = FRESH_RULES.get(data.language, FRESH_RULES["en"])
         return [SystemMessage(content=fresh), HumanMessage(content=f"Quotes:\n{quotes}\n{ask}")]
     return [

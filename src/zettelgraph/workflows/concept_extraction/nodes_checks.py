@@ -138,8 +138,27 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
     return {"candidates": kept, "repair_requests": requests, **_logged(findings)}
 
 
+def _rewrite_flaws(
+    answer: repair_concept.RepairedConcept, quotes: Sequence[str], services: Services
+) -> dict[str, Any]:
+    """The language and copy flaws a rewrite still has (grounding is judged after the fan-in)."""
+    draft = DraftConcept(
+        key="",
+        title=answer.title,
+        concept=answer.concept,
+        analysis=answer.analysis,
+        summary=answer.concept,
+        summary_short=answer.summary_short,
+        quote_ids=[str(i) for i in range(len(quotes))],
+        rationale="",
+        history=[],
+    )
+    return _flaws(draft, {str(i): q for i, q in enumerate(quotes)}, services)
+
+
 def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
-    """One focused rewrite of a flagged concept (a `Send` branch)."""
+    """A focused rewrite of a flagged concept (a `Send` branch): one call, and one more, afresh
+    from the quotes, when the rewrite still copies its quote or is still in another language."""
     concept: DraftConcept = payload["concept"]
     data = repair_concept.RepairInput(
         title=concept["title"],
@@ -152,18 +171,34 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         off_topic=payload.get("off_topic", False),
         language=services.settings.concept_language,
     )
-    call = llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"])
-    try:
-        result = services.structured(
-            services.llms.main,
-            name=repair_concept.NAME,
-            messages=repair_concept.messages(data),
-            response_model=repair_concept.RepairedConcept,
-            sampling=repair_concept.SAMPLING,
+    calls = []
+    answer: repair_concept.RepairedConcept | None = None
+    for sampling in (repair_concept.SAMPLING, repair_concept.RETRY_SAMPLING):
+        calls.append(llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"]))
+        try:
+            answer = services.structured(
+                services.llms.main,
+                name=repair_concept.NAME,
+                messages=repair_concept.messages(data),
+                response_model=repair_concept.RepairedConcept,
+                sampling=sampling,
+            )
+        except SOFT_LLM_ERRORS as exc:
+            if answer is None:
+                return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": calls}
+            break
+        flaws = _rewrite_flaws(answer, data.quotes, services)
+        if not (flaws["wrong_language"] or flaws["copies_quote"]):
+            break
+        data = data.model_copy(
+            update={
+                "retry": True,
+                "wrong_language": flaws["wrong_language"],
+                "copies_quote": flaws["copies_quote"],
+            }
         )
-    except SOFT_LLM_ERRORS as exc:
-        return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": [call]}
-    return {"repairs": [{"key": concept["key"], **result.model_dump()}], "llm_calls": [call]}
+    assert answer is not None
+    return {"repairs": [{"key": concept["key"], **answer.model_dump()}], "llm_calls": calls}
 
 
 def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any]:
