@@ -141,7 +141,9 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
 def _rewrite_flaws(
     answer: repair_concept.RepairedConcept, quotes: Sequence[str], services: Services
 ) -> dict[str, Any]:
-    """The language and copy flaws a rewrite still has (grounding is judged after the fan-in)."""
+    """The flaws a rewrite still has: another language, a copied quote, or (with a semantic
+    embedder) none of its quotes about it. collect_repairs judges the final answer again."""
+    ids = [str(i) for i in range(len(quotes))]
     draft = DraftConcept(
         key="",
         title=answer.title,
@@ -149,16 +151,24 @@ def _rewrite_flaws(
         analysis=answer.analysis,
         summary=answer.concept,
         summary_short=answer.summary_short,
-        quote_ids=[str(i) for i in range(len(quotes))],
+        quote_ids=ids,
         rationale="",
         history=[],
     )
-    return _flaws(draft, {str(i): q for i, q in enumerate(quotes)}, services)
+    flaws = _flaws(draft, dict(zip(ids, quotes, strict=True)), services)
+    off_topic = False
+    if quotes and is_semantic(services.embedder):
+        vectors = services.embedder.embed([concept_text(draft), *quotes])
+        threshold = services.settings.grounding_threshold
+        far = ungrounded(vectors[0], dict(zip(ids, vectors[1:], strict=True)), ids, threshold)
+        off_topic = len(far) == len(ids)
+    return {**flaws, "off_topic": off_topic}
 
 
 def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
     """A focused rewrite of a flagged concept (a `Send` branch): one call, and one more, afresh
-    from the quotes, when the rewrite still copies its quote or is still in another language."""
+    from the quotes and warmer, when the rewrite still copies its quote, is still in another
+    language or is still not about its quotes."""
     concept: DraftConcept = payload["concept"]
     data = repair_concept.RepairInput(
         title=concept["title"],
@@ -188,7 +198,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": calls}
             break
         flaws = _rewrite_flaws(answer, data.quotes, services)
-        if not (flaws["wrong_language"] or flaws["copies_quote"]):
+        if not (flaws["wrong_language"] or flaws["copies_quote"] or flaws["off_topic"]):
             break
         data = data.model_copy(
             update={
