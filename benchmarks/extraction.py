@@ -53,9 +53,9 @@ from zettelgraph.models import (
     stable_id,
 )
 from zettelgraph.relations import QUOTED_IN
+from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.checkpoints import open_checkpointer
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
 from zettelgraph.workflows.context import Services, open_services
 
 # Graph node -> the LLM call it makes (one per task, except duplicate checks the vectors settle).

@@ -49,7 +49,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import QUOTED_IN
 from zettelgraph.settings import Settings
-from zettelgraph.web import create_app
+from zettelgraph.web.app import create_app
 from zettelgraph.workflows.context import Services, open_services
 
 WORDS = [
@@ -116,8 +116,8 @@ def _extraction_reply(prompt: str) -> dict[str, Any]:
 def review_of(concepts: int, home: Path) -> tuple[Services, str]:
     """Services whose checkpoint database holds one run awaiting review with `concepts` new
     concepts; returns the services and the run id."""
-    from zettelgraph.workflows.checkpoints import open_checkpointer
-    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
+    from zettelgraph.services.checkpoints import open_checkpointer
+    from zettelgraph.services.runs import ExtractionRuns
 
     # No refinement round: the fake model's patches would drop or merge some of the 100.
     settings = Settings(

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import uvicorn
 
+from zettelgraph.services.browse import concept_rows, inbox
+from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.web import create_app
-from zettelgraph.workflows.browse import concept_rows, inbox
-from zettelgraph.workflows.checkpoints import open_checkpointer
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
+from zettelgraph.web.app import create_app
 from zettelgraph.workflows.context import open_services
 
 

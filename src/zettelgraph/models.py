@@ -218,6 +218,11 @@ class ChangeSet(BaseModel):
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
+    # Content id -> the processed dates the writer accepts (None: unprocessed), typically the
+    # one it read and its own (a replay after a crash). The store checks them inside the
+    # write, atomically, and refuses the whole change set (ConflictError) otherwise: two runs
+    # of one book cannot both commit.
+    expect_processed: dict[str, list[datetime | None]] = Field(default_factory=dict)
 
     def nodes(self) -> list[AnyNode]:
         # Sections before the quotes that point at them.

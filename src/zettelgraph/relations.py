@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from zettelgraph.models import Relation
 
@@ -33,6 +34,8 @@ class RelationVocabulary:
     # and an agreeing type is a contradiction the proposal checks drop.
     opposing: frozenset[str] = frozenset()
     neutral: frozenset[str] = frozenset()
+    # How the web app draws each type; a type without one gets a fallback colour.
+    colors: dict[str, str] = field(default_factory=dict)
 
     @property
     def types(self) -> frozenset[str]:
@@ -79,6 +82,21 @@ class RelationVocabulary:
         return list(out.values())
 
 
+# The default vocabulary's types as a type, so constrained decoding can only produce these
+# (prompts/ids.py). Code still checks every type against the store's vocabulary.
+RelationType = Literal[
+    "GENERALIZES",
+    "SPECIFIC_OF",
+    "PART_OF",
+    "HAS_PART",
+    "SUPPORTS",
+    "SUPPORTED_BY",
+    "OPPOSES",
+    "SIMILAR_TO",
+    "RELATES_TO",
+]
+
+
 def _default_vocabulary() -> RelationVocabulary:
     pairs = {
         "GENERALIZES": "SPECIFIC_OF",
@@ -102,12 +120,27 @@ def _default_vocabulary() -> RelationVocabulary:
         "SIMILAR_TO": "A and B are related but distinct ideas.",
         "RELATES_TO": "A and B are related in another way (catch-all).",
     }
-    return RelationVocabulary(
+    colors = {
+        "GENERALIZES": "#2563eb",
+        "SPECIFIC_OF": "#0891b2",
+        "PART_OF": "#7c3aed",
+        "HAS_PART": "#a855f7",
+        "SUPPORTS": "#16a34a",
+        "SUPPORTED_BY": "#65a30d",
+        "OPPOSES": "#dc2626",
+        "SIMILAR_TO": "#d97706",
+        "RELATES_TO": "#64748b",
+    }
+    vocabulary = RelationVocabulary(
         reverses=reverses,
         descriptions=descriptions,
         opposing=frozenset({"OPPOSES"}),
         neutral=frozenset({"RELATES_TO"}),
+        colors=colors,
     )
+    if vocabulary.types != frozenset(get_args(RelationType)):
+        raise AssertionError("RelationType and the default vocabulary name different types")
+    return vocabulary
 
 
 DEFAULT_VOCABULARY = _default_vocabulary()

@@ -21,7 +21,8 @@ from zettelgraph.cli.app import app as cli_app
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.settings import Settings
-from zettelgraph.web.app import WebState, create_app
+from zettelgraph.web.app import create_app
+from zettelgraph.web.state import WebState
 from zettelgraph.workflows.context import Services, open_services
 
 REPO = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ import pytest
 import uvicorn
 
 from zettelgraph.settings import Settings
-from zettelgraph.web import create_app
+from zettelgraph.web.app import create_app
 
 from .conftest import FAKE, MEDITATIONS, cli
 

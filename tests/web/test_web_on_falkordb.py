@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app as cli_app
 from zettelgraph.settings import Settings
-from zettelgraph.web import create_app
+from zettelgraph.web.app import create_app
 
 from .conftest import BASE_URL, FAKE, MEDITATIONS
 

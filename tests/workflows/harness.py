@@ -11,9 +11,9 @@ from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.relations import QUOTED_IN
+from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.checkpoints import open_checkpointer
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
 from zettelgraph.workflows.context import Services, open_services
 
 QUOTES = [

@@ -14,9 +14,9 @@ from langgraph.types import Command, interrupt
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
 from zettelgraph.settings import Settings
 from zettelgraph.store.falkordb_server import free_port
-from zettelgraph.workflows.checkpoints import CheckpointError, open_checkpointer
 
 
 class Counter(TypedDict):

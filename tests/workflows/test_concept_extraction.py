@@ -285,7 +285,7 @@ def test_runs_are_listed_and_unknown_runs_refused(harness: Harness) -> None:
     listed = harness.runs.list()
     assert [r.run_id for r in listed] == [view.run_id]
     assert listed[0].status == "awaiting_review" and listed[0].title == "Libro"
-    from zettelgraph.workflows.concept_extraction.runner import RunError
+    from zettelgraph.services.runs import RunError
 
     with pytest.raises(RunError):
         harness.runs.view("run-nope")

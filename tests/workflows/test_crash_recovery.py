@@ -26,8 +26,8 @@ CHILD = textwrap.dedent(
     import zettelgraph.vault.sync as vault_sync
     from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
     from zettelgraph.settings import Settings
-    from zettelgraph.workflows.checkpoints import open_checkpointer
-    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
+    from zettelgraph.services.checkpoints import open_checkpointer
+    from zettelgraph.services.runs import ExtractionRuns
     from zettelgraph.workflows.context import open_services
 
     home = Path(sys.argv[1])

@@ -29,8 +29,8 @@ from zettelgraph.models import (
 )
 from zettelgraph.prompts import answer_question
 from zettelgraph.relations import AUTHORED_BY, CITES, IN_SECTION, QUOTED_IN, SECTION_OF, SUPPORTS
+from zettelgraph.services.ask import ask, guess_language, search
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.ask import ask, guess_language, search
 from zettelgraph.workflows.context import Services, open_services
 
 PASSAGES = [

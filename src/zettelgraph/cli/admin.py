@@ -102,33 +102,17 @@ def doctor(
 
 def reindex(ctx: typer.Context) -> None:
     """Re-embed every quote and concept with the configured embedder."""
-    from zettelgraph.models import NodeLabel, embedding_text
+    from zettelgraph.services.reindex import ReindexError
+    from zettelgraph.services.reindex import reindex as reindex_store
 
     services = open_services_or_fail(settings_from(ctx))
+    stderr().print(f"re-embedding every quote and concept with {services.embedder.name} ...")
     try:
-        store = services.store
-        texts: dict[str, str] = {}
-        for content in store.list_contents():
-            texts.update({q.id: embedding_text(q) for q in store.quotes_of(content.id)})
-        texts.update({c.id: embedding_text(c) for c in store.list_concepts()})
-        # Nodes that had a vector but are not reachable above still get re-embedded.
-        missing = [node_id for node_id, _ in store.vectors() if node_id not in texts]
-        if missing:
-            fail(
-                f"{len(missing)} vectors belong to nodes that cannot be re-embedded: {missing[:3]}"
-            )
-        ids = list(texts)
-        stderr().print(f"re-embedding {len(ids)} texts with {services.embedder.name} ...")
-        vectors = services.embedder.embed([texts[i] for i in ids]) if ids else None
-        dim = services.embedder.dim
-        store.replace_vectors(
-            services.embedder.name,
-            dim,
-            {} if vectors is None else {node_id: vectors[i] for i, node_id in enumerate(ids)},
-        )
-        counts = {str(label): store.counts()[str(label)] for label in NodeLabel}
+        done = reindex_store(services)
+    except ReindexError as exc:
+        fail(str(exc))
     finally:
         services.close()
     stdout().print(
-        f"re-embedded {len(ids)} texts with {services.embedder.name} ({dim} dims): {counts}"
+        f"re-embedded {done.texts} texts with {done.embedder} ({done.dim} dims): {done.counts}"
     )

@@ -22,7 +22,7 @@ def list_concepts(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List every concept with its number of relations and supporting quotes."""
-    from zettelgraph.workflows.browse import concept_rows
+    from zettelgraph.services.browse import concept_rows
 
     services = open_services_or_fail(settings_from(ctx))
     try:
@@ -48,7 +48,7 @@ def show_concept(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """One concept: its text, relations, supporting quotes and provenance."""
-    from zettelgraph.workflows.browse import concept_detail
+    from zettelgraph.services.browse import concept_detail
 
     services = open_services_or_fail(settings_from(ctx))
     try:
@@ -95,11 +95,11 @@ def vault_sync(
     """Write missing or outdated concept notes (after a crash, or edits in the store)."""
     from dataclasses import asdict
 
-    from zettelgraph.vault.sync import sync_vault
+    from zettelgraph.services.maintenance import sync_notes
 
     services = open_services_or_fail(settings_from(ctx))
     try:
-        report = sync_vault(services.store, services.vault, check=check)
+        report = sync_notes(services, check=check)
     finally:
         services.close()
     data = asdict(report)
@@ -112,9 +112,12 @@ def vault_sync(
             f"{report.unchanged} unchanged, {len(report.drift)} drifted, "
             f"{len(report.errors)} errors"
         )
+        done = "left by an interrupted write" if check else "removed"
+        for path in report.temp_files:
+            out.print(f"  temporary file {done}: {path}", highlight=False)
         for item in report.drift:
             out.print(f"  drift: {item.get('title')} ({item.get('reason')})", highlight=False)
         for item in report.errors:
             out.print(f"  [red]error:[/] {item}", highlight=False)
-    if report.errors or (check and report.drift):
+    if report.errors or (check and (report.drift or report.temp_files)):
         raise typer.Exit(1)

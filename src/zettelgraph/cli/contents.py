@@ -20,7 +20,7 @@ def list_contents(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List every Content in the store with its author and number of quotes."""
-    from zettelgraph.workflows.browse import content_rows
+    from zettelgraph.services.browse import content_rows
 
     services = open_services_or_fail(settings_from(ctx))
     try:

@@ -25,7 +25,7 @@ from zettelgraph.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from zettelgraph.workflows.concept_extraction.runner import (
+    from zettelgraph.services.runs import (
         ExtractionRuns,
         RunView,
         StepCallback,
@@ -34,18 +34,19 @@ if TYPE_CHECKING:
 
 @contextmanager
 def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
-    from zettelgraph.extras import MissingExtraError
-    from zettelgraph.llm.factory import LLMConfigError
-    from zettelgraph.workflows.checkpoints import CheckpointError, open_checkpointer
-    from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunError
+    from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
+    from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+    from zettelgraph.services.runs import ExtractionRuns, RunError
 
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     try:
         with open_checkpointer(settings) as checkpointer:
             yield ExtractionRuns(services, checkpointer)
-    except (RunError, CheckpointError, LLMConfigError, MissingExtraError) as exc:
+    except (RunError, CheckpointError) as exc:
         fail(str(exc))
+    except MODEL_ERRORS as exc:
+        fail(model_error_message(exc))
     finally:
         services.close()
 
@@ -63,14 +64,13 @@ def _drive(action: Callable[[StepCallback], RunView], started: float | None = No
     """Run a workflow action showing its progress on stderr (see cli/progress.py); configuration
     errors end the command cleanly. `started`: when the command started (time.monotonic)."""
     from zettelgraph.cli.progress import step_progress
-    from zettelgraph.extras import MissingExtraError
-    from zettelgraph.llm.factory import LLMConfigError
+    from zettelgraph.services.errors import MODEL_UNUSABLE, model_error_message
 
     try:
         with step_progress(stderr(), started) as step:
             return action(step)
-    except (LLMConfigError, MissingExtraError) as exc:
-        fail(str(exc))
+    except MODEL_UNUSABLE as exc:
+        fail(model_error_message(exc))
 
 
 def extract(
@@ -90,6 +90,8 @@ def extract(
             lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step), started
         )
     _show(view, as_json)
+    if view.status == "failed":
+        raise typer.Exit(1)
 
 
 def review(
@@ -217,11 +219,11 @@ def run(
     usage: dict[str, Any] = {}
     reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json, usage=usage)
     views = []
+    from zettelgraph.services.runs import OPEN_STATUSES
+
     with open_runs(ctx) as runs:
         # A content already processed, or with a run still open, is not extracted again.
-        open_runs_of = {
-            r.content_id for r in runs.list() if r.status in ("awaiting_review", "interrupted")
-        }
+        open_runs_of = {r.content_id for r in runs.list() if r.status in OPEN_STATUSES}
         todo = [r for r in reports if not r["processed"] and r["id"] not in open_runs_of]
         for number, report in enumerate(todo, 1):
             announce(stderr(), f"extracting {number}/{len(todo)}: {report['title']}")
@@ -243,5 +245,5 @@ def run(
             _show(view, False)
         for error in errors:
             stdout().print(f"[bold red]error:[/] {error['error']}", highlight=False)
-    if errors:
+    if errors or any(v.status == "failed" for v in views):
         raise typer.Exit(1)

@@ -48,8 +48,7 @@ def _print_results(results: list[SearchResult]) -> None:
 
 def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     """Run `work` with the configured services, turning known failures into clear errors."""
-    from zettelgraph.llm.factory import LLMConfigError
-    from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+    from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.store.base import EmbedderMismatchError
 
     services = open_services_or_fail(settings_from(ctx))
@@ -59,8 +58,8 @@ def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
         fail(str(exc))
     except ValueError as exc:  # an unknown recipe
         fail(str(exc), code=2)
-    except (LLMConfigError, *SOFT_LLM_ERRORS) as exc:
-        fail(f"the LLM could not answer: {exc}")
+    except MODEL_ERRORS as exc:
+        fail(model_error_message(exc))
     finally:
         services.close()
 
@@ -73,7 +72,7 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Find passages in everything you have read: full-text + vector + graph, with citations."""
-    from zettelgraph.workflows.ask import search as run_search
+    from zettelgraph.services.ask import search as run_search
 
     results = _served(ctx, lambda services: run_search(services, query, k=k, recipe=recipe))
     if as_json:
@@ -93,7 +92,7 @@ def ask(
     as_json: JsonOption = False,
 ) -> None:
     """Answer a question from your passages, citing them as [n]; the answer is stored."""
-    from zettelgraph.workflows.ask import ask as run_ask
+    from zettelgraph.services.ask import ask as run_ask
 
     outcome = _served(ctx, lambda services: run_ask(services, question, k=k, recipe=recipe))
     answer = outcome.answer

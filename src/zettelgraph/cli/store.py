@@ -32,37 +32,20 @@ def copy(
     The target must be empty. If the copy is interrupted, run the same command again: it
     resumes where it stopped.
     """
-    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.services.maintenance import copy_graph
     from zettelgraph.settings import mask_url_password
-    from zettelgraph.store import open_store
     from zettelgraph.store.base import StoreError
-    from zettelgraph.store.copy import copy_store
 
-    settings = settings_from(ctx)
-    source_url = source or settings.store_url
     err = stderr()
     try:
-        source_store = open_store(source_url)
-    except (StoreError, MissingExtraError) as exc:
-        fail(f"cannot open the source store {mask_url_password(source_url)}: {exc}")
-    try:
-        try:
-            target_store = open_store(to)
-        except (StoreError, MissingExtraError) as exc:
-            fail(f"cannot open the target store {mask_url_password(to)}: {exc}")
-        try:
-            report = copy_store(
-                source_store,
-                target_store,
-                settings.home / "copies",
-                progress=lambda phase, count: err.print(f"  {phase}: {count}", highlight=False),
-            )
-        except StoreError as exc:
-            fail(str(exc))
-        finally:
-            target_store.close()
-    finally:
-        source_store.close()
+        report = copy_graph(
+            settings_from(ctx),
+            to,
+            source_url=source,
+            progress=lambda phase, count: err.print(f"  {phase}: {count}", highlight=False),
+        )
+    except StoreError as exc:
+        fail(str(exc))
     if as_json:
         print_json(report.as_dict())
         return

@@ -7,9 +7,12 @@ invents resolves to nothing and is dropped by the caller with a warning.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
+
+# The relation types live with the vocabulary; prompt modules take them from here.
+from zettelgraph.relations import RelationType as RelationType
 
 QUOTE_ID = r"^q[0-9]+$"
 CONCEPT_ID = r"^c[0-9]+$"  # a concept proposed in this run
@@ -49,17 +52,3 @@ QuoteRef = Annotated[str, Field(pattern=QUOTE_ID, max_length=8)]
 ConceptRef = Annotated[str, Field(pattern=CONCEPT_ID, max_length=8)]
 ExistingRef = Annotated[str, Field(pattern=EXISTING_ID, max_length=8)]
 AnyConceptRef = Annotated[str, Field(pattern=ANY_CONCEPT_ID, max_length=8)]
-
-# The default pack's concept relation types, so constrained decoding can only produce these.
-# Code still checks every type against the store's vocabulary before keeping a relation.
-RelationType = Literal[
-    "GENERALIZES",
-    "SPECIFIC_OF",
-    "PART_OF",
-    "HAS_PART",
-    "SUPPORTS",
-    "SUPPORTED_BY",
-    "OPPOSES",
-    "SIMILAR_TO",
-    "RELATES_TO",
-]

@@ -7,7 +7,7 @@ roll back, so that a replay converges to the same graph).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -35,6 +35,25 @@ class StoreError(Exception):
 
 class EmbedderMismatchError(StoreError):
     """The store was embedded with another model than the one configured."""
+
+
+class ConflictError(StoreError):
+    """A change set's expectation (ChangeSet.expect_processed) no longer holds: nothing written."""
+
+
+def check_expectations(changes: ChangeSet, get_content: Callable[[str], Content | None]) -> None:
+    """Raise ConflictError unless every content's processed date is what the writer read.
+    Stores call it where no other writer can interleave (inside their write lock)."""
+    for content_id, accepted in changes.expect_processed.items():
+        content = get_content(content_id)
+        if content is None:
+            raise ConflictError(f"content {content_id} no longer exists; nothing was written")
+        if content.processed_date not in accepted:
+            when = f"{content.processed_date:%Y-%m-%d %H:%M}" if content.processed_date else "-"
+            raise ConflictError(
+                f"'{content.title}' was committed by another run since this one started "
+                f"(processed {when}); nothing was written"
+            )
 
 
 class IntegrityError(StoreError):

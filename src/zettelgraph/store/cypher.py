@@ -21,8 +21,13 @@ statements is executed, vector and full-text indexes and their queries.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -46,8 +51,15 @@ from zettelgraph.models import (
     label_of,
     normalize_name,
 )
+from zettelgraph.processes import alive
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.store.base import EmbedderMismatchError, EmbeddingInfo, IntegrityError
+from zettelgraph.store.base import (
+    EmbedderMismatchError,
+    EmbeddingInfo,
+    IntegrityError,
+    StoreError,
+    check_expectations,
+)
 from zettelgraph.store.cypher_props import node_properties
 from zettelgraph.store.rules import (
     SEARCHED_LABELS,
@@ -75,6 +87,11 @@ class Statement:
     rows: list[dict[str, Any]]
 
 
+# A commit holds the store's lease for well under a second; a dead holder's lease lapses.
+LEASE_SECONDS = 60.0
+LEASE_WAIT = 30.0
+
+
 class CypherStore(ABC):
     """GraphStore over a Cypher database; see the module docstring for the graph's shape."""
 
@@ -95,6 +112,10 @@ class CypherStore(ABC):
     @abstractmethod
     def _write(self, statements: Sequence[Statement]) -> None:
         """Run the statements in order, atomically where the database can."""
+
+    @abstractmethod
+    def _write_rows(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        """Rows of one write query, run in a transaction of its own."""
 
     @abstractmethod
     def _set_vector(self, node: str, value: str) -> str:
@@ -188,7 +209,62 @@ class CypherStore(ABC):
         self._ensure_vector_indexes(dim)
 
     # --- writes ------------------------------------------------------------------------
+    @contextmanager
+    def _lease(self, name: str, wait: float = LEASE_WAIT) -> Iterator[None]:
+        """Hold a named lease every process sees (a meta node), for a check-then-write no
+        other writer may interleave with. A holder that dies frees it after LEASE_SECONDS, or
+        at once when it ran on this machine (its process id is gone): a run resumed right
+        after a crash does not wait out the dead process's lease."""
+        token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"
+        key = f"lease:{name}"
+        deadline = time.monotonic() + wait
+        while True:
+            now = time.time() * 1000
+            until = now + LEASE_SECONDS * 1000
+            # The first SET write-locks the node, so the WHERE reads the latest lease (the
+            # lost-update pattern Neo4j documents; FalkorDB runs writes one at a time anyway).
+            rows = self._write_rows(
+                "MERGE (l:ZettelgraphMeta {key: $key}) SET l.lease_touched = $now "
+                "WITH l WHERE coalesce(l.lease_until, 0) < $now "
+                "SET l.lease_until = $until, l.lease_owner = $token RETURN l.lease_owner",
+                {"key": key, "now": now, "until": until, "token": token},
+            )
+            if not rows:
+                holder = self._write_rows(
+                    "MATCH (l:ZettelgraphMeta {key: $key}) RETURN l.lease_owner", {"key": key}
+                )
+                owner = str(holder[0][0]) if holder and holder[0][0] else ""
+                if _dead_here(owner):
+                    rows = self._write_rows(
+                        "MATCH (l:ZettelgraphMeta {key: $key}) WHERE l.lease_owner = $dead "
+                        "SET l.lease_until = $until, l.lease_owner = $token RETURN l.lease_owner",
+                        {"key": key, "until": until, "token": token, "dead": owner},
+                    )
+            if rows:
+                break
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"the store stayed busy with another {name} for {wait:.0f} s; try again"
+                )
+            time.sleep(0.05)
+        try:
+            yield
+        finally:
+            self._write_rows(
+                "MATCH (l:ZettelgraphMeta {key: $key}) WHERE l.lease_owner = $token "
+                "SET l.lease_until = 0 RETURN l.key",
+                {"key": key, "token": token},
+            )
+
     def apply(self, changes: ChangeSet) -> None:
+        if not changes.expect_processed:
+            self._apply(changes)
+            return
+        with self._lease("commit"):
+            check_expectations(changes, self.get_content)
+            self._apply(changes)
+
+    def _apply(self, changes: ChangeSet) -> None:
         arrays = checked_vectors(changes.vectors)
         info = self.embedding_info()
         if arrays:
@@ -466,3 +542,10 @@ class CypherStore(ABC):
         out["relations"] = self._count("MATCH (:Node)-[r]->(:Node) RETURN count(r)")
         out["vectors"] = self._count("MATCH (n:Node) WHERE n.embedding IS NOT NULL RETURN count(n)")
         return out
+
+
+def _dead_here(owner: str) -> bool:
+    """Whether a lease owner ("host:pid:token") is a process of this machine that is gone."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    return host == socket.gethostname() and pid.isdigit() and not alive(int(pid))

@@ -147,6 +147,9 @@ class FalkorDBStore(CypherStore):
         result = self._call(self._graph.query, with_params(query, params))
         return list(result.result_set)
 
+    def _write_rows(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        return self._run(query, params)
+
     def _write(self, statements: Sequence[Statement]) -> None:
         statements = [s for s in statements if s.rows]
         if not statements:

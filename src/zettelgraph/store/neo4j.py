@@ -88,6 +88,14 @@ class Neo4jStore(CypherStore):
         )
         return [list(record.values()) for record in records]
 
+    def _write_rows(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        def work(tx: Any) -> list[list[Any]]:
+            return [list(record.values()) for record in tx.run(query, plain(dict(params)))]
+
+        with self._driver.session(database=self.database) as session:
+            rows: list[list[Any]] = session.execute_write(work)
+        return rows
+
     def _schema(self, query: str) -> None:
         """Schema commands run in their own auto-commit transaction."""
         with self._driver.session(database=self.database) as session:

@@ -35,6 +35,7 @@ from zettelgraph.store.base import (
     EmbeddingInfo,
     IntegrityError,
     StoreError,
+    check_expectations,
 )
 from zettelgraph.store.migrations import MIGRATIONS
 from zettelgraph.store.rules import (
@@ -173,6 +174,8 @@ class SQLiteStore(SQLiteReads):
                         "vectors given but no embedder registered: call ensure_embedder"
                     )
                 check_dims(arrays, info.dim)
+            # Under BEGIN IMMEDIATE no other process writes between this check and the commit.
+            check_expectations(changes, self.get_content)
             for node in changes.nodes():
                 self._upsert_node(node)
             self._write_relations(changes.relations)

@@ -20,6 +20,7 @@ import unicodedata
 from pathlib import Path
 
 from zettelgraph.models import Concept
+from zettelgraph.processes import alive
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.vault.notes import (
     ConceptNote,
@@ -30,6 +31,8 @@ from zettelgraph.vault.notes import (
 )
 
 IDEAS_DIR = "08 - Ideas"
+TEMP_PREFIX = ".zettelgraph-"
+_TEMP_NAME = re.compile(r"\.zettelgraph-(?:(\d+)-)?[0-9a-f]+\.tmp")
 UNTITLED = "Sin título"
 MAX_NAME_CHARS = 120
 # ext4/APFS allow 255 bytes per name; leave room for " (NN).md" on multi-byte titles.
@@ -101,6 +104,21 @@ class Vault:
     def ideas(self) -> Path:
         """The folder of concept notes."""
         return self.root / IDEAS_DIR
+
+    def stray_temp_files(self) -> list[Path]:
+        """Temporary files of note writes whose process died before renaming them (a kill or
+        a power cut mid-write). A write in progress in a live process is not one."""
+        if not self.ideas.is_dir():
+            return []
+        stray = []
+        for path in sorted(self.ideas.rglob(f"{TEMP_PREFIX}*.tmp")):
+            match = _TEMP_NAME.fullmatch(path.name)
+            if match is None:
+                continue
+            pid = int(match.group(1)) if match.group(1) else None  # older names had no pid
+            if pid is None or (pid != os.getpid() and not alive(pid)):
+                stray.append(path)
+        return stray
 
     # --- finding notes -------------------------------------------------------------------
     def find_note(self, concept_id: str) -> Path | None:
@@ -240,8 +258,9 @@ def _entity_id_of(path: Path) -> str | None:
 def _atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
-    # A hidden name Obsidian ignores, short enough for any title length.
-    temp = path.parent / f".zettelgraph-{secrets.token_hex(8)}.tmp"
+    # A hidden name Obsidian ignores, short enough for any title length; the writer's process
+    # id in it tells `vault sync` which leftovers belong to a process that died mid-write.
+    temp = path.parent / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
         # 0o666 through the umask: a new note gets the same rights as any file the user makes.

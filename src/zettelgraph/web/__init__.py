@@ -1,5 +1,1 @@
-"""The local web app: `zettelgraph serve`."""
-
-from zettelgraph.web.app import create_app
-
-__all__ = ["create_app"]
+"""The local web app: `zettelgraph serve` (the app factory is `web.app.create_app`)."""

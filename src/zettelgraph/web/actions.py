@@ -1,8 +1,8 @@
 """What the web app changes, shared by its pages and its JSON API.
 
-A review decision resumes the LangGraph run exactly as `zettelgraph review` does, through
-`ExtractionRuns.answer`; this module only adds what a web server needs on top: one decision
-per run at a time, and an HTTP status for each way a decision can be refused.
+The rules (which decisions exist, one open run per content, one decision per run at a time)
+are `services/runs.py`'s; this module only maps each way a request can be refused to an HTTP
+status, and the model's failures (`services/errors.py`) to a 502.
 """
 
 from __future__ import annotations
@@ -12,15 +12,9 @@ from contextlib import contextmanager
 
 from fastapi import HTTPException
 
-from zettelgraph.extras import MissingExtraError
-from zettelgraph.llm.factory import LLMConfigError
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.web.app import WebState
-from zettelgraph.workflows.concept_extraction.runner import RunError, RunView
-
-ACTIONS = ("approve", "feedback", "abort")
-# A model that cannot be used (not configured, extra missing) or that failed to answer.
-MODEL_FAILURES: tuple[type[Exception], ...] = (LLMConfigError, MissingExtraError, *SOFT_LLM_ERRORS)
+from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.services.runs import ACTIONS, BusyError, OpenRunError, RunError, RunView
+from zettelgraph.web.state import WebState
 
 
 @contextmanager
@@ -29,14 +23,9 @@ def model_failures(then: str = "") -> Iterator[None]:
     (`then`) what became of the work."""
     try:
         yield
-    except (LLMConfigError, MissingExtraError) as exc:
-        raise _bad_gateway(f"the configured LLM cannot be used: {exc}", then) from exc
-    except SOFT_LLM_ERRORS as exc:
-        raise _bad_gateway(f"the LLM could not answer: {exc}", then) from exc
-
-
-def _bad_gateway(why: str, then: str) -> HTTPException:
-    return HTTPException(status_code=502, detail=why + (f"; {then}" if then else ""))
+    except MODEL_ERRORS as exc:
+        why = model_error_message(exc)
+        raise HTTPException(status_code=502, detail=why + (f"; {then}" if then else "")) from exc
 
 
 def get_run(web: WebState, run_id: str) -> RunView:
@@ -50,9 +39,9 @@ def get_run(web: WebState, run_id: str) -> RunView:
 def decide(web: WebState, run_id: str, action: str, feedback: str | None = None) -> RunView:
     """Approve, send feedback on, or abort a run waiting for review.
 
-    404: no such run. 409: the run is not waiting for review (already decided, or decided by a
-    request that was in flight at the same time): nothing is changed. 422: a bad action or
-    feedback without text.
+    404: no such run. 409: the run is not waiting for review, or another decision on it is in
+    progress (a request in flight at the same time, or another process): nothing is changed.
+    422: a bad action or feedback without text.
     """
     if action not in ACTIONS:
         raise HTTPException(status_code=422, detail=f"action must be one of {', '.join(ACTIONS)}")
@@ -60,30 +49,25 @@ def decide(web: WebState, run_id: str, action: str, feedback: str | None = None)
         raise HTTPException(
             status_code=422, detail="feedback needs some text saying what to change"
         )
-    with web.run_lock(run_id):
-        view = get_run(web, run_id)
-        if view.status != "awaiting_review":
-            raise HTTPException(
-                status_code=409,
-                detail=f"run {run_id} is {view.status}, not waiting for review: nothing changed",
-            )
-        try:
-            with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
-                return web.runs.answer(run_id, action, feedback)
-        except RunError as exc:  # decided between our check and the call: still a conflict
-            raise HTTPException(status_code=409, detail=str(exc)) from exc
+    get_run(web, run_id)
+    try:
+        with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
+            return web.runs.answer(run_id, action, feedback)
+    except RunError as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
 
 
 def start(
     web: WebState, content_id: str, *, suggestions: str | None = None, force: bool = False
 ) -> tuple[RunView, bool]:
-    """Start an extraction run on a content: (the new run, True), or (the run of it already
-    waiting for review, False), so a double submit never starts two. 502 when the model fails.
-    """
-    with web.run_lock(f"content:{content_id}"):
-        for view in web.runs.list():
-            if view.content_id == content_id and view.status == "awaiting_review":
-                return view, False
-        then = "the run stopped: `zettelgraph runs` lists it, `zettelgraph resume RUN` continues it"
+    """Start an extraction run on a content: (the new run, True), or (the content's open run,
+    False), so a double submit never starts two. 409 while another start is in progress; 502
+    when the model fails."""
+    then = "no run was started; fix the model setting (`zettelgraph doctor`) and start again"
+    try:
         with model_failures(then):
             return web.runs.start(content_id, suggestions=suggestions, force=force), True
+    except OpenRunError as exc:
+        return exc.run, False
+    except BusyError as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc

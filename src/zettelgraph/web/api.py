@@ -20,6 +20,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
 from zettelgraph.models import Answer
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
+from zettelgraph.services import ask as asking
+from zettelgraph.services import browse
 from zettelgraph.web import actions
 from zettelgraph.web.api_models import (
     AskIn,
@@ -38,10 +40,8 @@ from zettelgraph.web.api_models import (
     SearchOut,
     StartIn,
 )
-from zettelgraph.web.app import WebState, state
 from zettelgraph.web.security import require_csrf
-from zettelgraph.workflows import ask as asking
-from zettelgraph.workflows import browse
+from zettelgraph.web.state import WebState, state
 from zettelgraph.workflows.context import Services
 
 router = APIRouter(tags=["api"])

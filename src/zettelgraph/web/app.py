@@ -2,59 +2,30 @@
 
 `create_app(settings)` builds a FastAPI app whose lifespan opens the same collaborators the
 CLI uses (Services, the checkpointer, `ExtractionRuns`); pages (`web/pages.py`) and the JSON
-API (`web/api.py`) call the same service functions as the CLI (`workflows/browse.py`,
-`workflows/ask.py`, `ExtractionRuns`), never workflow logic of their own.
+API (`web/api.py`) call the same services as the CLI (`services/`), never workflow logic of
+their own. Imports go one way: app -> pages/api -> actions -> state.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 
+from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
+from zettelgraph.web import api, pages
 from zettelgraph.web.security import access_middleware, refuse
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns
-from zettelgraph.workflows.context import Services
-
-HERE = Path(__file__).resolve().parent
-TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
-
-
-@dataclass
-class WebState:
-    """What every request handler needs, opened once for the app's life."""
-
-    settings: Settings
-    services: Services
-    runs: ExtractionRuns
-    # One lock per run: two decisions on one run never interleave; the second sees the first's
-    # outcome and gets a 409.
-    _run_locks: dict[str, threading.Lock] = field(default_factory=dict)
-    _guard: threading.Lock = field(default_factory=threading.Lock)
-
-    def run_lock(self, run_id: str) -> threading.Lock:
-        with self._guard:
-            return self._run_locks.setdefault(run_id, threading.Lock())
-
-
-def state(request: Request) -> WebState:
-    web: WebState = request.app.state.web
-    return web
+from zettelgraph.web.state import HERE, WebState
+from zettelgraph.workflows.context import Services, open_services
 
 
 def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
     """The app; `services` may be injected (tests, benchmarks), else opened from settings."""
-    from zettelgraph.web import api, pages
-    from zettelgraph.workflows.checkpoints import open_checkpointer
-    from zettelgraph.workflows.context import open_services
 
     settings = settings or (services.settings if services else Settings())
 

@@ -14,10 +14,10 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from zettelgraph.relations import SUPPORTS
+from zettelgraph.services import browse
 from zettelgraph.store.base import GraphStore
 from zettelgraph.web import pages_explore, pages_review
 from zettelgraph.web.pages_common import HTMLRoute, Web, render
-from zettelgraph.workflows import browse
 
 router = APIRouter()
 pages = APIRouter(route_class=HTMLRoute, include_in_schema=False)

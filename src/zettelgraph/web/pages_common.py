@@ -23,23 +23,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from zettelgraph.locations import page_label
-from zettelgraph.web.app import TEMPLATES, WebState, state
+from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.web.state import TEMPLATES, WebState, state
 
 # The app's shared state, as a route parameter: `web: Web`.
 Web = Annotated[WebState, Depends(state)]
 
-# Relation types of the default vocabulary; any other type gets a colour from FALLBACK.
-RELATION_COLORS = {
-    "GENERALIZES": "#2563eb",
-    "SPECIFIC_OF": "#0891b2",
-    "PART_OF": "#7c3aed",
-    "HAS_PART": "#a855f7",
-    "SUPPORTS": "#16a34a",
-    "SUPPORTED_BY": "#65a30d",
-    "OPPOSES": "#dc2626",
-    "SIMILAR_TO": "#d97706",
-    "RELATES_TO": "#64748b",
-}
+# A type the vocabulary gives no colour gets one of these, by a hash of its name.
 FALLBACK = ("#0f766e", "#be185d", "#9333ea", "#b45309", "#1d4ed8", "#4d7c0f", "#be123c")
 
 ERROR_TITLES = {
@@ -53,8 +43,8 @@ ERROR_TITLES = {
 
 def rel_color(relation_type: str) -> str:
     """A stable colour per relation type (never taken from the data itself)."""
-    if relation_type in RELATION_COLORS:
-        return RELATION_COLORS[relation_type]
+    if relation_type in DEFAULT_VOCABULARY.colors:
+        return DEFAULT_VOCABULARY.colors[relation_type]
     digest = hashlib.sha256(relation_type.encode()).digest()
     return FALLBACK[digest[0] % len(FALLBACK)]
 

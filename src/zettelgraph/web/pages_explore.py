@@ -12,7 +12,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from zettelgraph.web import actions
+from zettelgraph.services import ask as ask_flow
+from zettelgraph.services import browse
+from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.web.pages_common import (
     HTMLRoute,
     Web,
@@ -22,8 +24,6 @@ from zettelgraph.web.pages_common import (
     render,
 )
 from zettelgraph.web.security import require_csrf
-from zettelgraph.workflows import ask as ask_flow
-from zettelgraph.workflows import browse
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -123,9 +123,15 @@ def ask_page(
         raise HTTPException(status_code=422, detail="write a question first")
     try:
         result = ask_flow.ask(web.services, question.strip())
-    except actions.MODEL_FAILURES as exc:
+    except MODEL_ERRORS as exc:
         return render(
-            request, "ask.html", "ask", status_code=502, q=question, error=str(exc), results=[]
+            request,
+            "ask.html",
+            "ask",
+            status_code=502,
+            q=question,
+            error=model_error_message(exc),
+            results=[],
         )
     answer = result.answer
     rows = _search_rows(result.results)

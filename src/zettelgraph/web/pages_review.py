@@ -12,12 +12,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from zettelgraph.services import browse
+from zettelgraph.services.runs import RunView
 from zettelgraph.web import actions
-from zettelgraph.web.app import WebState
 from zettelgraph.web.pages_common import HTMLRoute, Web, render, run_href, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.workflows import browse
-from zettelgraph.workflows.concept_extraction.runner import RunView
+from zettelgraph.web.state import WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

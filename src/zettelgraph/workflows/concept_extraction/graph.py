@@ -85,7 +85,7 @@ def build_concept_extraction_graph(
         ["extract_batch", END],
     )
     builder.add_edge("extract_batch", "merge_candidates")
-    builder.add_edge("merge_candidates", "check_concepts")
+    builder.add_conditional_edges("merge_candidates", routes.after_merge, ["check_concepts", END])
     builder.add_conditional_edges(
         "check_concepts",
         routes.to_repairs,
@@ -126,6 +126,6 @@ def build_concept_extraction_graph(
         "present_for_review", routes.after_review, ["commit", "incorporate_feedback", END]
     )
     builder.add_edge("incorporate_feedback", "present_for_review")
-    builder.add_edge("commit", "write_vault")
+    builder.add_conditional_edges("commit", routes.after_commit, ["write_vault", END])
     builder.add_edge("write_vault", END)
     return builder.compile(checkpointer=checkpointer, name="concept_extraction")

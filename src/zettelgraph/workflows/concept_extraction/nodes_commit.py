@@ -17,6 +17,7 @@ from zettelgraph.models import (
     stable_id,
 )
 from zettelgraph.relations import SUPPORTS
+from zettelgraph.store.base import ConflictError
 from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
 from zettelgraph.workflows.context import Services
@@ -91,8 +92,11 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
                 },
             )
         )
+    # Quote -> concept SUPPORTS edges, kept apart from concept -> concept relations (which
+    # may be SUPPORTS too) so each is counted as what it is.
+    attributions: list[Relation] = []
     for c in proposal["concepts"]:
-        relations.extend(
+        attributions.extend(
             _supports(q, ids[c["key"]], run_id, c["history"], approved_at, decision)
             for q in c["quote_ids"]
         )
@@ -101,7 +105,7 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
         if resolve(a["concept_id"]) is None:
             continue
         touched.append(a["concept_id"])
-        relations.extend(
+        attributions.extend(
             _supports(q, a["concept_id"], run_id, a["history"], approved_at, decision)
             for q in a["quote_ids"]
         )
@@ -110,23 +114,35 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
         raise ValueError(f"content {state['content_id']} no longer exists; nothing was written")
     vectors = services.embedder.embed([embedding_text(c) for c in concepts])
     services.store.ensure_embedder(services.embedder.name, services.embedder.dim)
-    store.apply(
-        ChangeSet(
-            contents=[content.model_copy(update={"processed_date": approved_at})],
-            concepts=concepts,
-            relations=relations,
-            vectors={c.id: vectors[i] for i, c in enumerate(concepts)},
-        )
+    changes = ChangeSet(
+        contents=[content.model_copy(update={"processed_date": approved_at})],
+        concepts=concepts,
+        relations=[*relations, *attributions],
+        vectors={c.id: vectors[i] for i, c in enumerate(concepts)},
     )
-    touched.extend(
-        end for r in relations if r.type != SUPPORTS for end in (r.source_id, r.target_id)
-    )
+    if "processed_at_start" in state:
+        # Nobody else may have committed this content since the run started (checked by the
+        # store inside the write); this run's own date is a replay after a crash. Runs
+        # checkpointed before this rule carry no date to check.
+        at_start = state["processed_at_start"]
+        changes.expect_processed = {
+            content.id: [datetime.fromisoformat(at_start) if at_start else None, approved_at]
+        }
+    try:
+        store.apply(changes)
+    except ConflictError as exc:
+        return {
+            "status": "superseded",
+            "committed": {"concepts": [], "relations": 0, "attributions": 0},
+            "warnings": [f"{exc}; extract again with --force to add this run's ideas"],
+        }
+    touched.extend(end for r in relations for end in (r.source_id, r.target_id))
     return {
         "status": "committed",
         "committed": {
             "concepts": [c.id for c in concepts],
-            "relations": sum(1 for r in relations if r.type != SUPPORTS),
-            "attributions": sum(1 for r in relations if r.type == SUPPORTS),
+            "relations": len(relations),
+            "attributions": len(attributions),
             "touched_existing": sorted(set(touched) - set(ids.values())),
         },
         "warnings": warnings,

@@ -46,6 +46,9 @@ def check_content_processed(state: ExtractionState, services: Services) -> dict[
         "phase_1_iteration": 0,
         "phase_2_iteration": 0,
         "graph_concepts": services.store.counts()["Concept"],
+        "processed_at_start": (
+            content.processed_date.isoformat() if content.processed_date else None
+        ),
     }
     if content.processed_date is not None and not state.get("force"):
         update["status"] = "skipped"
@@ -99,9 +102,11 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             sampling=extract_concepts.COMPACT_SAMPLING if compact else extract_concepts.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
+        error = f"{where} failed, its {len(quotes)} quotes were not read: {exc}"
         return {
-            "batch_results": [{"index": payload["index"], "candidates": []}],
-            "warnings": [f"{where} failed, its {len(quotes)} quotes were not read: {exc}"],
+            "batch_results": [{"index": payload["index"], "candidates": [], "failed": True}],
+            "warnings": [error],
+            "errors": [error],
             "llm_calls": [call],
         }
     warnings: list[str] = []
@@ -119,16 +124,32 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         fields = item.model_dump(exclude={"source_quote_ids"})
         # The compact answer has no summary or rationale: merge_candidates fills the summary.
         candidates.append({"summary": "", "rationale": "", **fields, "quote_ids": ids})
+    # An answer whose every concept cited quotes it was not shown is a failed call, not an
+    # empty one: the model invented ids.
+    failed = bool(result.candidate_concepts) and not candidates
     return {
-        "batch_results": [{"index": payload["index"], "candidates": candidates}],
+        "batch_results": [{"index": payload["index"], "candidates": candidates, "failed": failed}],
+        "errors": [f"{where}: every concept cited quotes it was not shown"] if failed else [],
         "warnings": warnings,
         "llm_calls": [call],
     }
 
 
 def merge_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
-    """Candidates of different batches that say the same thing become one, quotes united."""
+    """Candidates of different batches that say the same thing become one, quotes united.
+
+    When every batch failed the run is `failed`: there is nothing a reader could review, and
+    approving an empty proposal would mark the content processed with nothing read."""
     ordered = sorted(state.get("batch_results", []), key=lambda r: r["index"])
+    if ordered and all(r.get("failed") for r in ordered):
+        return {
+            "candidates": [],
+            "status": "failed",
+            "warnings": [
+                f"every extraction call failed ({len(ordered)}): nothing to review; the content "
+                "stays unprocessed. Check the model (`zettelgraph doctor`) and extract again"
+            ],
+        }
     items = [c for result in ordered for c in result["candidates"]]
     merged: list[DraftConcept] = []
     vectors: list[np.ndarray[Any, Any]] = []

@@ -14,6 +14,14 @@ def after_check(state: ExtractionState) -> Literal["load_content_quotes", "__end
     return "__end__" if state.get("status") == "skipped" else "load_content_quotes"
 
 
+def after_merge(state: ExtractionState) -> Literal["check_concepts", "__end__"]:
+    return "__end__" if state.get("status") == "failed" else "check_concepts"
+
+
+def after_commit(state: ExtractionState) -> Literal["write_vault", "__end__"]:
+    return "write_vault" if state.get("status") == "committed" else "__end__"
+
+
 def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal["__end__"]:
     """Fan-out of call 1.1a: one branch per batch of quotes."""
     quotes = state.get("quotes", [])

@@ -10,7 +10,15 @@ import operator
 from typing import Annotated, Any, Literal, TypedDict
 
 Status = Literal[
-    "running", "awaiting_review", "approved", "committed", "aborted", "skipped", "no_quotes"
+    "running",
+    "awaiting_review",
+    "approved",
+    "committed",
+    "aborted",
+    "skipped",
+    "no_quotes",
+    "failed",  # every extraction call failed: nothing to review
+    "superseded",  # another run committed the content first: nothing written
 ]
 Decision = Literal["approve", "feedback", "abort"]
 
@@ -71,6 +79,9 @@ class ExtractionOutput(TypedDict, total=False):
 class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     content: dict[str, Any]  # title, author
     graph_concepts: int  # concepts in the graph when the run started
+    # The content's processed date when the run started (ISO, or None): the commit is refused
+    # if another run changed it since.
+    processed_at_start: str | None
     quotes: list[dict[str, Any]]  # id, text, section, page; in reading order
     # Parallel results, gathered by reducers.
     batch_results: Annotated[list[dict[str, Any]], operator.add]

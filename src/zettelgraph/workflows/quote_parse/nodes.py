@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any
 
 from zettelgraph.ingest.booknotes import (
-    NOTE_SUFFIXES,
     ParsedQuote,
-    has_quotes_section,
     parse_booknotes,
-    read_notes_file,
 )
-from zettelgraph.ingest.documents import read_documents
-from zettelgraph.ingest.parsed import DocumentError, FileType, ParsedDocument
+from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
+from zettelgraph.ingest.reading import graph_inputs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import (
     ChangeSet,
@@ -44,37 +41,30 @@ log = logging.getLogger(__name__)
 
 
 def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
-    """Book notes are read as text; any other file is read into a document here, unless the
-    caller already read it (one conversation of a chat export)."""
+    """The file's text (book notes) or document, as `ingest.reading` decides, unless the
+    caller already read it (the ingest service does; so does one conversation of a chat
+    export)."""
     if state.get("document"):
         document = ParsedDocument.model_validate(state["document"])
         return {"content_hash": document_hash(document)}
+    if text := state.get("text"):
+        return {"content_hash": sha256_text(text)}
     path = Path(state["file_path"])
-    forced = state.get("file_type")
     max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
-    if forced == "notes" or (forced is None and path.suffix.lower() in NOTE_SUFFIXES):
-        text = read_notes_file(path, max_bytes=max_bytes)
-        if forced == "notes" or has_quotes_section(text):
-            return {"text": text, "content_hash": sha256_text(text)}
-    documents = read_documents(path, max_bytes=max_bytes, file_type=_document_type(forced))
-    if len(documents) > 1:
+    inputs = graph_inputs(
+        path, file_type=state.get("file_type"), max_bytes=max_bytes, scanned=False
+    )
+    if len(inputs) > 1:
         raise DocumentError(
-            f"holds {len(documents)} conversations; ingest it with `zettelgraph ingest`, "
+            f"holds {len(inputs)} conversations; ingest it with `zettelgraph ingest`, "
             "which reads each one",
             path=str(path),
         )
-    document = documents[0]
-    return {"document": document.model_dump(mode="json"), "content_hash": document_hash(document)}
-
-
-def _document_type(forced: str | None) -> FileType | None:
-    if forced is None or forced == "notes":
-        return None
-    if forced not in get_args(FileType):
-        raise ValueError(
-            f"unknown file type {forced!r}; known: notes, {', '.join(get_args(FileType))}"
-        )
-    return cast(FileType, forced)
+    read = inputs[0]
+    if "text" in read:
+        return {"text": read["text"], "content_hash": sha256_text(read["text"])}
+    document = ParsedDocument.model_validate(read["document"])
+    return {"document": read["document"], "content_hash": document_hash(document)}
 
 
 def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
@@ -90,7 +80,7 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
         metadata: dict[str, Any] = {**document.metadata, "file_type": document.file_type}
         kind: str = document.file_type
     else:
-        notes = parse_booknotes(state["text"], source=str(path))
+        notes = parse_booknotes(state.get("text") or "", source=str(path))
         title = (state.get("title_flag") or notes.title or path.stem).strip()
         author = (state.get("author_flag") or notes.author or "").strip() or None
         cid = content_id(title, author)

@@ -13,10 +13,12 @@ class QuoteParseInput(TypedDict, total=False):
     # Explicit flags beat the file's front matter.
     title_flag: str | None
     author_flag: str | None
-    # "notes" reads the file as book notes only (a folder scan: no quotes section -> skipped);
-    # a document type forces that reader; None picks by file type and content.
+    # "notes" reads the file as book notes only; a document type forces that reader; None
+    # picks by file type and content (ingest.reading.graph_inputs decides).
     file_type: str | None
-    # A document already read (a ParsedDocument dump): one conversation of a chat export.
+    # What the caller already read, so the file is read once: book-notes text, or a document
+    # (a ParsedDocument dump; one conversation of a chat export).
+    text: str | None
     document: dict[str, Any] | None
 
 
@@ -33,7 +35,6 @@ class QuoteParseOutput(TypedDict, total=False):
 
 
 class QuoteParseState(QuoteParseInput, QuoteParseOutput, total=False):
-    text: str
     content_hash: str
     metadata: dict[str, Any]
     parsed_quotes: list[dict[str, Any]]  # passages as JSON-safe dicts (id, text, location...)

@@ -7,6 +7,7 @@ backend are listed, shown and resumed the same way.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from zettelgraph.settings import Settings, mask_url_password
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # A server that does not answer is reported after this many seconds instead of hanging a run.
 CONNECT_TIMEOUT_SECONDS = 10
+SETUP_TRIES = 50
 
 
 class CheckpointError(ValueError):
@@ -57,15 +59,21 @@ def _sqlite_saver(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Fan-out nodes write their results from worker threads; SqliteSaver locks around them.
-        connection = sqlite3.connect(path, check_same_thread=False)
+        connection = sqlite3.connect(path, check_same_thread=False, timeout=30)
     except (OSError, sqlite3.Error) as exc:
         raise CheckpointError(f"ZETTELGRAPH_CHECKPOINTS={url}: cannot open {path}: {exc}") from exc
     try:
         saver = SqliteSaver(connection)
-        try:
-            saver.setup()
-        except sqlite3.Error as exc:
-            raise CheckpointError(f"ZETTELGRAPH_CHECKPOINTS={url}: {path}: {exc}") from exc
+        # Two processes opening a new file at once race to switch it to WAL, which SQLite
+        # answers with "locked" at once instead of waiting: try again for a few seconds.
+        for attempt in range(SETUP_TRIES):
+            try:
+                saver.setup()
+                break
+            except sqlite3.Error as exc:
+                if "locked" not in str(exc) or attempt == SETUP_TRIES - 1:
+                    raise CheckpointError(f"ZETTELGRAPH_CHECKPOINTS={url}: {path}: {exc}") from exc
+                time.sleep(0.1)
         yield saver
     finally:
         connection.close()

@@ -19,8 +19,8 @@ from zettelgraph.relations import (
     SUPPORTS,
     RelationVocabulary,
 )
+from zettelgraph.services.runs import ExtractionRuns, RunView
 from zettelgraph.store.base import GraphStore
-from zettelgraph.workflows.concept_extraction.runner import ExtractionRuns, RunView
 
 
 def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:

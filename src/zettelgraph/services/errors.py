@@ -1,0 +1,20 @@
+"""The one list of "the model failed" errors, shared by the CLI and the web app."""
+
+from __future__ import annotations
+
+from zettelgraph.extras import MissingExtraError
+from zettelgraph.llm.factory import LLMConfigError
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+
+# The configured model cannot be used at all: not configured, or its extra is not installed.
+MODEL_UNUSABLE = (LLMConfigError, MissingExtraError)
+# The model was reached but did not answer usably (timeouts, refused or malformed answers).
+MODEL_FAILED = SOFT_LLM_ERRORS
+MODEL_ERRORS = (*MODEL_UNUSABLE, *MODEL_FAILED)
+
+
+def model_error_message(exc: Exception) -> str:
+    """What a reader is told, the same in the terminal and in the browser."""
+    if isinstance(exc, MODEL_UNUSABLE):
+        return f"the configured LLM cannot be used: {exc}"
+    return f"the LLM could not answer: {exc}"

@@ -1,0 +1,56 @@
+"""Keeping a graph in shape: `vault sync` (notes the store has but the vault lacks or has
+stale, and leftovers of interrupted writes) and `store copy` (a whole graph to another
+store, verified, resumable)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from zettelgraph.extras import MissingExtraError
+from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.store import open_store
+from zettelgraph.store.base import StoreError
+from zettelgraph.store.copy import CopyError, CopyReport, copy_store
+from zettelgraph.vault.sync import SyncReport, sync_vault
+from zettelgraph.workflows.context import Services
+
+
+def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
+    """Write missing or outdated concept notes and remove temporary files that killed writes
+    left; with `check`, only report them (nothing written, in the vault or the store)."""
+    return sync_vault(services.store, services.vault, check=check)
+
+
+def copy_graph(
+    settings: Settings,
+    target_url: str,
+    *,
+    source_url: str | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> CopyReport:
+    """Copy every node, relation and vector of the configured (or `source_url`) store to an
+    empty `target_url` store, then verify the counts. Run again after an interruption: it
+    resumes where it stopped."""
+    source = source_url or settings.store_url
+    try:
+        source_store = open_store(source)
+    except (StoreError, MissingExtraError) as exc:
+        raise CopyError(f"cannot open the source store {mask_url_password(source)}: {exc}") from exc
+    try:
+        try:
+            target_store = open_store(target_url)
+        except (StoreError, MissingExtraError) as exc:
+            raise CopyError(
+                f"cannot open the target store {mask_url_password(target_url)}: {exc}"
+            ) from exc
+        try:
+            return copy_store(
+                source_store,
+                target_store,
+                settings.home / "copies",
+                progress=progress,
+            )
+        finally:
+            target_store.close()
+    finally:
+        source_store.close()

@@ -1,0 +1,46 @@
+"""Re-embed every quote and concept with the configured embedder (`zettelgraph reindex`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zettelgraph.models import NodeLabel, embedding_text
+from zettelgraph.store.base import StoreError
+from zettelgraph.workflows.context import Services
+
+
+class ReindexError(StoreError):
+    """The store holds vectors that cannot be re-embedded: nothing was changed."""
+
+
+@dataclass
+class ReindexResult:
+    texts: int
+    embedder: str
+    dim: int
+    counts: dict[str, int]
+
+
+def reindex(services: Services) -> ReindexResult:
+    """Swap every stored vector for one from the configured embedder, in one transaction."""
+    store = services.store
+    texts: dict[str, str] = {}
+    for content in store.list_contents():
+        texts.update({q.id: embedding_text(q) for q in store.quotes_of(content.id)})
+    texts.update({c.id: embedding_text(c) for c in store.list_concepts()})
+    # Nodes that had a vector but are not reachable above could not be re-embedded.
+    missing = [node_id for node_id, _ in store.vectors() if node_id not in texts]
+    if missing:
+        raise ReindexError(
+            f"{len(missing)} vectors belong to nodes that cannot be re-embedded: {missing[:3]}"
+        )
+    ids = list(texts)
+    vectors = services.embedder.embed([texts[i] for i in ids]) if ids else None
+    dim = services.embedder.dim
+    store.replace_vectors(
+        services.embedder.name,
+        dim,
+        {} if vectors is None else {node_id: vectors[i] for i, node_id in enumerate(ids)},
+    )
+    counts = {str(label): store.counts()[str(label)] for label in NodeLabel}
+    return ReindexResult(texts=len(ids), embedder=services.embedder.name, dim=dim, counts=counts)

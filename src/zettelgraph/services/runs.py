@@ -1,0 +1,266 @@
+"""Start, review, resume and list extraction runs: what the CLI and the web app call.
+
+A run is a checkpoint thread: it can wait for review for days, and a crash resumes from the
+last finished step instead of starting over. The run rules live here and nowhere else:
+- one open run (awaiting review or interrupted) per content: a second start is refused with
+  a message naming the open run;
+- one process at a time drives a run (a lock file per run under ZETTELGRAPH_HOME/locks): a
+  second decision or resume while one is in progress is refused as such, not as "interrupted";
+- the decisions a reader can take are ACTIONS.
+The store re-checks at commit, inside its transaction, that no other run committed the content
+since this one started (ChangeSet.expect_processed), which covers what file locks cannot (two
+machines sharing a checkpoint database).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
+
+from zettelgraph.services.errors import MODEL_UNUSABLE
+from zettelgraph.workflows.concept_extraction.graph import (
+    RECURSION_LIMIT,
+    build_concept_extraction_graph,
+)
+from zettelgraph.workflows.context import Services
+
+StepCallback = Callable[[str], None]
+
+ACTIONS = ("approve", "feedback", "abort")
+# A run in one of these states still owns its content: no second run may start on it.
+OPEN_STATUSES = ("awaiting_review", "interrupted", "running")
+
+
+class RunError(ValueError):
+    """A run that does not exist or cannot take the requested action."""
+
+
+class OpenRunError(RunError):
+    """A content already has an open run; `run` is it."""
+
+    def __init__(self, run: RunView) -> None:
+        self.run = run
+        what = {
+            "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
+            "interrupted": f"stopped in the middle: `zettelgraph resume {run.run_id}`",
+            "running": "is being extracted right now",
+        }.get(run.status, f"is {run.status}")
+        super().__init__(
+            f"'{run.title or run.content_id}' already has an open run {run.run_id}, which "
+            f"{what}; approve or abort it before starting another"
+        )
+
+
+class BusyError(RunError):
+    """Another process (or request) is driving this run or starting a run of this content."""
+
+
+@dataclass
+class RunView:
+    run_id: str
+    content_id: str | None
+    title: str | None
+    status: str
+    next: list[str] = field(default_factory=list)
+    report: dict[str, Any] | None = None
+    committed: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    updated_at: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "content_id": self.content_id,
+            "title": self.title,
+            "status": self.status,
+            "next": self.next,
+            "report": self.report,
+            "committed": self.committed,
+            "warnings": self.warnings,
+            "updated_at": self.updated_at,
+        }
+
+
+class ExtractionRuns:
+    """The runs of one store and checkpoint database."""
+
+    def __init__(self, services: Services, checkpointer: BaseCheckpointSaver[Any]) -> None:
+        self.services = services
+        self.checkpointer = checkpointer
+        self.graph = build_concept_extraction_graph(services, checkpointer)
+        self.locks = Path(services.settings.home) / "locks"
+
+    def _lock_path(self, key: str) -> Path:
+        return self.locks / (re.sub(r"[^A-Za-z0-9_.-]", "_", key) + ".lock")
+
+    @contextmanager
+    def _exclusive(self, key: str, busy: str) -> Iterator[None]:
+        """Hold the lock `key` or refuse at once with `busy`: a decision waits for no one."""
+        self.locks.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self._lock_path(key), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout as exc:
+            raise BusyError(busy) from exc
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _busy(self, key: str) -> bool:
+        """Whether some process holds the lock `key` now."""
+        path = self._lock_path(key)
+        if not path.exists():
+            return False
+        lock = FileLock(path, timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            return True
+        lock.release()
+        return False
+
+    def open_run_of(self, content_id: str) -> RunView | None:
+        """The run of this content that is still open (the newest), if any."""
+        for view in self.list():
+            if view.content_id == content_id and view.status in OPEN_STATUSES:
+                return view
+        return None
+
+    def _config(self, run_id: str) -> RunnableConfig:
+        return {
+            "configurable": {"thread_id": run_id},
+            "recursion_limit": RECURSION_LIMIT,
+            "max_concurrency": self.services.settings.concurrency(self.services.llms.main_spec),
+        }
+
+    def start(
+        self,
+        content_id: str,
+        *,
+        suggestions: str | None = None,
+        force: bool = False,
+        on_step: StepCallback | None = None,
+    ) -> RunView:
+        """Run from the start up to the review (or the end, for skipped contents).
+
+        Refused (OpenRunError) when the content has an open run, and (BusyError) while another
+        process is starting one."""
+        run_id = f"run-{uuid.uuid4().hex[:12]}"
+        payload = {
+            "content_id": content_id,
+            "run_id": run_id,
+            "suggestions": suggestions,
+            "force": force,
+        }
+        busy = "another run of this content is being started right now; `zettelgraph runs`"
+        with self._exclusive(f"content-{content_id}", busy + " lists it"):
+            existing = self.open_run_of(content_id)
+            if existing is not None:
+                raise OpenRunError(existing)
+            with self._exclusive(run_id, busy):
+                try:
+                    self._drive(payload, run_id, on_step)
+                except MODEL_UNUSABLE:
+                    # The model could not be used at all, so the run read nothing a reader
+                    # would resume; kept, it would hold the content as an open run.
+                    self.checkpointer.delete_thread(run_id)
+                    raise
+        return self.view(run_id)
+
+    def answer(
+        self,
+        run_id: str,
+        action: str,
+        feedback: str | None = None,
+        on_step: StepCallback | None = None,
+    ) -> RunView:
+        """The reader's decision on a run waiting for review."""
+        if action not in ACTIONS:
+            raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
+        if action == "feedback" and not (feedback or "").strip():
+            raise RunError("feedback needs some text saying what to change")
+        busy = (
+            f"another decision on run {run_id} is in progress; wait for it to finish "
+            "(`zettelgraph runs` shows the run's state) instead of deciding again"
+        )
+        with self._exclusive(run_id, busy):
+            view = self.view(run_id, locked=True)
+            if view.status != "awaiting_review":
+                raise RunError(f"run {run_id} is {view.status}, not waiting for review")
+            self._drive(Command(resume={"action": action, "feedback": feedback}), run_id, on_step)
+        return self.view(run_id)
+
+    def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:
+        """Continue a run that stopped in the middle (a crash, a killed process)."""
+        busy = f"run {run_id} is being driven by another process right now; let it finish"
+        with self._exclusive(run_id, busy):
+            view = self.view(run_id, locked=True)
+            if view.status != "interrupted":
+                raise RunError(f"run {run_id} is {view.status}; only an interrupted run resumes")
+            self._drive(None, run_id, on_step)
+        return self.view(run_id)
+
+    def _drive(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
+        # durability="sync": each step's checkpoint is on disk before the next step starts, so
+        # a process killed between the store commit and the vault resumes at the vault.
+        for update in self.graph.stream(
+            payload, self._config(run_id), stream_mode="updates", durability="sync"
+        ):
+            if on_step is not None and isinstance(update, dict):
+                for name in update:
+                    if not name.startswith("__"):
+                        on_step(name)
+
+    def view(self, run_id: str, *, locked: bool = False) -> RunView:
+        """The run as it stands. A run that looks stopped in the middle is `running` while a
+        process holds its lock (`locked`: the caller holds it, so no one else can)."""
+        snapshot = self.graph.get_state(self._config(run_id))
+        values: dict[str, Any] = dict(snapshot.values or {})
+        if not values:
+            raise RunError(f"no run {run_id!r}: `zettelgraph runs` lists them")
+        report = None
+        for task in snapshot.tasks:
+            for pending in task.interrupts:
+                if isinstance(pending.value, dict) and "report" in pending.value:
+                    report = pending.value["report"]
+        if report is not None:
+            status = "awaiting_review"
+        elif snapshot.next or snapshot.tasks:
+            # Steps left to run, or a step whose results were saved but not yet applied.
+            status = "running" if not locked and self._busy(run_id) else "interrupted"
+        else:
+            status = values.get("status", "running")
+        updated = snapshot.created_at
+        return RunView(
+            run_id=run_id,
+            content_id=values.get("content_id"),
+            title=(values.get("content") or {}).get("title"),
+            status=status,
+            next=list(snapshot.next),
+            report=report,
+            committed=values.get("committed", {}),
+            warnings=list(dict.fromkeys(values.get("warnings", []))),
+            updated_at=updated,
+        )
+
+    def list(self) -> list[RunView]:
+        """Every run, newest first."""
+        seen: dict[str, str] = {}
+        for item in self.checkpointer.list(None):
+            thread = item.config["configurable"]["thread_id"]
+            stamp = item.checkpoint.get("ts", "")
+            if thread not in seen or stamp > seen[thread]:
+                seen[thread] = stamp
+        runs = [self.view(thread) for thread in seen]
+        return sorted(runs, key=lambda r: r.updated_at or "", reverse=True)

@@ -1,0 +1,33 @@
+"""What every request handler shares: the opened collaborators and the page templates.
+
+A module of its own so pages, the API and the app factory all import it and not each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+
+from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.settings import Settings
+from zettelgraph.workflows.context import Services
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+@dataclass
+class WebState:
+    """What every request handler needs, opened once for the app's life."""
+
+    settings: Settings
+    services: Services
+    runs: ExtractionRuns
+
+
+def state(request: Request) -> WebState:
+    web: WebState = request.app.state.web
+    return web

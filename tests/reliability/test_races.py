@@ -1,0 +1,123 @@
+"""Two processes at once on the same book or the same run: one wins, the other is told why in
+words that send it nowhere harmful, and the graph holds everything once.
+
+The fake model answers with a little latency so both processes are really in flight together.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reliability.conftest import Home, ingest, notes_file
+from zettelgraph.models import ChangeSet, utcnow
+from zettelgraph.settings import Settings
+from zettelgraph.store import open_store
+
+TRIALS = 5
+SLOW = "fake:latency=0.05"
+
+
+def slow(home: Home) -> Home:
+    """The same home, its model answering after a short delay."""
+
+    class Slow(Home):
+        @property
+        def env(self) -> dict[str, str]:
+            return {**super().env, "ZETTELGRAPH_LLM": SLOW}
+
+    return Slow(home.path, home.store_url)
+
+
+def both(home: Home, args: list[str]) -> list[tuple[int, str, str]]:
+    children = [home.child(args) for _ in range(2)]
+    outputs = [c.communicate(timeout=180) for c in children]
+    return [(c.returncode, out, err) for c, (out, err) in zip(children, outputs, strict=True)]
+
+
+def reference(tmp: Path, quotes: int) -> dict[str, Any]:
+    home = Home(tmp / "reference", None)
+    cid = ingest(home, notes_file(tmp / "reference-notes", quotes))
+    run = home.json("extract", cid)
+    assert home.json("review", run["run_id"], "--approve")["status"] == "committed"
+    return home.shape()
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_two_processes_extracting_one_book_start_one_run(
+    make_home: Any, tmp_path: Path, trial: int
+) -> None:
+    home = slow(make_home("home"))
+    cid = ingest(home, notes_file(tmp_path / "notes", 3))
+    results = both(home, ["extract", cid, "--json"])
+    won = [json.loads(out) for code, out, _ in results if code == 0]
+    lost = [err for code, _, err in results if code != 0]
+    assert len(won) == 1 and len(lost) == 1, results
+    assert won[0]["status"] == "awaiting_review"
+    assert "being started" in lost[0] or won[0]["run_id"] in lost[0], lost[0]
+    runs = [r for r in home.json("runs") if r["content_id"] == cid]
+    assert [r["run_id"] for r in runs] == [won[0]["run_id"]]
+    assert home.json("review", won[0]["run_id"], "--approve")["status"] == "committed"
+    assert home.shape() == reference(tmp_path, 3)
+
+
+def test_a_second_extract_while_the_first_awaits_review_is_refused(
+    make_home: Any, tmp_path: Path
+) -> None:
+    home = make_home("home")
+    cid = ingest(home, notes_file(tmp_path / "notes", 3))
+    first = home.json("extract", cid)
+    again = home.cli("extract", cid)
+    assert again.exit_code == 1
+    assert first["run_id"] in again.stderr and "waiting for review" in again.stderr
+    # --force does not open a second run either: force is for a processed content.
+    assert home.cli("extract", cid, "--force").exit_code == 1
+    assert home.json("review", first["run_id"], "--approve")["status"] == "committed"
+    assert home.shape() == reference(tmp_path, 3)
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_two_processes_approving_one_run_commit_it_once(
+    make_home: Any, tmp_path: Path, trial: int
+) -> None:
+    home = slow(make_home("home"))
+    cid = ingest(home, notes_file(tmp_path / "notes", 3))
+    run_id = home.json("extract", cid)["run_id"]
+    results = both(home, ["review", run_id, "--approve", "--json"])
+    won = [json.loads(out) for code, out, _ in results if code == 0]
+    lost = [err for code, _, err in results if code != 0]
+    assert len(won) == 1 and len(lost) == 1, results
+    assert won[0]["status"] == "committed"
+    # The loser is told a decision is under way or done, never to `resume`.
+    assert "in progress" in lost[0] or "committed, not waiting" in lost[0], lost[0]
+    assert "resume" not in lost[0]
+    assert home.shape() == reference(tmp_path, 3)
+
+
+def test_a_run_started_before_another_committed_the_book_writes_nothing(
+    make_home: Any, tmp_path: Path
+) -> None:
+    """The store's own check: a run whose content another run committed since it started
+    (here, a second run forced after the first was approved) is superseded, not doubled."""
+    home = make_home("home")
+    cid = ingest(home, notes_file(tmp_path / "notes", 3))
+    first = home.json("extract", cid)["run_id"]
+    assert home.json("review", first, "--approve")["status"] == "committed"
+    shape = home.shape()
+    second = home.json("extract", cid, "--force")["run_id"]
+    # Another writer commits the book meanwhile (as a run on another machine sharing the
+    # store would): its processed date moves.
+    store = open_store(Settings(home=home.path, store=home.store_url).store_url)
+    try:
+        content = store.get_content(cid)
+        assert content is not None
+        store.apply(ChangeSet(contents=[content.model_copy(update={"processed_date": utcnow()})]))
+    finally:
+        store.close()
+    view = home.json("review", second, "--approve")
+    assert view["status"] == "superseded"
+    assert any("committed by another run" in w for w in view["warnings"])
+    assert home.shape()["concepts"] == shape["concepts"]
