@@ -48,6 +48,8 @@ class SyncReport:
     drift: list[dict[str, Any]] = field(default_factory=list)
     # {"concept_id", "title", "path", "error"}
     errors: list[dict[str, Any]] = field(default_factory=list)
+    # Leftover temporary files of interrupted note writes: found (check) or removed.
+    temp_files: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -130,6 +132,17 @@ def sync_vault(
     written. With `check=True` nothing is written, in the vault or the store.
     """
     report = SyncReport()
+    # Every sync also tidies what writes killed mid-way left (a run resumed after a kill).
+    for temp in vault.stray_temp_files():
+        if not check:
+            try:
+                temp.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                report.errors.append({"path": str(temp), "error": f"not removed: {exc}"})
+                continue
+        report.temp_files.append(str(temp))
     for concept in _concepts(store, concept_ids, report):
         try:
             _sync_one(store, vault, concept, check, report)
