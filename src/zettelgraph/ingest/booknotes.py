@@ -19,6 +19,9 @@ from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError, read
 from zettelgraph.ingest.frontmatter import front_text, split_front_matter
 
 MIN_QUOTE_CHARS = 20
+# About eight printed pages: a longer "quote" is a pasted chapter or a file with no line
+# breaks, and a reader's concepts could not cite it usefully (nor could it be embedded whole).
+MAX_QUOTE_CHARS = 20_000
 # Files that may be book notes; other types (and notes without a quotes section, when given
 # by name) are read as documents.
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
@@ -110,10 +113,10 @@ def parse_booknotes(text: str, *, source: str = "<text>") -> ParsedNotes:
     yield no quotes at all, or whose front matter is broken, raise BookNotesError.
     """
     lines = _normalise_newlines(text.removeprefix("\ufeff")).split("\n")
-    front, body_start = split_front_matter(lines, source)
+    warnings: list[str] = []
+    front, body_start = split_front_matter(lines, source, warnings)
     title = front_text(front.pop("title", None), "title", source)
     author = front_text(front.pop("author", None), "author", source)
-    warnings: list[str] = []
     collector = _Collector(warnings)
     quote_headings: list[tuple[int, str]] = []
     in_quotes = False
@@ -153,6 +156,17 @@ def parse_booknotes(text: str, *, source: str = "<text>") -> ParsedNotes:
             "no '# Citas' (or '# Quotes' / '# Highlights') section found; add one above your "
             "quotes" + (" (a heading needs a space after '#')" if tag else ""),
             path=source,
+        )
+    if collector.too_long:
+        first, size = collector.too_long[0]
+        more = len(collector.too_long) - 1
+        raise BookNotesError(
+            f"the quote starting here is {size:,} characters long, more than the "
+            f"{MAX_QUOTE_CHARS:,} a quote may have (about eight pages)"
+            + (f"; {more} more quotes are too" if more else "")
+            + ". Split it into the passages you mean to quote, each in its own paragraph",
+            path=source,
+            line=first,
         )
     if not collector.quotes:
         heading_line, heading_text = quote_headings[0]
@@ -205,6 +219,7 @@ class _Collector:
         self.sections: list[str] = []
         self.section: str | None = None
         self.fragments = 0
+        self.too_long: list[tuple[int, int]] = []  # (line, characters) of overlong quotes
         self.item: _Item | None = None
         self.open = False  # whether a page line may still attach to the last quote
 
@@ -265,6 +280,8 @@ class _Collector:
                 "characters; not kept as a quote"
             )
             return
+        if len(text) > MAX_QUOTE_CHARS:
+            self.too_long.append((item.line, len(text)))
         self.quotes.append(ParsedQuote(text=text, section=self.section, page=page, line=item.line))
         self.open = True
 

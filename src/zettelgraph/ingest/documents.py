@@ -132,9 +132,12 @@ def read_documents(
             path=str(path),
         )
     kind = file_type or detect_type(path, data)
-    if file_type in _TEXT_TYPES:
+    if file_type is not None:
+        # A forced reader must fit the content: text readers take text, the PDF, Word and
+        # PowerPoint readers only their own files.
         actual, looks, _ = _sniff(path, data)
-        if actual != "text":
+        fits = actual == "text" if file_type in _TEXT_TYPES else actual == file_type
+        if not fits:
             raise DocumentError(
                 f"cannot be read as {file_type}: it looks like {looks}. Leave out --type "
                 f"{file_type} so the type is detected from the file",

@@ -14,8 +14,11 @@ _MAX_FRONT_MATTER_NODES = 10_000  # YAML aliases can expand a tiny file into a h
 _MAX_FRONT_MATTER_DEPTH = 50
 
 
-def split_front_matter(lines: list[str], source: str) -> tuple[dict[str, Any], int]:
-    """The front-matter mapping (JSON-safe) and the index of the first body line."""
+def split_front_matter(
+    lines: list[str], source: str, warnings: list[str] | None = None
+) -> tuple[dict[str, Any], int]:
+    """The front-matter mapping (JSON-safe) and the index of the first body line. A key
+    written twice (YAML keeps the last) is added to `warnings` as "line N: ..."."""
     if not lines or lines[0].rstrip() != "---":
         return {}, 0
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
@@ -41,6 +44,8 @@ def split_front_matter(lines: list[str], source: str) -> tuple[dict[str, Any], i
             f"invalid value in front matter ({exc}). Fix or quote the value", path=source, line=1
         ) from exc
     loaded = {} if loaded is None else loaded
+    if warnings is not None and isinstance(loaded, dict):
+        warnings.extend(_duplicate_keys("\n".join(lines[1:end])))
     if not isinstance(loaded, dict):
         raise BookNotesError(
             f"front matter is a YAML {type(loaded).__name__}, not 'key: value' lines. "
@@ -56,6 +61,27 @@ def split_front_matter(lines: list[str], source: str) -> tuple[dict[str, Any], i
             path=source,
             line=1,
         ) from exc
+
+
+def _duplicate_keys(text: str) -> list[str]:
+    """Warnings for top-level keys written more than once (the text already parsed)."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    first: dict[str, int] = {}
+    found = []
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode):
+            continue
+        line = key.start_mark.line + 2  # after the opening '---', 1-based
+        if key.value in first:
+            found.append(
+                f"line {line}: front matter key {key.value!r} is also on line "
+                f"{first[key.value]}; the last value is used. Keep one of them"
+            )
+        else:
+            first[key.value] = line
+    return found
 
 
 def _json_safe(value: Any, budget: list[int], depth: int) -> Any:

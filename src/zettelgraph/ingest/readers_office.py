@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +37,48 @@ _HEADING_STYLE = re.compile(r"heading\s*([1-9])\b", re.IGNORECASE)
 _MARK = r"cont(?:inued|['’]d|d)?\.?"
 # "Results (cont.)", "Results (continued)", "Results – cont'd": the slide goes on.
 _CONTINUED = re.compile(rf"(?:\s*[(\[]\s*{_MARK}\s*[)\]]|[\s,:;–—-]+{_MARK})\s*$", re.IGNORECASE)
+
+
+# What an Office file may unpack to: far above any real document's text and images, far
+# below a "zip bomb", which unpacks to gigabytes and would hang the reader. XML parts are
+# parsed into a tree several times their size, so they get the tighter limit.
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+MAX_XML_PART_BYTES = 64 * 1024 * 1024
+MAX_PARTS = 10_000
+_MB = 1024 * 1024
+
+
+def check_unpacked_size(data: bytes, path: Path, what: str) -> None:
+    """Refuse an Office file whose parts would unpack beyond the limits above, from the sizes
+    its ZIP directory declares (zipfile never inflates a part past its declared size)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            parts = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return  # the reader says it is damaged, with its own advice
+    advice = "Export the text as PDF or .txt and ingest that"
+    if len(parts) > MAX_PARTS:
+        raise DocumentError(
+            f"is {what} with {len(parts):,} parts inside (at most {MAX_PARTS:,}): it is not an "
+            f"ordinary document. {advice}",
+            path=str(path),
+        )
+    total = 0
+    for part in parts:
+        total += part.file_size
+        xml = part.filename.lower().endswith((".xml", ".rels"))
+        if xml and part.file_size > MAX_XML_PART_BYTES:
+            size, limit, where = part.file_size, MAX_XML_PART_BYTES, f"its part {part.filename} "
+        elif total > MAX_UNPACKED_BYTES:
+            size, limit, where = total, MAX_UNPACKED_BYTES, ""
+        else:
+            continue
+        raise DocumentError(
+            f"is {what} whose {where}unpacks to {size // _MB:,} MB, more than the "
+            f"{limit // _MB:,} MB zettelgraph reads (a file this size is damaged or built to "
+            f"exhaust memory). {advice}",
+            path=str(path),
+        )
 
 
 def _guard(path: Path, what: str, action: str, call: Callable[[], _T]) -> _T:
@@ -191,6 +234,7 @@ def _outline_starts(reader: PdfReader) -> list[tuple[int, str, int]]:
 def read_docx(data: bytes, path: Path) -> ParsedDocument:
     """A Word document: body paragraphs and table rows under their heading path."""
     redo = "Open it in Word (or LibreOffice) and save it again as .docx"
+    check_unpacked_size(data, path, "a Word document")
     document = _guard(path, "a Word document", redo, lambda: docx.Document(io.BytesIO(data)))
     # Damaged XML can fail anywhere while walking the body, so the whole walk is guarded.
     title, author, blocks = _guard(
@@ -285,6 +329,7 @@ def _outline_level(element: Any) -> int | None:
 def read_pptx(data: bytes, path: Path) -> ParsedDocument:
     """A slide deck: per slide a body block and a speaker-notes block."""
     redo = "Open it in PowerPoint (or LibreOffice) and save it again as .pptx"
+    check_unpacked_size(data, path, "a PowerPoint file")
     deck = _guard(path, "a PowerPoint file", redo, lambda: pptx.Presentation(io.BytesIO(data)))
     slides = _guard(path, "a PowerPoint file", redo, lambda: [_slide(s) for s in deck.slides])
     blocks: list[Block] = []

@@ -137,10 +137,12 @@ def read_text(text: str, path: Path) -> ParsedDocument:
     return ParsedDocument(path=str(path), file_type="text", blocks=blocks)
 
 
-def front_matter(lines: list[str], path: Path) -> tuple[dict[str, object], int]:
+def front_matter(
+    lines: list[str], path: Path, warnings: list[str] | None = None
+) -> tuple[dict[str, object], int]:
     """`split_front_matter` with its errors raised as DocumentError."""
     try:
-        return split_front_matter(lines, str(path))
+        return split_front_matter(lines, str(path), warnings)
     except BookNotesError as exc:
         raise DocumentError(exc.message, path=exc.path, line=exc.line) from exc
 
@@ -185,13 +187,13 @@ class _Pending:
 def read_markdown(text: str, path: Path) -> ParsedDocument:
     """Markdown: blocks are paragraphs, whole lists and whole fenced code blocks."""
     lines = split_lines(text)
-    front, body_start = front_matter(lines, path)
+    warnings: list[str] = []
+    front, body_start = front_matter(lines, path, warnings)
     title, author = front_title_author(front, path)
     title = title or _first_h1(lines, body_start)
     # (level, text, line) of the open headings, outermost first.
     headings: list[tuple[int, str, int]] = []
     blocks: list[Block] = []
-    warnings: list[str] = []
     pending: _Pending | None = None
     fence: tuple[str, int] | None = None
     fence_line = 0
