@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlencode
@@ -27,6 +28,10 @@ CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# A token guessable in a few million tries is no lock for an app served to a network.
+MIN_TOKEN_LENGTH = 16
+# A Host header is a name or an address in brackets, then an optional port: nothing after.
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::\d{1,5})?")
 
 
 class WebConfigError(ValueError):
@@ -44,19 +49,37 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to listen beyond this machine without a token."""
-    if not is_loopback(host) and not token:
+    """Refuse to listen beyond this machine without a token, or with a short one."""
+    if is_loopback(host):
+        return
+    if not token:
         raise WebConfigError(
             f"refusing to serve on {host}: anyone who can reach it could read and change your "
             "graph. Set ZETTELGRAPH_WEB_TOKEN to a long random secret, or serve on 127.0.0.1"
         )
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise WebConfigError(
+            f"refusing to serve on {host} with a {len(token)}-character ZETTELGRAPH_WEB_TOKEN: "
+            f"use at least {MIN_TOKEN_LENGTH} random characters (for example the output of "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        )
 
 
-def _host_name(request: Request) -> str:
-    host = request.headers.get("host", "")
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+def _host_name(request: Request) -> str | None:
+    """The host name of the Host header, or None when the header is not a well-formed
+    `name[:port]` (`[::1].evil` is not `[::1]`)."""
+    match = _HOST.fullmatch(request.headers.get("host", ""))
+    if match is None:
+        return None
+    return match.group("v6") or match.group("name")
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Constant-time comparison of two secrets as bytes: any text a client sends (non-ASCII
+    included) is a wrong token, never a server error."""
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
+    )
 
 
 def refuse(request: Request, status: int, message: str) -> Response:
@@ -73,13 +96,14 @@ def access_middleware(
     async def middleware(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        if token is None and not is_loopback(_host_name(request)):
+        name = _host_name(request)
+        if token is None and (name is None or not is_loopback(name)):
             return refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
         bearer = False
         if token is not None:
             given = request.query_params.get("token")
             if given is not None and request.method == "GET":
-                if not hmac.compare_digest(given, token):
+                if not same_secret(given, token):
                     return refuse(request, 401, "wrong token")
                 query = urlencode(
                     [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
@@ -89,9 +113,9 @@ def access_middleware(
                 response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
                 return response
             header = request.headers.get("authorization", "")
-            bearer = header.startswith("Bearer ") and hmac.compare_digest(header[7:], token)
+            bearer = header.startswith("Bearer ") and same_secret(header[7:], token)
             cookie = request.cookies.get(TOKEN_COOKIE, "")
-            if not bearer and not (cookie and hmac.compare_digest(cookie, token)):
+            if not bearer and not (cookie and same_secret(cookie, token)):
                 return refuse(
                     request,
                     401,
@@ -122,7 +146,7 @@ async def require_csrf(request: Request) -> None:
         form = await request.form()  # cached on the request: the route's Form() reads it again
         value = form.get(CSRF_FIELD, "")
         given = value if isinstance(value, str) else ""
-    if not expected or not given or not hmac.compare_digest(expected, given):
+    if not expected or not given or not same_secret(given, expected):
         raise HTTPException(
             status_code=403,
             detail="missing or wrong CSRF token: reload the page and try again",
