@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
@@ -45,6 +46,8 @@ _CONTINUED = re.compile(rf"(?:\s*[(\[]\s*{_MARK}\s*[)\]]|[\s,:;–—-]+{_MARK})
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_XML_PART_BYTES = 64 * 1024 * 1024
 MAX_PARTS = 10_000
+# A 300-page book reads in under a second; a PDF whose pages take minutes is built to hang.
+READ_SECONDS = 120.0
 _MB = 1024 * 1024
 
 
@@ -124,8 +127,10 @@ def _join_hyphen(match: re.Match[str]) -> str:
     return "" if match[1] == "\u00ad" or match[2].islower() else "-"
 
 
-def read_pdf(data: bytes, path: Path) -> ParsedDocument:
-    """A PDF through its text layer: blocks per page, grouped by top-level bookmark."""
+def read_pdf(data: bytes, path: Path, *, seconds: float = READ_SECONDS) -> ParsedDocument:
+    """A PDF through its text layer: blocks per page, grouped by top-level bookmark. Reading
+    stops with an error once `seconds` have passed (checked between pages)."""
+    deadline = time.monotonic() + seconds
     redo = "The file may be damaged: download or export it again"
     reader = _guard(path, "a PDF", redo, lambda: PdfReader(io.BytesIO(data)))
     if reader.is_encrypted:
@@ -154,6 +159,13 @@ def read_pdf(data: bytes, path: Path) -> ParsedDocument:
     warnings: list[str] = []
     failures: list[Exception] = []
     for index in range(count):
+        if time.monotonic() >= deadline:
+            raise DocumentError(
+                f"reading took more than {seconds:.0f} s and stopped at page {index + 1} of "
+                f"{count}: a file this slow to read is damaged or built to be. Split it "
+                "(e.g. qpdf --split-pages) or export its text, and ingest that",
+                path=str(path),
+            )
         try:
             paragraphs = pdf_paragraphs(reader.pages[index].extract_text() or "")
         except Exception as exc:  # one damaged page should not cost the other pages

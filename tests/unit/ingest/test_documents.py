@@ -13,7 +13,7 @@ import pytest
 
 from zettelgraph.ingest.documents import SUFFIXES, detect_type, read_documents
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
-from zettelgraph.ingest.readers_office import pdf_paragraphs
+from zettelgraph.ingest.readers_office import pdf_paragraphs, read_pdf
 
 MAX = 5 * 1024 * 1024
 
@@ -181,6 +181,13 @@ def test_pdf_with_empty_user_password_is_read(owner_only_pdf: Path) -> None:
 def test_image_only_pdf(image_only_pdf: Path) -> None:
     message = error(image_only_pdf)
     assert "no text layer" in message and "ocrmypdf" in message
+
+
+def test_a_pdf_that_reads_too_slowly_stops_with_a_clear_error(book_pdf: Path) -> None:
+    with pytest.raises(DocumentError, match=r"more than 0 s and stopped at page 1 of 3") as err:
+        read_pdf(book_pdf.read_bytes(), book_pdf, seconds=0)
+    assert str(book_pdf) in str(err.value) and "Split it" in str(err.value)
+    assert read_pdf(book_pdf.read_bytes(), book_pdf).blocks  # the default leaves time enough
 
 
 def test_corrupt_pdf(tmp_path: Path, book_pdf: Path) -> None:
