@@ -237,7 +237,7 @@ CASES: list[Case] = [
         text_file("línea.md", NOTES + LONG_LINE + "\n"),
         "error",
         ("characters long", "Split it"),
-        max_rss_mb=1500,
+        max_rss_mb=600,
     ),
     Case(
         "quotes heading written as a tag",
@@ -306,7 +306,7 @@ CASES: list[Case] = [
         ),
         "error",
         ("unpacks to", "MB"),
-        max_rss_mb=1500,
+        max_rss_mb=600,
     ),
     Case(
         "DOCX without document.xml",
@@ -335,7 +335,7 @@ CASES: list[Case] = [
         ),
         "error",
         ("unpacks to", "MB"),
-        max_rss_mb=1500,
+        max_rss_mb=600,
     ),
     Case(
         "ZIP that is neither",
@@ -388,7 +388,7 @@ CASES: list[Case] = [
         "a document of one 5 MB line",
         text_file("línea.txt", LONG_LINE + "\n"),
         "ingested",
-        max_rss_mb=1500,
+        max_rss_mb=600,
     ),
     Case(
         "Python with a syntax error",

@@ -18,10 +18,14 @@ from reliability.bad_inputs import CASES, Case
 from reliability.conftest import Home
 from zettelgraph.cli.app import app
 
+# The child's own peak (VmHWM of its address space): getrusage's ru_maxrss would carry over
+# the peak of the pytest process it was forked from.
 PEAK_RSS = """
-import atexit, os, resource
-atexit.register(lambda: open(os.environ["ZG_TEST_RSS_FILE"], "w").write(
-    str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+import atexit, os
+def _peak():
+    status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+    open(os.environ["ZG_TEST_RSS_FILE"], "w").write(status)
+atexit.register(_peak)
 """
 
 
