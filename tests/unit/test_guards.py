@@ -48,6 +48,22 @@ def test_short_text_is_not_judged() -> None:
     assert off_language_fields({"concept": "Dormir bien"}, "es", DETECT) == []
 
 
+def test_short_fields_that_read_together_as_another_language_are_found() -> None:
+    """Each field is too short to judge and a long Spanish summary makes the whole body
+    Spanish, but what the reader reads (concept, analysis, short summary) is English."""
+    mixed = {
+        "title": "La vida y el pensamiento",
+        "concept": "Life is what our thoughts make it",
+        "analysis": "Marcus sees change everywhere in nature",
+        "summary": "Según Marco Aurelio, la calidad de nuestra vida depende de la calidad de "
+        "nuestros pensamientos, porque el universo entero es cambio y nuestra vida es lo que "
+        "nuestros pensamientos hacen de ella.",
+        "summary_short": "Our thoughts shape our life",
+    }
+    # The Spanish title stays: it reads as Spanish on its own.
+    assert off_language_fields(mixed, "es", DETECT) == ["concept", "analysis", "summary_short"]
+
+
 def test_quote_far_from_its_concept_is_ungrounded() -> None:
     concept = np.array([1.0, 0.0, 0.0])
     quotes = {"near": np.array([0.9, 0.1, 0.0]), "far": np.array([0.0, 1.0, 0.2])}

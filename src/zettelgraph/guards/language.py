@@ -29,6 +29,9 @@ TITLE_MIN_CONFIDENCE = 0.1
 CONFIDENT_WORDS = 8
 # Fields a reader reads; the title is judged with the body, as titles are often too short.
 CONCEPT_FIELDS = ("concept", "analysis", "summary", "summary_short")
+# What a reader reads of a concept in the review and the vault: the body these must read as the
+# graph's language together, whatever a long summary around them says.
+READER_FIELDS = ("concept", "analysis", "summary_short")
 
 
 class LinguaDetector:
@@ -98,6 +101,14 @@ def off_language_fields(
         if len(text.split()) < CONFIDENT_WORDS and body_language == language:
             continue
         off.append(name)
+    if not off:
+        # Short fields each too short to judge, carried by a long summary in the right
+        # language, can still read together as another language.
+        texts = {name: str(concept.get(name) or "") for name in READER_FIELDS}
+        reader_body = " ".join(texts.values())
+        if len(reader_body.split()) >= CONFIDENT_WORDS and detect(reader_body) != language:
+            off = [n for n, text in texts.items() if text and detect(text) != language]
+            off = off or [n for n, text in texts.items() if text]
     title = str(concept.get("title") or "")
     if "concept" in off:
         found = detect(title)
