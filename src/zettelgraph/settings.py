@@ -95,6 +95,11 @@ class Settings(BaseSettings):
         le=1.0,
         description="Cosine of 'title. concept' and a quote under which the quote is not cited.",
     )
+    cover_quotes: bool | None = Field(
+        default=None,
+        description="Ask the model once more for an idea from each quote no concept cites; "
+        "default on for the small local models, which skip a quote without saying why.",
+    )
     relation_cap: int = Field(default=3, ge=1, le=50, description="Relations per new concept.")
     relation_unrelated_below: float = Field(
         default=0.31,
@@ -170,6 +175,14 @@ class Settings(BaseSettings):
     def is_small_model(main_llm: str) -> bool:
         """The bundled offline models: slow on a laptop CPU and the least reliable writers."""
         return main_llm.startswith("local")
+
+    def covers_quotes(self, main_llm: str) -> bool:
+        """Whether a quote no candidate cites gets a focused call of its own. Large models
+        list the quotes they leave out with a reason the reader sees; the compact answer of a
+        small model has no such list, so a skipped quote is as likely a miss as a choice."""
+        if self.cover_quotes is not None:
+            return self.cover_quotes
+        return self.is_small_model(main_llm)
 
     def critique_enabled(self, main_llm: str) -> bool:
         if self.self_critique is not None:

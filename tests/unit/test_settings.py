@@ -208,3 +208,15 @@ def test_refine_rounds_default_to_one_on_local_models_only(
     assert settings.refine_rounds("openai:gpt-4.1-mini") == 3
     monkeypatch.setenv("ZETTELGRAPH_CRITIQUE_MAX_ITERATIONS", "2")
     assert Settings(home=tmp_path).refine_rounds("local") == 2
+
+
+def test_quote_coverage_defaults_to_local_models_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path)
+    assert settings.covers_quotes("local")
+    assert not settings.covers_quotes("openai:gpt-4.1-mini")
+    monkeypatch.setenv("ZETTELGRAPH_COVER_QUOTES", "false")
+    assert not Settings(home=tmp_path).covers_quotes("local")
+    monkeypatch.setenv("ZETTELGRAPH_COVER_QUOTES", "true")
+    assert Settings(home=tmp_path).covers_quotes("ollama:qwen2.5:7b")

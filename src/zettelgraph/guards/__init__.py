@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Guard = Literal["language", "grounding", "distillation", "relations"]
-Action = Literal["dropped", "flagged", "repaired", "sent_for_rewrite"]
+Guard = Literal["language", "grounding", "distillation", "relations", "coverage"]
+Action = Literal["dropped", "flagged", "repaired", "sent_for_rewrite", "added"]
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ from zettelgraph.prompts.quality import language_name
 NAME = "repair_concept"
 # A little warmer than extraction: a rewrite that repeats the first answer is no rewrite.
 SAMPLING = Sampling(max_tokens=400, temperature=0.3)
-# The second and last try, for a rewrite that still copies or is still in another language:
-# from the quotes alone and warmer still, since the first try's context led to the same answer.
+# The later tries, for a rewrite that still copies, is still in another language or is still
+# off its quotes: from the quotes alone and warmer still, since the first try's context led to
+# the same answer. Each try is a fresh sample; the workflow keeps the one with fewest flaws.
 RETRY_SAMPLING = Sampling(max_tokens=400, temperature=0.7)
+TRIES = (SAMPLING, RETRY_SAMPLING, RETRY_SAMPLING)
 
 
 class RepairInput(BaseModel):

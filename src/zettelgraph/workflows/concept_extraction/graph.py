@@ -1,8 +1,9 @@
 """Wiring of the Concept Extraction Graph (seed 000 section 4, seed 001):
 
 check_content_processed -> load_content_quotes -> extract_batch (Send per batch)
--> merge_candidates -> check_concepts -> [repair_concept (Send per flagged concept)
--> collect_repairs] -> detect_duplicate (Send per candidate) -> collect_duplicates
+-> merge_candidates -> check_concepts -> [repair_concept (Send per flagged concept, and per
+quote no concept cites on small models) -> collect_repairs] -> detect_duplicate (Send per
+candidate) -> collect_duplicates
 -> generate_relation_queries (Send per new concept; not on small models)
 -> search_relation_candidates -> create_relations (Send per new concept) -> collect_relations
 -> check_relations -> [self_critique <-> refine (bounded; off on small models)]
@@ -25,6 +26,7 @@ from zettelgraph.workflows.concept_extraction import (
     nodes_commit,
     nodes_extract,
     nodes_relations,
+    nodes_repair,
     nodes_review,
     routes,
 )
@@ -59,8 +61,8 @@ def build_concept_extraction_graph(
     node("extract_batch", nodes_extract.extract_batch)
     node("merge_candidates", nodes_extract.merge_candidates)
     node("check_concepts", nodes_checks.check_concepts)
-    node("repair_concept", nodes_checks.repair_concept_node)
-    node("collect_repairs", nodes_checks.collect_repairs)
+    node("repair_concept", nodes_repair.repair_concept_node)
+    node("collect_repairs", nodes_repair.collect_repairs)
     node("detect_duplicate", nodes_extract.detect_duplicate_node)
     node("collect_duplicates", nodes_extract.collect_duplicates)
     node("generate_relation_queries", nodes_relations.generate_relation_queries)

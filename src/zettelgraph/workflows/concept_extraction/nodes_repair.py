@@ -1,0 +1,200 @@
+"""Proposal checks, the rewriting half: repair_concept (a `Send` per concept check_concepts
+flagged, or per quote no concept cited) -> collect_repairs, which judges every rewrite again and
+drops what is still off its quotes, in another language or a copy of its quote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from zettelgraph.embeddings import is_semantic
+from zettelgraph.guards import Finding
+from zettelgraph.guards.grounding import concept_text, ungrounded
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+from zettelgraph.prompts import repair_concept
+from zettelgraph.workflows.concept_extraction.nodes_checks import (
+    flaws_of,
+    ground,
+    guard_of,
+    logged,
+    off_topic_finding,
+)
+from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
+from zettelgraph.workflows.concept_extraction.proposal import quote_texts
+from zettelgraph.workflows.concept_extraction.state import DraftConcept, ExtractionState
+from zettelgraph.workflows.context import Services
+
+
+def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConcept:
+    """The concept with a rewrite's reader fields; the new statement stands in for the summary."""
+    return DraftConcept(
+        key=concept["key"],
+        title=fields["title"],
+        concept=fields["concept"],
+        analysis=fields["analysis"],
+        summary=fields["concept"],
+        summary_short=fields["summary_short"],
+        quote_ids=concept["quote_ids"],
+        rationale=concept["rationale"],
+        history=[*concept["history"], repair_concept.NAME],
+    )
+
+
+def _rewrite_flaws(
+    concept: DraftConcept,
+    answer: repair_concept.RepairedConcept,
+    quotes: Sequence[str],
+    services: Services,
+) -> dict[str, Any]:
+    """The flaws a rewrite still has: another language, a copied quote, or (with a semantic
+    embedder) none of its quotes about it. collect_repairs judges the final answer again."""
+    ids = [str(i) for i in range(len(quotes))]
+    draft = _with_rewrite({**concept, "quote_ids": ids}, answer.model_dump())
+    flaws = flaws_of(draft, dict(zip(ids, quotes, strict=True)), services)
+    off_topic = False
+    if quotes and is_semantic(services.embedder):
+        vectors = services.embedder.embed([concept_text(draft), *quotes])
+        threshold = services.settings.grounding_threshold
+        far = ungrounded(vectors[0], dict(zip(ids, vectors[1:], strict=True)), ids, threshold)
+        off_topic = len(far) == len(ids)
+    return {**flaws, "off_topic": off_topic}
+
+
+def _flaw_count(flaws: dict[str, Any]) -> int:
+    return bool(flaws["wrong_language"]) + bool(flaws["copies_quote"]) + bool(flaws["off_topic"])
+
+
+def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    """A focused rewrite of a flagged concept (a `Send` branch): one call, then up to two more,
+    afresh from the quotes and warmer, while the rewrite still copies its quote, is still in
+    another language or is still not about its quotes. The answer with the fewest flaws is
+    kept (the last of equals): a warmer try can be worse than the one before it."""
+    concept: DraftConcept = payload["concept"]
+    data = repair_concept.RepairInput(
+        title=concept["title"],
+        concept=concept["concept"],
+        analysis=concept["analysis"],
+        summary_short=concept["summary_short"],
+        quotes=payload["quotes"],
+        wrong_language=payload["wrong_language"],
+        copies_quote=payload["copies_quote"],
+        off_topic=payload.get("off_topic", False),
+        language=services.settings.concept_language,
+    )
+    calls = []
+    best: tuple[int, repair_concept.RepairedConcept] | None = None
+    for sampling in repair_concept.TRIES:
+        calls.append(llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"]))
+        try:
+            answer = services.structured(
+                services.llms.main,
+                name=repair_concept.NAME,
+                messages=repair_concept.messages(data),
+                response_model=repair_concept.RepairedConcept,
+                sampling=sampling,
+            )
+        except SOFT_LLM_ERRORS as exc:
+            if best is None:
+                return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": calls}
+            break
+        flaws = _rewrite_flaws(concept, answer, data.quotes, services)
+        count = _flaw_count(flaws)
+        if best is None or count <= best[0]:
+            best = (count, answer)
+        if count == 0:
+            break
+        data = data.model_copy(
+            update={
+                "retry": True,
+                "wrong_language": flaws["wrong_language"],
+                "copies_quote": flaws["copies_quote"],
+            }
+        )
+    assert best is not None
+    return {"repairs": [{"key": concept["key"], **best[1].model_dump()}], "llm_calls": calls}
+
+
+def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Apply the rewrites and check again: what is still off its quotes, in another language
+    or a copy of its quote is dropped. A concept asked for an uncovered quote that the model
+    could not write is dropped; another whose rewrite failed is kept, flagged."""
+    quotes = quote_texts(state.get("quotes", []))
+    repairs = {r["key"]: r for r in state.get("repairs", [])}
+    requests = {r["key"]: r for r in state.get("repair_requests", [])}
+    findings: list[Finding] = []
+    rewritten: list[DraftConcept] = []
+    for concept in state.get("candidates", []):
+        key = concept["key"]
+        repair = repairs.get(key)
+        if key not in requests or repair is None:
+            if not requests.get(key, {}).get("uncovered"):
+                rewritten.append(concept)
+            continue
+        if "error" in repair:
+            uncovered = requests[key].get("uncovered", False)
+            subject = f"quote {quotes[concept['quote_ids'][0]][:60]!r}" if uncovered else None
+            findings.append(
+                Finding(
+                    guard_of(requests[key]),
+                    "dropped" if uncovered else "flagged",
+                    subject or repr(concept["title"]),
+                    f"the rewrite failed: {repair['error'][:200]}",
+                )
+            )
+            if not uncovered:
+                rewritten.append(concept)
+            continue
+        rewritten.append(_with_rewrite(concept, repair))
+    regrounded, grounding, orphans = ground(
+        [c for c in rewritten if c["key"] in requests], quotes, services
+    )
+    findings.extend(grounding)
+    findings.extend(off_topic_finding(orphan, "dropped") for orphan in orphans)
+    alive = {c["key"]: c for c in regrounded}
+    kept: list[DraftConcept] = []
+    for concept in rewritten:
+        if concept["key"] in requests:
+            if concept["key"] not in alive:
+                continue
+            concept = alive[concept["key"]]
+            flaws = flaws_of(concept, quotes, services)
+            if flaws["wrong_language"]:
+                findings.append(
+                    Finding(
+                        "language",
+                        "dropped",
+                        repr(concept["title"]),
+                        "still not in the graph's language after a rewrite: "
+                        + ", ".join(flaws["wrong_language"]),
+                    )
+                )
+                continue
+            if flaws["copies_quote"]:
+                # A note that repeats its quote adds nothing the quote does not say; the quote
+                # stays in the report, unattributed, for the reader to decide.
+                findings.append(
+                    Finding(
+                        "distillation",
+                        "dropped",
+                        repr(concept["title"]),
+                        "it still copies its quote after a rewrite",
+                    )
+                )
+                continue
+            request = requests[concept["key"]]
+            if request.get("uncovered"):
+                findings.append(
+                    Finding(
+                        "coverage",
+                        "added",
+                        repr(concept["title"]),
+                        "written from a quote no other concept cited",
+                    )
+                )
+            else:
+                findings.append(
+                    Finding(guard_of(request), "repaired", repr(concept["title"]), "rewritten")
+                )
+        kept.append(concept)
+    return {"candidates": kept, **logged(findings)}
