@@ -10,7 +10,7 @@ import numpy as np
 from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.guards import Finding, count_findings
 from zettelgraph.guards.distillation import copied_quote
-from zettelgraph.guards.grounding import ungrounded
+from zettelgraph.guards.grounding import names_the_source, ungrounded
 from zettelgraph.guards.language import LinguaDetector, off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
@@ -70,6 +70,18 @@ def test_quote_far_from_its_concept_is_ungrounded() -> None:
     far = ungrounded(concept, quotes, ["near", "far", "unknown"], threshold=0.31)
     assert [q for q, _ in far] == ["far"]
     assert far[0][1] < 0.31
+
+
+def test_a_title_that_is_only_the_book_or_its_author_names_no_idea() -> None:
+    book = {"title": "Napoleón en Chamartín", "author": "Benito Pérez Galdós"}
+    assert names_the_source("Napoleon en  chamartín.", book)
+    assert names_the_source("BENITO PÉREZ GALDÓS", book)
+    # An idea that mentions the book's subject is an idea; a book with no author is fine.
+    assert not names_the_source("Napoleón desprecia a los españoles", book)
+    assert not names_the_source("Napoleón", book)
+    assert not names_the_source("", book)
+    assert not names_the_source("Walden", {"title": "Walden; or, Life in the Woods"})
+    assert names_the_source("Walden", {"title": "Walden", "author": None})
 
 
 def test_a_body_that_copies_its_quote_is_found_and_a_paraphrase_is_not() -> None:

@@ -194,6 +194,72 @@ def test_a_failed_call_for_an_uncovered_quote_leaves_no_empty_concept(
     assert [q["text"] for q in view.report["unattributed_quotes"]] == [READING]
 
 
+def test_a_concept_titled_as_the_book_is_written_again_from_its_quote(
+    make_harness: MakeHarness,
+) -> None:
+    # The title names no idea; the rewrite is asked from the quote alone, and one that names the
+    # book again counts as a miss and gets the next try.
+    book = {**SPANISH_REWRITE, "title": "Quijote", "source_quote_ids": ["q1"]}
+    again = {k: book[k] for k in COVERING}
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [book]}],
+            "repair_concept": [again, SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 2
+    assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
+    assert view.report["checks"] == {"grounding": {"sent_for_rewrite": 1, "repaired": 1}}
+    assert any("its title names the book, not an idea" in w for w in view.warnings)
+
+
+def test_an_orphan_citing_two_quotes_is_asked_again_one_quote_at_a_time(
+    make_harness: MakeHarness,
+) -> None:
+    # Two extraction calls both fell back on the book's title and were merged into one concept
+    # citing two unrelated quotes: it is dropped and each quote gets a call of its own.
+    prompts: list[str] = []
+
+    def answer(reply: dict[str, Any]) -> Any:
+        def call(prompt: str) -> dict[str, Any]:
+            prompts.append(prompt)
+            return reply
+
+        return call
+
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        {**SPANISH_REWRITE, "title": "Quijote", "source_quote_ids": ["q1", "q2"]}
+                    ]
+                }
+            ],
+            "repair_concept": [answer(SPANISH_REWRITE), answer(COVERING)],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        cover_quotes=True,
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 2
+    assert sorted(c["title"] for c in view.report["concepts"]) == sorted(
+        [SPANISH_REWRITE["title"], COVERING["title"]]
+    )
+    assert view.report["unattributed_quotes"] == []
+    assert view.report["checks"] == {
+        "grounding": {"dropped": 1},
+        "coverage": {"sent_for_rewrite": 2, "added": 2},
+    }
+    assert any("each of its quotes is asked again alone" in w for w in view.warnings)
+    # Each call saw one quote.
+    assert sorted((WORKS in p, READING in p) for p in prompts) == [(False, True), (True, False)]
+
+
 def test_large_models_leave_skipped_quotes_to_the_reader(make_harness: MakeHarness) -> None:
     # The default on a large model: the quote the model left out is shown, no extra call.
     h = make_harness(

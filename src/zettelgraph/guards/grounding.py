@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from zettelgraph.models import normalize_name
+
 
 def concept_text(concept: Mapping[str, Any]) -> str:
     """What a concept is compared with: its title and its statement."""
@@ -43,3 +45,11 @@ def ungrounded(
         if score < threshold:
             far.append((quote_id, score))
     return far
+
+
+def names_the_source(title: str, source: Mapping[str, Any]) -> bool:
+    """Whether a concept's title is only the book's title or its author's name (case, accents
+    and spacing aside): what a small model writes when it finds no idea in a quote."""
+    key = normalize_name(title).strip(" .")
+    names = (source.get("title"), source.get("author"))
+    return bool(key) and any(key == normalize_name(str(n)).strip(" .") for n in names if n)

@@ -15,7 +15,7 @@ from typing import Any
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.guards.distillation import copied_quote
-from zettelgraph.guards.grounding import concept_text, ungrounded
+from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
 from zettelgraph.store.vector_index import normalize_rows
@@ -40,14 +40,25 @@ def logged(findings: Iterable[Finding]) -> dict[str, Any]:
 
 
 def ground(
-    concepts: Sequence[DraftConcept], quotes: Mapping[str, str], services: Services
+    concepts: Sequence[DraftConcept],
+    quotes: Mapping[str, str],
+    services: Services,
+    source: Mapping[str, Any],
 ) -> tuple[list[DraftConcept], list[Finding], list[tuple[DraftConcept, str]]]:
     """Concepts with their far quotes taken off, what was done, and the concepts none of
-    whose quotes is about them (left out of the first list; the caller rewrites or drops)."""
+    whose quotes is about them or whose title is the book's (`source`'s) title or author (left
+    out of the first list; the caller rewrites or drops): such a title names no idea, and two
+    of them merge by title into one concept citing unrelated quotes."""
+    named = [
+        (c, "its title names the book, not an idea")
+        for c in concepts
+        if names_the_source(c["title"], source)
+    ]
+    concepts = [c for c in concepts if not names_the_source(c["title"], source)]
     if not concepts:
-        return [], [], []
+        return [], [], named
     if not is_semantic(services.embedder):
-        return list(concepts), [], []
+        return list(concepts), [], named
     cited = sorted({q for c in concepts for q in c["quote_ids"] if q in quotes})
     vectors = services.embedder.embed(
         [concept_text(c) for c in concepts] + [quotes[q] for q in cited]
@@ -77,14 +88,16 @@ def ground(
             )
         )
         kept.append({**concept, "quote_ids": left})
-    return kept, findings, orphans
+    return kept, findings, [*named, *orphans]
 
 
-def off_topic_finding(orphan: tuple[DraftConcept, str], action: Action) -> Finding:
-    concept, scores = orphan
-    return Finding(
-        "grounding", action, repr(concept["title"]), f"none of its quotes is about it ({scores})"
-    )
+def off_topic_finding(
+    orphan: tuple[DraftConcept, str], action: Action, ask: str | None = None
+) -> Finding:
+    concept, why = orphan
+    if why.startswith("similarity"):
+        why = f"none of its quotes is about it ({why})"
+    return Finding("grounding", action, repr(concept["title"]), why + (f"; {ask}" if ask else ""))
 
 
 def flaws_of(
@@ -146,11 +159,21 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
     """Grounding, language and distillation of the merged candidates (no LLM), and, where the
     settings say so, a request for a concept from each quote no candidate cites."""
     quotes = quote_texts(state.get("quotes", []))
+    covering = services.settings.covers_quotes(services.llms.main_spec)
     candidates = state.get("candidates", [])
-    kept, findings, orphans = ground(candidates, quotes, services)
+    kept, findings, orphans = ground(candidates, quotes, services, state.get("content", {}))
+    requests = []
+    if covering:
+        # Each of an orphan's quotes is asked again alone below: one quote is what a small
+        # model writes about best, and an orphan citing several (merged by title) is far from
+        # each, so a rewrite from all of them misses them all again.
+        findings.extend(
+            off_topic_finding(orphan, "dropped", ask="each of its quotes is asked again alone")
+            for orphan in orphans
+        )
+        orphans = []
     # A concept none of whose quotes is about it gets one rewrite from those quotes (small
     # models often write a related but different idea); the rewrite is grounded again.
-    requests = []
     for orphan in orphans:
         findings.append(off_topic_finding(orphan, "sent_for_rewrite"))
         requests.append({"key": orphan[0]["key"], **flaws_of(orphan[0], quotes, services)})
@@ -173,8 +196,8 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
             findings.append(
                 Finding(guard, "sent_for_rewrite", repr(concept["title"]), "; ".join(reasons))
             )
-    if services.settings.covers_quotes(services.llms.main_spec):
-        # Quotes the model skipped or that grounding took off every concept: the reader marked
+    if covering:
+        # Quotes the model skipped, or that grounding took off every concept: the reader marked
         # them, so each gets one focused call; what it writes faces the same checks.
         missing = uncovered_quotes(state.get("quotes", []), kept)
         placeholders = _placeholders(missing, candidates)

@@ -10,7 +10,7 @@ from typing import Any
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Finding
-from zettelgraph.guards.grounding import concept_text, ungrounded
+from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
@@ -46,14 +46,16 @@ def _rewrite_flaws(
     answer: repair_concept.RepairedConcept,
     quotes: Sequence[str],
     services: Services,
+    source: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The flaws a rewrite still has: another language, a copied quote, or (with a semantic
-    embedder) none of its quotes about it. collect_repairs judges the final answer again."""
+    """The flaws a rewrite still has: another language, a copied quote, or none of its quotes
+    about it (with a semantic embedder) or a title that names the book. collect_repairs judges
+    the final answer again."""
     ids = [str(i) for i in range(len(quotes))]
     draft = _with_rewrite({**concept, "quote_ids": ids}, answer.model_dump())
     flaws = flaws_of(draft, dict(zip(ids, quotes, strict=True)), services)
-    off_topic = False
-    if quotes and is_semantic(services.embedder):
+    off_topic = names_the_source(answer.title, source)
+    if not off_topic and quotes and is_semantic(services.embedder):
         vectors = services.embedder.embed([concept_text(draft), *quotes])
         threshold = services.settings.grounding_threshold
         far = ungrounded(vectors[0], dict(zip(ids, vectors[1:], strict=True)), ids, threshold)
@@ -98,7 +100,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
             if best is None:
                 return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": calls}
             break
-        flaws = _rewrite_flaws(concept, answer, data.quotes, services)
+        flaws = _rewrite_flaws(concept, answer, data.quotes, services, payload.get("source", {}))
         count = _flaw_count(flaws)
         if best is None or count <= best[0]:
             best = (count, answer)
@@ -147,7 +149,7 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
             continue
         rewritten.append(_with_rewrite(concept, repair))
     regrounded, grounding, orphans = ground(
-        [c for c in rewritten if c["key"] in requests], quotes, services
+        [c for c in rewritten if c["key"] in requests], quotes, services, state.get("content", {})
     )
     findings.extend(grounding)
     findings.extend(off_topic_finding(orphan, "dropped") for orphan in orphans)

@@ -58,6 +58,7 @@ def to_repairs(
                 "wrong_language": requests[c["key"]]["wrong_language"],
                 "copies_quote": requests[c["key"]]["copies_quote"],
                 "off_topic": requests[c["key"]].get("off_topic", False),
+                "source": state.get("content", {}),
             },
         )
         for c in state.get("candidates", [])
