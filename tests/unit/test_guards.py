@@ -9,7 +9,7 @@ import numpy as np
 
 from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.guards import Finding, count_findings
-from zettelgraph.guards.distillation import copied_quote
+from zettelgraph.guards.distillation import copied_quote, long_title
 from zettelgraph.guards.grounding import names_the_source, ungrounded
 from zettelgraph.guards.language import LinguaDetector, off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
@@ -82,6 +82,17 @@ def test_a_title_that_is_only_the_book_or_its_author_names_no_idea() -> None:
     assert not names_the_source("", book)
     assert not names_the_source("Walden", {"title": "Walden; or, Life in the Woods"})
     assert names_the_source("Walden", {"title": "Walden", "author": None})
+
+
+def test_a_title_that_is_a_sentence_is_found() -> None:
+    clipped = (
+        "¿tienen razón los franceses en llamar insurgentes, bandidos y ladrones de caminos a "
+        "los héroes que en los campos de batl"
+    )
+    assert long_title(clipped)
+    assert not long_title("Las obras definen a la persona")
+    assert not long_title("uno dos tres cuatro cinco seis siete ocho nueve diez once doce")
+    assert long_title("uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece")
 
 
 def test_a_body_that_copies_its_quote_is_found_and_a_paraphrase_is_not() -> None:

@@ -260,6 +260,62 @@ def test_an_orphan_citing_two_quotes_is_asked_again_one_quote_at_a_time(
     assert sorted((WORKS in p, READING in p) for p in prompts) == [(False, True), (True, False)]
 
 
+LONG_TITLE = "Cada uno es hijo de sus obras y no de su linaje ni de la fortuna de sus padres"
+
+
+def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
+    make_harness: MakeHarness,
+) -> None:
+    prompts: list[str] = []
+
+    def still_long(prompt: str) -> dict[str, Any]:
+        prompts.append(prompt)
+        return {**SPANISH_REWRITE, "title": LONG_TITLE}
+
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        {**SPANISH_REWRITE, "title": LONG_TITLE, "source_quote_ids": ["q1"]}
+                    ]
+                }
+            ],
+            "repair_concept": [still_long],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 3
+    assert "title es una frase larga" in prompts[0]
+    # The idea itself is sound: it reaches the reader, flagged for a shorter title.
+    assert [c["title"] for c in view.report["concepts"]] == [LONG_TITLE]
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "flagged": 1}}
+    assert any("its title is a sentence of 19 words" in w for w in view.warnings)
+
+
+def test_a_long_title_rewritten_short_is_repaired(make_harness: MakeHarness) -> None:
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        {**SPANISH_REWRITE, "title": LONG_TITLE, "source_quote_ids": ["q1"]}
+                    ]
+                }
+            ],
+            "repair_concept": [SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 1
+    assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
+
+
 def test_large_models_leave_skipped_quotes_to_the_reader(make_harness: MakeHarness) -> None:
     # The default on a large model: the quote the model left out is shown, no extra call.
     h = make_harness(

@@ -21,3 +21,13 @@ def copied_quote(
         if share >= limit and (best is None or share > best[1]):
             best = (quote_id, share)
     return best
+
+
+# A title names an idea in a few words; past this many it is a sentence, most often the quote's
+# own, clipped at the field's limit, and it becomes the note's file name in the vault.
+TITLE_MAX_WORDS = 12
+
+
+def long_title(title: str, limit: int = TITLE_MAX_WORDS) -> bool:
+    """Whether a title is a sentence rather than a name."""
+    return len(title.split()) > limit

@@ -106,7 +106,7 @@ RULES = {
 atómicas que contienen y dices de qué citas sale cada una.
 Reglas:
 - Un concepto es UNA idea, comprensible por sí sola, no un resumen de la cita.
-- title: nombra lo que dice la cita, con sus palabras clave.
+- title: nombra en pocas palabras lo que dice la cita, con sus palabras clave.
 - concept: la idea general que la cita ilustra, dicha con otras palabras y válida también
   fuera de este libro. No copies la cita.
 - analysis y summary_short: una frase corta cada uno.
@@ -122,7 +122,7 @@ Respuesta:
 ideas they contain and cite the quotes each comes from.
 Rules:
 - A concept is ONE idea, understandable on its own, not a summary of the quote.
-- title: name what the quote says, with its key words.
+- title: name in a few words what the quote says, with its key words.
 - concept: the general idea the quote illustrates, said in other words and true beyond this
   book. Do not copy the quote.
 - analysis and summary_short: one short sentence each.

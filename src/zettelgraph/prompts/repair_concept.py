@@ -33,6 +33,7 @@ class RepairInput(BaseModel):
     quotes: list[str]  # the texts of the quotes it cites
     wrong_language: list[str] = Field(default_factory=list)  # field names
     copies_quote: bool = False
+    long_title: bool = False  # the title is a sentence, not a name
     off_topic: bool = False  # it does not say what its quotes say
     retry: bool = False  # the first rewrite still had a flaw: write it afresh from the quotes
     language: str = "es"
@@ -84,11 +85,11 @@ FRESH_RULES = {
 }
 FRESH = {
     "es": "Escribe la idea que expresan estas citas, en español aunque las citas estén en otro "
-    "idioma: title nombra lo que dicen, con sus palabras clave; concept es la idea general, con "
-    "otras palabras; analysis y summary_short, una frase cada uno.",
-    "en": "Write the idea these quotes express, in {language}: title names what they say, with "
-    "their key words; concept is the general idea, in other words; analysis and summary_short, "
-    "one sentence each.",
+    "idioma: title nombra en pocas palabras lo que dicen, con sus palabras clave; concept es "
+    "la idea general, con otras palabras; analysis y summary_short, una frase cada uno.",
+    "en": "Write the idea these quotes express, in {language}: title names in a few words what "
+    "they say, with their key words; concept is the general idea, in other words; analysis "
+    "and summary_short, one sentence each.",
 }
 # Added to the fresh ask when an earlier answer pasted the quote.
 NO_COPY = {
@@ -103,12 +104,14 @@ PROBLEMS = {
         "language": "no está en español: ",
         "copy": "copia la cita: escribe la lección general de la cita, sin sus nombres, lugares "
         "ni escena, con otras palabras",
+        "title": "title es una frase larga: nombra la idea en pocas palabras",
         "ask": "Escríbelo de nuevo, en español.",
     },
     "en": {
         "language": "not in {language}: ",
         "copy": "it copies its quote: write the general lesson of the quote, without its "
         "names, places or scene, in other words",
+        "title": "title is a long sentence: name the idea in a few words",
         "ask": "Write it again, in {language}.",
     },
 }
@@ -127,6 +130,8 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         )
     if data.copies_quote:
         problems.append(words["copy"])
+    if data.long_title:
+        problems.append(words["title"])
     current = {
         "title": data.title,
         "concept": data.concept,

@@ -14,7 +14,7 @@ from typing import Any
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
-from zettelgraph.guards.distillation import copied_quote
+from zettelgraph.guards.distillation import copied_quote, long_title
 from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
@@ -103,11 +103,16 @@ def off_topic_finding(
 def flaws_of(
     concept: DraftConcept, quotes: Mapping[str, str], services: Services
 ) -> dict[str, Any]:
-    """What a rewrite must fix: fields in another language, a body that copies a quote."""
+    """What a rewrite must fix: fields in another language, a body that copies a quote, a
+    title that is a sentence."""
     language = services.settings.concept_language
     wrong = off_language_fields(concept, language, services.detect_language)
     copied = copied_quote(concept["concept"], {q: quotes[q] for q in concept["quote_ids"]})
-    return {"wrong_language": wrong, "copies_quote": copied is not None}
+    return {
+        "wrong_language": wrong,
+        "copies_quote": copied is not None,
+        "long_title": long_title(concept["title"]),
+    }
 
 
 def guard_of(flaws: Mapping[str, Any]) -> Guard:
@@ -185,13 +190,15 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
         if concept["key"] in rewritten:
             continue
         flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
-        if flaws["wrong_language"] or flaws["copies_quote"]:
+        if flaws["wrong_language"] or flaws["copies_quote"] or flaws["long_title"]:
             requests.append({"key": concept["key"], **flaws})
             reasons = []
             if flaws["wrong_language"]:
                 reasons.append("not in the graph's language: " + ", ".join(flaws["wrong_language"]))
             if flaws["copies_quote"]:
                 reasons.append("it copies its quote")
+            if flaws["long_title"]:
+                reasons.append(f"its title is a sentence of {len(concept['title'].split())} words")
             guard = guard_of(flaws)
             findings.append(
                 Finding(guard, "sent_for_rewrite", repr(concept["title"]), "; ".join(reasons))
@@ -215,6 +222,7 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
                     "key": placeholder["key"],
                     "wrong_language": [],
                     "copies_quote": False,
+                    "long_title": False,
                     "off_topic": True,
                     "uncovered": True,
                 }

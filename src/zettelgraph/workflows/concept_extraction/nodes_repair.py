@@ -64,7 +64,9 @@ def _rewrite_flaws(
 
 
 def _flaw_count(flaws: dict[str, Any]) -> int:
-    return bool(flaws["wrong_language"]) + bool(flaws["copies_quote"]) + bool(flaws["off_topic"])
+    return sum(
+        bool(flaws[f]) for f in ("wrong_language", "copies_quote", "off_topic", "long_title")
+    )
 
 
 def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
@@ -81,6 +83,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         quotes=payload["quotes"],
         wrong_language=payload["wrong_language"],
         copies_quote=payload["copies_quote"],
+        long_title=payload.get("long_title", False),
         off_topic=payload.get("off_topic", False),
         language=services.settings.concept_language,
     )
@@ -111,6 +114,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 "retry": True,
                 "wrong_language": flaws["wrong_language"],
                 "copies_quote": flaws["copies_quote"],
+                "long_title": flaws["long_title"],
             }
         )
     assert best is not None
@@ -185,7 +189,17 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
                 )
                 continue
             request = requests[concept["key"]]
-            if request.get("uncovered"):
+            if flaws["long_title"]:
+                # The idea may be sound: it reaches the reader, flagged, for a shorter title.
+                findings.append(
+                    Finding(
+                        guard_of(request),
+                        "flagged",
+                        repr(concept["title"]),
+                        "its title is still a sentence after a rewrite: give it a short one",
+                    )
+                )
+            elif request.get("uncovered"):
                 findings.append(
                     Finding(
                         "coverage",

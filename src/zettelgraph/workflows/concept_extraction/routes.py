@@ -57,6 +57,7 @@ def to_repairs(
                 "quotes": [quotes[q] for q in c["quote_ids"] if q in quotes],
                 "wrong_language": requests[c["key"]]["wrong_language"],
                 "copies_quote": requests[c["key"]]["copies_quote"],
+                "long_title": requests[c["key"]].get("long_title", False),
                 "off_topic": requests[c["key"]].get("off_topic", False),
                 "source": state.get("content", {}),
             },
