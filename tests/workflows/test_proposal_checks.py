@@ -316,6 +316,20 @@ def test_a_long_title_rewritten_short_is_repaired(make_harness: MakeHarness) -> 
     assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
 
 
+def test_a_rewrite_that_fails_to_parse_gets_the_next_try(make_harness: MakeHarness) -> None:
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [ENGLISH]}],
+            "repair_concept": ["not json at all", SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
+    assert view.report["checks"] == {"language": {"sent_for_rewrite": 1, "repaired": 1}}
+
+
 def test_large_models_leave_skipped_quotes_to_the_reader(make_harness: MakeHarness) -> None:
     # The default on a large model: the quote the model left out is shown, no extra call.
     h = make_harness(

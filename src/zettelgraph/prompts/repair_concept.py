@@ -78,9 +78,27 @@ RULES = {
 
 
 # For a concept that missed its quotes: the system prompt differs (nothing to keep), and the
-# ask comes last, where a small model weighs it most.
+# ask comes last, where a small model weighs it most. The worked example turns a quote that
+# only narrates into the lesson it shows (those are the quotes a small model copies or misses);
+# it sits in the system message, the stable prefix llama.cpp serves from its prompt cache.
+FRESH_EXAMPLE = (
+    "Ejemplo (de otro libro: no lo copies).\n"
+    "Citas:\n- Llegó a la posada cuando ya habían cerrado, y durmió en el pajar sin quejarse, "
+    "contento de tener un techo.\nRespuesta: "
+    + json.dumps(
+        {
+            "title": "Conformarse con lo que hay",
+            "concept": "Quien acepta lo que encuentra, en vez de exigir lo que esperaba, sufre "
+            "menos y sabe agradecer lo poco.",
+            "analysis": "Una escena menor muestra una actitud: la gratitud ante lo disponible.",
+            "summary_short": "Aceptar lo disponible evita sufrir por lo que falta.",
+        },
+        ensure_ascii=False,
+    )
+)
 FRESH_RULES = {
-    "es": "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan.",
+    "es": "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan."
+    "\n" + FRESH_EXAMPLE,
     "en": "You are a Zettelkasten expert: you read quotes and write the idea they express.",
 }
 FRESH = {

@@ -88,6 +88,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         language=services.settings.concept_language,
     )
     calls = []
+    error = ""
     best: tuple[int, repair_concept.RepairedConcept] | None = None
     for sampling in repair_concept.TRIES:
         calls.append(llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"]))
@@ -100,9 +101,13 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 sampling=sampling,
             )
         except SOFT_LLM_ERRORS as exc:
-            if best is None:
-                return {"repairs": [{"key": concept["key"], "error": str(exc)}], "llm_calls": calls}
-            break
+            # A failed try (a reply that ran past its token limit, say) is one bad sample: the
+            # next, warmer try is a fresh one.
+            error = str(exc)
+            if isinstance(exc, TimeoutError | ConnectionError):
+                break  # the model is unreachable: another try would wait as long again
+            data = data.model_copy(update={"retry": True})
+            continue
         flaws = _rewrite_flaws(concept, answer, data.quotes, services, payload.get("source", {}))
         count = _flaw_count(flaws)
         if best is None or count <= best[0]:
@@ -117,7 +122,8 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 "long_title": flaws["long_title"],
             }
         )
-    assert best is not None
+    if best is None:
+        return {"repairs": [{"key": concept["key"], "error": error}], "llm_calls": calls}
     return {"repairs": [{"key": concept["key"], **best[1].model_dump()}], "llm_calls": calls}
 
 
