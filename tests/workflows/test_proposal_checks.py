@@ -295,6 +295,34 @@ def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
     assert any("its title is a sentence of 19 words" in w for w in view.warnings)
 
 
+def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept(
+    make_harness: MakeHarness,
+) -> None:
+    # Only the title was wrong: a rewrite about something else would be dropped and the quote
+    # with it, so the concept stays as it was, flagged for a shorter title.
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        {**SPANISH_REWRITE, "title": LONG_TITLE, "source_quote_ids": ["q1"]}
+                    ]
+                }
+            ],
+            "repair_concept": [SIESTA],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        embeddings="use-multilingual",
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 3
+    [kept] = view.report["concepts"]
+    assert (kept["title"], kept["concept"]) == (LONG_TITLE, SPANISH_REWRITE["concept"])
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "flagged": 1}}
+    assert view.report["unattributed_quotes"] == []
+
+
 def test_a_long_title_rewritten_short_is_repaired(make_harness: MakeHarness) -> None:
     h = make_harness(
         {

@@ -63,17 +63,19 @@ def _rewrite_flaws(
     return {**flaws, "off_topic": off_topic}
 
 
-def _flaw_count(flaws: dict[str, Any]) -> int:
-    return sum(
-        bool(flaws[f]) for f in ("wrong_language", "copies_quote", "off_topic", "long_title")
-    )
+def _flaw_score(flaws: Mapping[str, Any]) -> tuple[int, int]:
+    """How bad an answer is, worst first: the flaws a concept is dropped for (another language,
+    a copied quote, off its quotes), then a title that is a sentence (flagged, not dropped)."""
+    fatal = sum(bool(flaws.get(f)) for f in ("wrong_language", "copies_quote", "off_topic"))
+    return fatal, int(bool(flaws.get("long_title")))
 
 
 def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
     """A focused rewrite of a flagged concept (a `Send` branch): one call, then up to two more,
     afresh from the quotes and warmer, while the rewrite still copies its quote, is still in
     another language or is still not about its quotes. The answer with the fewest flaws is
-    kept (the last of equals): a warmer try can be worse than the one before it."""
+    kept (the last of equals): a warmer try can be worse than the one before it, and a rewrite
+    asked only for a shorter title must beat the concept it rewrites."""
     concept: DraftConcept = payload["concept"]
     data = repair_concept.RepairInput(
         title=concept["title"],
@@ -89,7 +91,20 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
     )
     calls = []
     error = ""
-    best: tuple[int, repair_concept.RepairedConcept] | None = None
+    best: tuple[tuple[int, int], repair_concept.RepairedConcept] | None = None
+    if _flaw_score(payload) == (0, 1):
+        # Only the title is a sentence: the concept itself stands, so a rewrite must beat it (a
+        # rewrite off its quotes would be dropped, and the quote with it).
+        best = (
+            (0, 1),
+            # Not validated: the concept's own fields may run past a rewrite's bounds.
+            repair_concept.RepairedConcept.model_construct(
+                title=concept["title"],
+                concept=concept["concept"],
+                analysis=concept["analysis"],
+                summary_short=concept["summary_short"],
+            ),
+        )
     for sampling in repair_concept.TRIES:
         calls.append(llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"]))
         try:
@@ -109,10 +124,10 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
             data = data.model_copy(update={"retry": True})
             continue
         flaws = _rewrite_flaws(concept, answer, data.quotes, services, payload.get("source", {}))
-        count = _flaw_count(flaws)
-        if best is None or count <= best[0]:
-            best = (count, answer)
-        if count == 0:
+        score = _flaw_score(flaws)
+        if best is None or score <= best[0]:
+            best = (score, answer)
+        if score == (0, 0):
             break
         data = data.model_copy(
             update={
