@@ -36,7 +36,6 @@ class RepairInput(BaseModel):
     long_title: bool = False  # the title is a sentence, not a name
     off_topic: bool = False  # it does not say what its quotes say
     retry: bool = False  # the first rewrite still had a flaw: write it afresh from the quotes
-    missed_quotes: bool = False  # the last try was about something else than its quotes
     language: str = "es"
 
 
@@ -117,15 +116,6 @@ NO_COPY = {
 }
 
 
-# Added to the fresh ask when the last try wrote about something else than the quotes.
-ON_TOPIC = {
-    "es": " Tu respuesta anterior no trataba de lo que dicen las citas: que title y concept "
-    "hablen de su mismo asunto, con sus palabras clave.",
-    "en": " Your last answer was not about what the quotes say: make title and concept speak of "
-    "their subject, with their key words.",
-}
-
-
 # In the graph's language: a small model answers in the language it is spoken to.
 PROBLEMS = {
     "es": {
@@ -173,8 +163,6 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         ask = FRESH.get(data.language, FRESH["en"]).format(language=language_name(data.language))
         if data.retry and data.copies_quote:
             ask += NO_COPY.get(data.language, NO_COPY["en"])
-        if data.retry and data.missed_quotes:
-            ask += ON_TOPIC.get(data.language, ON_TOPIC["en"])
         fresh = FRESH_RULES.get(data.language, FRESH_RULES["en"])
         return [SystemMessage(content=fresh), HumanMessage(content=f"Quotes:\n{quotes}\n{ask}")]
     return [

@@ -135,7 +135,6 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 "wrong_language": flaws["wrong_language"],
                 "copies_quote": flaws["copies_quote"],
                 "long_title": flaws["long_title"],
-                "missed_quotes": flaws["off_topic"],
             }
         )
     if best is None:
