@@ -10,6 +10,11 @@ from typing import Any
 
 from harness import PASSING_CRITIQUE, MakeHarness
 
+from zettelgraph.prompts.repair_concept import TRIES as REPAIR_TRIES
+
+# A rewrite that keeps a flaw is tried again from its quotes, up to this many calls in all.
+TRIES = len(REPAIR_TRIES)
+
 WORKS = "Cada uno es hijo de sus obras, y no de su linaje ni de la fortuna de sus padres."
 SLEEP = "Nada hay tan bueno como dormir, que repara el cuerpo cansado y sosiega la mente inquieta."
 READING = "Del poco dormir y del mucho leer se le secó el celebro, y vino a perder el juicio."
@@ -69,7 +74,7 @@ def test_a_concept_still_in_english_after_the_rewrite_is_dropped(make_harness: M
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3  # the rewrite, and two more from the quotes alone
+    assert h.calls("repair_concept") == TRIES  # the rewrite, and more from the quotes alone
     assert view.report["concepts"] == []
     assert view.report["checks"]["language"] == {"sent_for_rewrite": 1, "dropped": 1}
     assert [q["text"] for q in view.report["unattributed_quotes"]] == [WORKS]
@@ -105,7 +110,7 @@ def test_the_rewrite_with_fewest_flaws_is_kept(make_harness: MakeHarness) -> Non
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3
+    assert h.calls("repair_concept") == TRIES
     assert view.report["checks"] == {
         "language": {"sent_for_rewrite": 1},
         "distillation": {"dropped": 1},
@@ -165,7 +170,7 @@ def test_a_quote_the_model_can_only_copy_stays_unattributed(make_harness: MakeHa
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3
+    assert h.calls("repair_concept") == TRIES
     assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
     assert view.report["checks"] == {
         "coverage": {"sent_for_rewrite": 1},
@@ -287,7 +292,7 @@ def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3
+    assert h.calls("repair_concept") == TRIES
     assert "title es una frase larga" in prompts[0]
     # The idea itself is sound: it reaches the reader, flagged for a shorter title.
     assert [c["title"] for c in view.report["concepts"]] == [LONG_TITLE]
@@ -316,7 +321,7 @@ def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3
+    assert h.calls("repair_concept") == TRIES
     [kept] = view.report["concepts"]
     assert (kept["title"], kept["concept"]) == (LONG_TITLE, SPANISH_REWRITE["concept"])
     assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "flagged": 1}}
@@ -424,7 +429,7 @@ def test_a_concept_still_copying_its_quote_after_the_rewrite_is_dropped(
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
-    assert h.calls("repair_concept") == 3
+    assert h.calls("repair_concept") == TRIES
     assert view.report["concepts"] == []
     assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "dropped": 1}}
     assert any("still copies its quote" in w for w in view.warnings)
@@ -453,7 +458,7 @@ def test_a_rewrite_that_still_copies_gets_one_more_try_from_the_quotes_alone(
 def test_ungrounded_quotes_are_taken_off_and_a_concept_still_off_topic_is_dropped(
     make_harness: MakeHarness,
 ) -> None:
-    view = grounding_run(make_harness, SIESTA, calls=3)  # the rewrites say the same again
+    view = grounding_run(make_harness, SIESTA, calls=TRIES)  # the rewrites say the same again
     assert view.report is not None
     kept = view.report["concepts"]
     assert [c["title"] for c in kept] == ["El sueño reparador"]
