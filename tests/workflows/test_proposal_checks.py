@@ -268,15 +268,8 @@ def test_an_orphan_citing_two_quotes_is_asked_again_one_quote_at_a_time(
 LONG_TITLE = "Cada uno es hijo de sus obras y no de su linaje ni de la fortuna de sus padres"
 
 
-def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
-    make_harness: MakeHarness,
-) -> None:
-    prompts: list[str] = []
-
-    def still_long(prompt: str) -> dict[str, Any]:
-        prompts.append(prompt)
-        return {**SPANISH_REWRITE, "title": LONG_TITLE}
-
+def long_title_run(make_harness: MakeHarness, rewrite: Any, **settings: Any) -> Any:
+    """A run whose one concept is sound but titled with a whole sentence."""
     h = make_harness(
         {
             "extract_concepts": [
@@ -286,12 +279,26 @@ def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
                     ]
                 }
             ],
-            "repair_concept": [still_long],
+            "repair_concept": [rewrite],
             "self_critique": [PASSING_CRITIQUE],
-        }
+        },
+        **settings,
     )
     view = h.runs.start(h.add_content("Quijote", [WORKS]))
     assert view.report is not None
+    return h, view
+
+
+def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
+    make_harness: MakeHarness,
+) -> None:
+    prompts: list[str] = []
+
+    def still_long(prompt: str) -> dict[str, Any]:
+        prompts.append(prompt)
+        return {**SPANISH_REWRITE, "title": LONG_TITLE}
+
+    h, view = long_title_run(make_harness, still_long)
     assert h.calls("repair_concept") == TRIES
     assert "title es una frase larga" in prompts[0]
     # The idea itself is sound: it reaches the reader, flagged for a shorter title.
@@ -305,22 +312,7 @@ def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept
 ) -> None:
     # Only the title was wrong: a rewrite about something else would be dropped and the quote
     # with it, so the concept stays as it was, flagged for a shorter title.
-    h = make_harness(
-        {
-            "extract_concepts": [
-                {
-                    "candidate_concepts": [
-                        {**SPANISH_REWRITE, "title": LONG_TITLE, "source_quote_ids": ["q1"]}
-                    ]
-                }
-            ],
-            "repair_concept": [SIESTA],
-            "self_critique": [PASSING_CRITIQUE],
-        },
-        embeddings="use-multilingual",
-    )
-    view = h.runs.start(h.add_content("Quijote", [WORKS]))
-    assert view.report is not None
+    h, view = long_title_run(make_harness, SIESTA, embeddings="use-multilingual")
     assert h.calls("repair_concept") == TRIES
     [kept] = view.report["concepts"]
     assert (kept["title"], kept["concept"]) == (LONG_TITLE, SPANISH_REWRITE["concept"])
@@ -329,21 +321,7 @@ def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept
 
 
 def test_a_long_title_rewritten_short_is_repaired(make_harness: MakeHarness) -> None:
-    h = make_harness(
-        {
-            "extract_concepts": [
-                {
-                    "candidate_concepts": [
-                        {**SPANISH_REWRITE, "title": LONG_TITLE, "source_quote_ids": ["q1"]}
-                    ]
-                }
-            ],
-            "repair_concept": [SPANISH_REWRITE],
-            "self_critique": [PASSING_CRITIQUE],
-        }
-    )
-    view = h.runs.start(h.add_content("Quijote", [WORKS]))
-    assert view.report is not None
+    h, view = long_title_run(make_harness, SPANISH_REWRITE)
     assert h.calls("repair_concept") == 1
     assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
     assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
