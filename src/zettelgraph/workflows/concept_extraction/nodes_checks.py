@@ -49,12 +49,14 @@ def ground(
     whose quotes is about them or whose title is the book's (`source`'s) title or author (left
     out of the first list; the caller rewrites or drops): such a title names no idea, and two
     of them merge by title into one concept citing unrelated quotes."""
-    named = [
-        (c, "its title names the book, not an idea")
-        for c in concepts
-        if names_the_source(c["title"], source)
-    ]
-    concepts = [c for c in concepts if not names_the_source(c["title"], source)]
+    named: list[tuple[DraftConcept, str]] = []
+    titled: list[DraftConcept] = []
+    for concept in concepts:
+        if names_the_source(concept["title"], source):
+            named.append((concept, "its title names the book, not an idea"))
+        else:
+            titled.append(concept)
+    concepts = titled
     if not concepts:
         return [], [], named
     if not is_semantic(services.embedder):
@@ -77,7 +79,8 @@ def ground(
         left = [q for q in concept["quote_ids"] if q not in gone]
         scores = ", ".join(f"{s:.2f}" for _, s in far)
         if not left:
-            orphans.append((concept, f"similarity {scores} < {threshold:.2f}"))
+            why = f"none of its quotes is about it (similarity {scores} < {threshold:.2f})"
+            orphans.append((concept, why))
             continue
         findings.append(
             Finding(
@@ -95,8 +98,6 @@ def off_topic_finding(
     orphan: tuple[DraftConcept, str], action: Action, ask: str | None = None
 ) -> Finding:
     concept, why = orphan
-    if why.startswith("similarity"):
-        why = f"none of its quotes is about it ({why})"
     return Finding("grounding", action, repr(concept["title"]), why + (f"; {ask}" if ask else ""))
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Finding
-from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
@@ -48,19 +46,14 @@ def _rewrite_flaws(
     services: Services,
     source: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The flaws a rewrite still has: another language, a copied quote, or none of its quotes
-    about it (with a semantic embedder) or a title that names the book. collect_repairs judges
-    the final answer again."""
+    """The flaws a rewrite still has: another language, a copied quote, or, judged as
+    check_concepts judges a concept, none of its quotes about it or a title that names the
+    book. collect_repairs judges the final answer again."""
     ids = [str(i) for i in range(len(quotes))]
+    texts = dict(zip(ids, quotes, strict=True))
     draft = _with_rewrite({**concept, "quote_ids": ids}, answer.model_dump())
-    flaws = flaws_of(draft, dict(zip(ids, quotes, strict=True)), services)
-    off_topic = names_the_source(answer.title, source)
-    if not off_topic and quotes and is_semantic(services.embedder):
-        vectors = services.embedder.embed([concept_text(draft), *quotes])
-        threshold = services.settings.grounding_threshold
-        far = ungrounded(vectors[0], dict(zip(ids, vectors[1:], strict=True)), ids, threshold)
-        off_topic = len(far) == len(ids)
-    return {**flaws, "off_topic": off_topic}
+    _, _, orphans = ground([draft], texts, services, source)
+    return {**flaws_of(draft, texts, services), "off_topic": bool(orphans)}
 
 
 def _flaw_score(flaws: Mapping[str, Any]) -> tuple[int, int]:

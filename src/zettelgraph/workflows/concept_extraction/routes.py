@@ -55,10 +55,8 @@ def to_repairs(
             {
                 "concept": c,
                 "quotes": [quotes[q] for q in c["quote_ids"] if q in quotes],
-                "wrong_language": requests[c["key"]]["wrong_language"],
-                "copies_quote": requests[c["key"]]["copies_quote"],
-                "long_title": requests[c["key"]].get("long_title", False),
-                "off_topic": requests[c["key"]].get("off_topic", False),
+                # What the rewrite must fix: the flaws the checks found.
+                **{k: v for k, v in requests[c["key"]].items() if k != "key"},
                 "source": state.get("content", {}),
             },
         )
