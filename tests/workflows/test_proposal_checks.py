@@ -126,6 +126,23 @@ COVERING = {
 }
 
 
+def coverage_run(make_harness: MakeHarness, rewrite: Any) -> Any:
+    """A run with coverage on whose model writes a concept for the first quote only."""
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {"candidate_concepts": [{**SPANISH_REWRITE, "source_quote_ids": ["q1"]}]}
+            ],
+            "repair_concept": [rewrite],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        cover_quotes=True,
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
+    assert view.report is not None
+    return h, view
+
+
 def test_a_quote_no_concept_cites_gets_a_concept_of_its_own(make_harness: MakeHarness) -> None:
     prompts: list[str] = []
 
@@ -133,18 +150,7 @@ def test_a_quote_no_concept_cites_gets_a_concept_of_its_own(make_harness: MakeHa
         prompts.append(prompt)
         return COVERING
 
-    h = make_harness(
-        {
-            "extract_concepts": [
-                {"candidate_concepts": [{**SPANISH_REWRITE, "source_quote_ids": ["q1"]}]}
-            ],
-            "repair_concept": [covering],
-            "self_critique": [PASSING_CRITIQUE],
-        },
-        cover_quotes=True,
-    )
-    view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
-    assert view.report is not None
+    h, view = coverage_run(make_harness, covering)
     assert h.calls("repair_concept") == 1
     concepts = view.report["concepts"]
     assert [c["title"] for c in concepts] == [SPANISH_REWRITE["title"], COVERING["title"]]
@@ -158,18 +164,7 @@ def test_a_quote_no_concept_cites_gets_a_concept_of_its_own(make_harness: MakeHa
 
 def test_a_quote_the_model_can_only_copy_stays_unattributed(make_harness: MakeHarness) -> None:
     copy = {k: concept("Del poco dormir", READING, ["q2"])[k] for k in COVERING}
-    h = make_harness(
-        {
-            "extract_concepts": [
-                {"candidate_concepts": [{**SPANISH_REWRITE, "source_quote_ids": ["q1"]}]}
-            ],
-            "repair_concept": [copy],
-            "self_critique": [PASSING_CRITIQUE],
-        },
-        cover_quotes=True,
-    )
-    view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
-    assert view.report is not None
+    h, view = coverage_run(make_harness, copy)
     assert h.calls("repair_concept") == TRIES
     assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
     assert view.report["checks"] == {
@@ -182,18 +177,7 @@ def test_a_quote_the_model_can_only_copy_stays_unattributed(make_harness: MakeHa
 def test_a_failed_call_for_an_uncovered_quote_leaves_no_empty_concept(
     make_harness: MakeHarness,
 ) -> None:
-    h = make_harness(
-        {
-            "extract_concepts": [
-                {"candidate_concepts": [{**SPANISH_REWRITE, "source_quote_ids": ["q1"]}]}
-            ],
-            "repair_concept": ["not json at all"],
-            "self_critique": [PASSING_CRITIQUE],
-        },
-        cover_quotes=True,
-    )
-    view = h.runs.start(h.add_content("Quijote", [WORKS, READING]))
-    assert view.report is not None
+    _, view = coverage_run(make_harness, "not json at all")
     assert [c["title"] for c in view.report["concepts"]] == [SPANISH_REWRITE["title"]]
     assert view.report["checks"]["coverage"] == {"sent_for_rewrite": 1, "dropped": 1}
     assert [q["text"] for q in view.report["unattributed_quotes"]] == [READING]
