@@ -72,6 +72,8 @@ class NodeLabel(StrEnum):
     CONCEPT = "Concept"
     SECTION = "Section"
     ANSWER = "Answer"
+    LEARNING_ITEM = "LearningItem"
+    REVIEW_LOG = "ReviewLog"
 
 
 class Node(BaseModel):
@@ -176,7 +178,89 @@ class Answer(Node):
     citations: list[dict[str, Any]] = Field(default_factory=list)
 
 
-AnyNode = Content | Person | Quote | Concept | Section | Answer
+class ItemType(StrEnum):
+    """What a learning item asks: recall an idea, fill a gap in the reader's own quote, pick
+    the one right option, or say how two ideas relate."""
+
+    FLASHCARD = "flashcard"
+    CLOZE = "cloze"
+    MCQ = "mcq"
+    RELATION = "relation"
+
+
+class ItemStatus(StrEnum):
+    """Proposed items wait for the reader; only approved ones are studied and exported."""
+
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    DROPPED = "dropped"
+
+
+class Difficulty(StrEnum):
+    """From the graph, as seed 004 asks: one concept and its quote, two linked concepts, or a
+    chain of two relations."""
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class LearningItem(Node):
+    """A card made from reviewed concepts, citing the concepts and quotes it tests.
+
+    `front` is what the learner sees and `back` the answer: for a cloze, `front` is the quote
+    with the deleted words shown as [...] and `cloze` the same text in Anki's
+    `{{c1::words}}` syntax; for a multiple-choice item, `options` holds every option in the
+    order shown and `correct` the index of the one right answer. `schedule` is the FSRS card
+    state (`fsrs.Card.to_dict()`), empty until the first study; `due` copies its due date so
+    lists can sort without parsing it.
+    """
+
+    item_type: ItemType
+    front: str = Field(min_length=1, max_length=2000)
+    back: str = Field(min_length=1, max_length=2000)
+    cloze: str = Field(default="", max_length=2000)
+    options: list[str] = Field(default_factory=list, max_length=6)
+    correct: int | None = Field(default=None, ge=0, le=5)
+    explanation: str = Field(default="", max_length=2000)
+    difficulty: Difficulty = Difficulty.EASY
+    language: str = "es"
+    concept_ids: list[str] = Field(min_length=1, max_length=3)
+    quote_ids: list[str] = Field(default_factory=list, max_length=6)
+    content_ids: list[str] = Field(default_factory=list, max_length=6)
+    status: ItemStatus = ItemStatus.PROPOSED
+    # The item this one repeats, when the duplicate check kept the other.
+    duplicate_of: str | None = None
+    # What the checks changed or noticed, for the reviewer.
+    warnings: list[str] = Field(default_factory=list)
+    # How it was made: generator, model, LLM calls, the run id; and who approved or edited it.
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    schedule: dict[str, Any] = Field(default_factory=dict)
+    due: datetime | None = None
+
+
+class ReviewLog(Node):
+    """One rating of one item in a study session; kept so the scheduler can be re-fitted."""
+
+    item_id: str
+    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy (FSRS).")
+    reviewed_at: datetime
+    duration_ms: int | None = Field(default=None, ge=0)
+    # The card state after the rating, so a history reads without replaying the scheduler.
+    state: int | None = None
+    due: datetime | None = None
+
+
+def learning_item_id(item_type: str, concept_ids: list[str], front: str) -> str:
+    """The same item asked of the same concepts twice is one item (a re-run never repeats)."""
+    return stable_id("item", item_type, *sorted(concept_ids), normalize_name(front))
+
+
+def review_log_id(item_id: str, reviewed_at: datetime) -> str:
+    return stable_id("review", item_id, reviewed_at.isoformat())
+
+
+AnyNode = Content | Person | Quote | Concept | Section | Answer | LearningItem | ReviewLog
 
 
 NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
@@ -186,6 +270,8 @@ NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
     NodeLabel.CONCEPT: Concept,
     NodeLabel.SECTION: Section,
     NodeLabel.ANSWER: Answer,
+    NodeLabel.LEARNING_ITEM: LearningItem,
+    NodeLabel.REVIEW_LOG: ReviewLog,
 }
 
 
@@ -215,6 +301,8 @@ class ChangeSet(BaseModel):
     concepts: list[Concept] = Field(default_factory=list)
     sections: list[Section] = Field(default_factory=list)
     answers: list[Answer] = Field(default_factory=list)
+    learning_items: list[LearningItem] = Field(default_factory=list)
+    review_logs: list[ReviewLog] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
@@ -233,6 +321,8 @@ class ChangeSet(BaseModel):
             *self.quotes,
             *self.concepts,
             *self.answers,
+            *self.learning_items,
+            *self.review_logs,
         ]
 
 

@@ -18,9 +18,10 @@ QUOTED_IN = "QUOTED_IN"  # Quote -> Content
 SUPPORTS = "SUPPORTS"  # Quote -> Concept (attribution) and Concept -> Concept
 IN_SECTION = "IN_SECTION"  # Quote (a document passage) -> Section (its parent chunk)
 SECTION_OF = "SECTION_OF"  # Section -> Content
-CITES = "CITES"  # Answer -> Quote
+CITES = "CITES"  # Answer -> Quote, LearningItem -> Quote
+TESTS = "TESTS"  # LearningItem -> Concept
 
-STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES})
+STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS})
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,27 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from zettelgraph.models import ChangeSet, NodeLabel, SearchHit
-from zettelgraph.relations import AUTHORED_BY, CITES, IN_SECTION, QUOTED_IN, SECTION_OF, SUPPORTS
+from zettelgraph.models import (
+    ChangeSet,
+    Difficulty,
+    ItemStatus,
+    ItemType,
+    LearningItem,
+    NodeLabel,
+    ReviewLog,
+    SearchHit,
+    learning_item_id,
+    review_log_id,
+)
+from zettelgraph.relations import (
+    AUTHORED_BY,
+    CITES,
+    IN_SECTION,
+    QUOTED_IN,
+    SECTION_OF,
+    SUPPORTS,
+    TESTS,
+)
 from zettelgraph.store import GraphStore
 from zettelgraph.store.base import EmbedderMismatchError, EmbeddingInfo, IntegrityError
 
@@ -156,6 +175,8 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "Concept": 0,
         "Section": 0,
         "Answer": 0,
+        "LearningItem": 0,
+        "ReviewLog": 0,
         "relations": 0,
         "vectors": 0,
     }
@@ -171,6 +192,8 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "Concept": 3,
         "Section": 2,
         "Answer": 1,
+        "LearningItem": 0,
+        "ReviewLog": 0,
         # Book: AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS. Document: 2
         # SECTION_OF + 3 QUOTED_IN + 3 IN_SECTION + 2 CITES (none has a reverse).
         "relations": 7 + 10,
@@ -305,6 +328,114 @@ def test_answers_are_newest_first_with_a_limit(store: GraphStore, make: Builders
     assert store.answers(limit=0) == []
     assert store.answers()[-1].created_at == asked[2].created_at  # its offset is kept
     assert store.answers()[-1].created_at.utcoffset() == timedelta(hours=2)
+
+
+# --- learning items and their study history ---------------------------------------------
+
+
+def _card(concept_id: str, quote_id: str, front: str, **kw: Any) -> LearningItem:
+    fields: dict[str, Any] = {
+        "item_type": ItemType.MCQ,
+        "front": front,
+        "back": "La soledad elegida",
+        "options": ["La soledad elegida", "La vida en la ciudad", "El trabajo"],
+        "correct": 0,
+        "explanation": "«La vida en la ciudad» es lo que el autor deja atrás.",
+        "difficulty": Difficulty.MEDIUM,
+        "concept_ids": [concept_id],
+        "quote_ids": [quote_id],
+        "content_ids": ["c1"],
+        "warnings": ["cloze: «bosque» elegida por el código"],
+        "provenance": {"generator": "graph", "calls": 0},
+        "schedule": {"card_id": 1, "state": 2, "step": None, "stability": 3.2},
+        "due": datetime(2026, 12, 1, 9, 30, tzinfo=timezone(timedelta(hours=1))),
+        **kw,
+    }
+    item_type = fields["item_type"]
+    return LearningItem(id=learning_item_id(str(item_type), [concept_id], front), **fields)
+
+
+def test_learning_items_and_review_logs_read_back_exactly(
+    store: GraphStore, make: Builders
+) -> None:
+    book = make.book()
+    concepts = make.concepts_for(book)
+    store.apply(book)
+    store.apply(concepts)
+    concept, quote = concepts.concepts[0], book.quotes[0]
+    item = _card(concept.id, quote.id, "¿Qué idea expresa esta cita?")
+    cloze = _card(
+        concept.id,
+        quote.id,
+        "Fui al [...] porque quería vivir deliberadamente.",
+        item_type=ItemType.CLOZE,
+        back="bosque",
+        cloze="Fui al {{c1::bosque}} porque quería vivir deliberadamente.",
+        options=[],
+        correct=None,
+        status=ItemStatus.APPROVED,
+        schedule={},
+        due=None,
+    )
+    base = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
+    logs = [
+        ReviewLog(id=review_log_id(item.id, when), item_id=item.id, rating=r, reviewed_at=when)
+        for r, when in [(3, base + timedelta(days=2)), (1, base), (4, base + timedelta(days=9))]
+    ]
+    store.apply(
+        ChangeSet(
+            learning_items=[item, cloze],
+            review_logs=logs,
+            relations=[
+                make.relation(item.id, TESTS, concept.id),
+                make.relation(item.id, CITES, quote.id),
+                make.relation(cloze.id, TESTS, concept.id),
+            ],
+        )
+    )
+
+    assert store.get_learning_items([cloze.id, "missing", item.id, cloze.id, quote.id]) == [
+        cloze,
+        item,
+    ]
+    assert store.get_learning_items([item.id])[0].due == item.due  # its offset is kept
+    assert sorted(store.nodes(NodeLabel.LEARNING_ITEM), key=lambda n: n.id) == sorted(
+        [item, cloze], key=lambda n: n.id
+    )
+    assert store.review_logs(item.id) == [logs[1], logs[0], logs[2]]
+    assert store.review_logs(cloze.id) == []
+    assert {
+        r.source_id for r in store.relations(concept.id, relation_type=TESTS, direction="in")
+    } == {
+        item.id,
+        cloze.id,
+    }
+    counts = store.counts()
+    assert (counts["LearningItem"], counts["ReviewLog"]) == (2, 3)
+    # Cards are not sources: never searched, and a vector for one is refused.
+    assert store.text_search("deliberadamente", 10, label=NodeLabel.LEARNING_ITEM) == []
+    with pytest.raises(IntegrityError, match="only for Quotes and Concepts"):
+        store.apply(ChangeSet(vectors={item.id: np.ones(16, dtype=np.float32)}))
+
+
+def test_studying_an_item_rewrites_its_schedule(store: GraphStore, make: Builders) -> None:
+    book = make.book()
+    concepts = make.concepts_for(book)
+    store.apply(book)
+    store.apply(concepts)
+    item = _card(concepts.concepts[0].id, book.quotes[0].id, "¿Qué idea expresa esta cita?")
+    store.apply(ChangeSet(learning_items=[item]))
+    when = datetime(2026, 11, 3, tzinfo=UTC)
+    studied = item.model_copy(
+        update={"schedule": {"card_id": 1, "state": 2}, "due": when + timedelta(days=4)}
+    )
+    log = ReviewLog(id=review_log_id(item.id, when), item_id=item.id, rating=3, reviewed_at=when)
+
+    store.apply(ChangeSet(learning_items=[studied], review_logs=[log]))
+    store.apply(ChangeSet(learning_items=[studied], review_logs=[log]))  # a replay
+
+    assert store.get_learning_items([item.id]) == [studied]
+    assert store.review_logs(item.id) == [log]
 
 
 def test_document_relations_are_structural(store: GraphStore, make: Builders) -> None:
@@ -518,6 +649,8 @@ def snapshot_of_empty() -> dict[str, Any]:
             "Concept": 0,
             "Section": 0,
             "Answer": 0,
+            "LearningItem": 0,
+            "ReviewLog": 0,
             "relations": 0,
             "vectors": 0,
         },

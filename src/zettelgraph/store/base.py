@@ -20,10 +20,12 @@ from zettelgraph.models import (
     ChangeSet,
     Concept,
     Content,
+    LearningItem,
     NodeLabel,
     Person,
     Quote,
     Relation,
+    ReviewLog,
     SearchHit,
     Section,
 )
@@ -68,10 +70,12 @@ class EmbeddingInfo:
 
 @runtime_checkable
 class GraphStore(Protocol):
-    """A graph of Contents, Persons, Quotes, Concepts, Sections and Answers.
+    """A graph of Contents, Persons, Quotes, Concepts, Sections, Answers, LearningItems and
+    ReviewLogs.
 
     Quotes and Concepts also have vectors and full-text search; Sections (a document's parent
-    chunks) and Answers (questions asked of the graph) are read by id, content or time only.
+    chunks), Answers (questions asked of the graph), LearningItems (cards) and ReviewLogs (their
+    study history) are read by id, parent or time only; whole labels page through `nodes`.
     """
 
     url: str
@@ -127,6 +131,12 @@ class GraphStore(Protocol):
 
     def answers(self, *, limit: int = 50) -> list[Answer]:
         """Up to `limit` Answers, newest first (by created_at, ties by id)."""
+
+    def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
+        """The known LearningItems among `item_ids`, once each, in the order asked."""
+
+    def review_logs(self, item_id: str) -> list[ReviewLog]:
+        """An item's study history, oldest first (by reviewed_at, ties by id)."""
 
     def relations(
         self,

@@ -37,6 +37,8 @@ LABEL_FIELDS = {
     NodeLabel.CONCEPT: "concepts",
     NodeLabel.SECTION: "sections",
     NodeLabel.ANSWER: "answers",
+    NodeLabel.LEARNING_ITEM: "learning_items",
+    NodeLabel.REVIEW_LOG: "review_logs",
 }
 Progress = Callable[[str, int], None]
 

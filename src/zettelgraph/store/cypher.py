@@ -3,9 +3,10 @@
 The graph a user sees in their database:
 
 - every node has the label `Node` and its own (`Content`, `Person`, `Quote`, `Concept`,
-  `Section`, `Answer`), a deterministic `id`, its full record as JSON in `data` (what we read
-  back, so nothing is lost in translation) and readable copies of the fields other tools
-  query (`title`, `name`, `text`, `position`, ...; see `cypher_props.py`);
+  `Section`, `Answer`, `LearningItem`, `ReviewLog`), a deterministic `id`, its full record
+  as JSON in `data` (what we read back, so nothing is lost in translation) and readable
+  copies of the fields other tools query (`title`, `name`, `text`, `position`, ...; see
+  `cypher_props.py`);
 - relations are real relationships of their type (`SUPPORTS`, `GENERALIZES`, ...) with their
   properties as JSON in `data` and `created_at`;
 - vectors are the `embedding` property of their node; `text_key` holds the accent- and
@@ -41,11 +42,13 @@ from zettelgraph.models import (
     ChangeSet,
     Concept,
     Content,
+    LearningItem,
     Node,
     NodeLabel,
     Person,
     Quote,
     Relation,
+    ReviewLog,
     SearchHit,
     Section,
     label_of,
@@ -424,6 +427,15 @@ class CypherStore(ABC):
             "MATCH (n:Answer) RETURN n.data ORDER BY n.created_at DESC, n.id LIMIT $limit",
             {"limit": max(limit, 0)},
         )
+
+    def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
+        return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    def review_logs(self, item_id: str) -> list[ReviewLog]:
+        found = self._nodes(
+            ReviewLog, "MATCH (n:ReviewLog) WHERE n.item_id = $id RETURN n.data", {"id": item_id}
+        )
+        return sorted(found, key=lambda log: (log.reviewed_at, log.id))
 
     def _get_many(self, model: type[NodeT], label: NodeLabel, ids: Sequence[str]) -> list[NodeT]:
         """The nodes of `label` among `ids`, once each, in the order asked."""

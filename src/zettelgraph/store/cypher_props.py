@@ -13,8 +13,10 @@ from zettelgraph.models import (
     AnyNode,
     Concept,
     Content,
+    LearningItem,
     Person,
     Quote,
+    ReviewLog,
     Section,
     label_of,
     normalize_name,
@@ -58,6 +60,19 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
         )
     elif isinstance(node, Answer):
         props.update(question=node.question, answerable=node.answerable, language=node.language)
+    elif isinstance(node, LearningItem):
+        props.update(
+            item_type=str(node.item_type),
+            front=node.front,
+            back=node.back,
+            difficulty=str(node.difficulty),
+            status=str(node.status),
+            due=sortable_time(node.due) if node.due else None,
+        )
+    elif isinstance(node, ReviewLog):
+        props.update(
+            item_id=node.item_id, rating=node.rating, reviewed_at=sortable_time(node.reviewed_at)
+        )
     elif isinstance(node, Concept):
         props.update(title=node.title, summary_short=node.summary_short, language=node.language)
     return props

@@ -201,6 +201,8 @@ class FalkorDBStore(CypherStore):
             # quotes_of and sections_of: a Content's passages and parent chunks.
             ("Quote", "content_id"),
             ("Section", "content_id"),
+            # review_logs: an item's study history.
+            ("ReviewLog", "item_id"),
         )
         for label, field in lookups:
             if self._has_index(label, field, "RANGE") is None:

@@ -25,6 +25,7 @@ from zettelgraph.models import (
     NodeLabel,
     Quote,
     Relation,
+    ReviewLog,
     SearchHit,
     Section,
     label_of,
@@ -207,6 +208,8 @@ class SQLiteStore(SQLiteReads):
         position: int | None = None
         if isinstance(node, Quote | Section):
             parent, position = node.content_id, node.position
+        elif isinstance(node, ReviewLog):
+            parent = node.item_id  # an item's history is one index lookup
         row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()
         if row is not None:
             check_labels([node], {node.id: row[0]})

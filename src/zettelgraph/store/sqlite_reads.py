@@ -23,10 +23,12 @@ from zettelgraph.models import (
     AnyNode,
     Concept,
     Content,
+    LearningItem,
     NodeLabel,
     Person,
     Quote,
     Relation,
+    ReviewLog,
     SearchHit,
     Section,
     normalize_name,
@@ -181,6 +183,17 @@ class SQLiteReads:
             (max(limit, 0),),
         ).fetchall()
         return self._load(Answer, rows)
+
+    @locked
+    def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
+        return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    @locked
+    def review_logs(self, item_id: str) -> list[ReviewLog]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE parent_id = ? AND label = 'ReviewLog'", (item_id,)
+        ).fetchall()
+        return sorted(self._load(ReviewLog, rows), key=lambda log: (log.reviewed_at, log.id))
 
     @locked
     def relations(

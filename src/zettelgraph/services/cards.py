@@ -1,0 +1,170 @@
+"""Learning items (cards): listing, the reader's review (approve / drop / edit).
+
+Generated items wait as `proposed` until the reader approves them; only approved items are
+studied, exported to Anki and written to the vault. A dropped item stays in the store as
+`dropped`, so generating again never proposes it a second time (its id is a function of its
+type, concepts and front). Every decision is recorded in the item's provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zettelgraph.models import (
+    ChangeSet,
+    ItemStatus,
+    ItemType,
+    LearningItem,
+    NodeLabel,
+    utcnow,
+)
+from zettelgraph.store.base import GraphStore
+
+_PAGE = 1000
+
+
+class CardError(ValueError):
+    """A request about cards that cannot be done; the message says what to do instead."""
+
+
+def all_items(store: GraphStore) -> Iterator[LearningItem]:
+    """Every learning item, by id, page by page."""
+    after = ""
+    while True:
+        page = store.nodes(NodeLabel.LEARNING_ITEM, after=after, limit=_PAGE)
+        for node in page:
+            if isinstance(node, LearningItem):
+                yield node
+        if len(page) < _PAGE:
+            return
+        after = page[-1].id
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """Which items a list, a study session or an export takes; None means any."""
+
+    status: ItemStatus | None = None
+    content_id: str | None = None
+    concept_id: str | None = None
+    item_type: ItemType | None = None
+
+    def matches(self, item: LearningItem) -> bool:
+        return (
+            (self.status is None or item.status == self.status)
+            and (self.content_id is None or self.content_id in item.content_ids)
+            and (self.concept_id is None or self.concept_id in item.concept_ids)
+            and (self.item_type is None or item.item_type == self.item_type)
+        )
+
+
+def list_items(store: GraphStore, which: ItemFilter | None = None) -> list[LearningItem]:
+    """Items in a stable order for people: by book, then concept, then difficulty and type."""
+    which = which or ItemFilter()
+    items = [item for item in all_items(store) if which.matches(item)]
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    items.sort(
+        key=lambda i: (
+            i.content_ids[:1],
+            i.concept_ids[:1],
+            order[str(i.difficulty)],
+            str(i.item_type),
+            i.id,
+        )
+    )
+    return items
+
+
+def get_items(store: GraphStore, item_ids: Sequence[str]) -> list[LearningItem]:
+    """The items asked for, by id or by a unique id prefix (as the CLI shows them)."""
+    exact = {item.id: item for item in store.get_learning_items(item_ids)}
+    missing = [i for i in item_ids if i not in exact]
+    if missing:
+        known = list(all_items(store))
+        for prefix in missing:
+            found = [item for item in known if item.id.startswith(prefix)]
+            if not found:
+                raise CardError(f"no card {prefix!r}: `zettelgraph cards list` shows their ids")
+            if len(found) > 1:
+                raise CardError(f"{prefix!r} matches {len(found)} cards: give more of the id")
+            exact[prefix] = found[0]
+    return [exact[i] for i in item_ids]
+
+
+def _decided(item: LearningItem, status: ItemStatus, **update: Any) -> LearningItem:
+    decisions = [*item.provenance.get("decisions", [])]
+    decisions.append({"status": str(status), "at": utcnow().isoformat(), **update.pop("note", {})})
+    provenance = {**item.provenance, "decisions": decisions}
+    return item.model_copy(update={"status": status, "provenance": provenance, **update})
+
+
+def decide(store: GraphStore, item_ids: Iterable[str], status: ItemStatus) -> list[LearningItem]:
+    """Approve or drop items in one write; returns them as stored."""
+    if status == ItemStatus.PROPOSED:
+        raise CardError("a card can be approved or dropped, not proposed again")
+    items = get_items(store, list(dict.fromkeys(item_ids)))
+    changed = [_decided(item, status) for item in items if item.status != status]
+    if changed:
+        store.apply(ChangeSet(learning_items=changed))
+    by_id = {item.id: item for item in changed}
+    return [by_id.get(item.id, item) for item in items]
+
+
+def edit(
+    store: GraphStore,
+    item_id: str,
+    *,
+    front: str | None = None,
+    back: str | None = None,
+    explanation: str | None = None,
+) -> LearningItem:
+    """The reader's own wording of a card; an edited card counts as approved.
+
+    A multiple-choice card's options are the graph's concepts: its answer cannot be edited
+    into another option, only its question and explanation. A cloze card's text is the
+    reader's quote: edit `back` to choose which words are deleted.
+    """
+    (item,) = get_items(store, [item_id])
+    update: dict[str, Any] = {}
+    if front is not None:
+        if not front.strip():
+            raise CardError("the front of a card cannot be empty")
+        update["front"] = front.strip()
+    if explanation is not None:
+        update["explanation"] = explanation.strip()
+    if back is not None:
+        if not back.strip():
+            raise CardError("the back of a card cannot be empty")
+        update.update(_new_back(item, back.strip()))
+    if not update:
+        raise CardError("nothing to change: give --front, --back or --explanation")
+    edited = LearningItem.model_validate(
+        {
+            **_decided(item, ItemStatus.APPROVED, note={"edited": sorted(update)}).model_dump(),
+            **update,
+        }
+    )
+    store.apply(ChangeSet(learning_items=[edited]))
+    return edited
+
+
+def _new_back(item: LearningItem, back: str) -> dict[str, Any]:
+    if item.item_type == ItemType.MCQ:
+        raise CardError(
+            "the answer of a multiple-choice card is one of its options (concepts of your "
+            "graph); edit its front or explanation, or drop it"
+        )
+    if item.item_type != ItemType.CLOZE:
+        return {"back": back}
+    text = item.cloze.replace("{{c1::", "").replace("}}", "")
+    start = text.casefold().find(back.casefold())
+    if start < 0:
+        raise CardError(f"{back!r} is not in the card's quote: a cloze hides words of the quote")
+    words = text[start : start + len(back)]
+    return {
+        "back": words,
+        "front": text[:start] + "[...]" + text[start + len(back) :],
+        "cloze": text[:start] + "{{c1::" + words + "}}" + text[start + len(back) :],
+    }
