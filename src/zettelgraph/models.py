@@ -246,8 +246,9 @@ class ReviewLog(Node):
     rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy (FSRS).")
     reviewed_at: datetime
     duration_ms: int | None = Field(default=None, ge=0)
-    # The card state after the rating, so a history reads without replaying the scheduler.
-    state: int | None = None
+    # The FSRS state before the rating (None: a new card, first seen), so retention can be
+    # measured on cards already learned; and the due date the rating gave.
+    state_before: int | None = Field(default=None, ge=1, le=3)
     due: datetime | None = None
 
 

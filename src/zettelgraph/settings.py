@@ -125,6 +125,20 @@ class Settings(BaseSettings):
         default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf."
     )
     search_k: int = Field(default=5, ge=1, le=100, description="Results of search and ask.")
+    study_retention: float = Field(
+        default=0.9,
+        ge=0.7,
+        le=0.99,
+        description="Share of cards FSRS aims to have you remember when they come due.",
+    )
+    study_new_per_day: int = Field(
+        default=20, ge=0, le=1000, description="New cards a study session introduces per day."
+    )
+    study_fuzz: bool = Field(
+        default=True,
+        description="Spread due dates by a day or two (FSRS fuzz) so cards learned together "
+        "do not all come due together.",
+    )
     web_token: SecretStr | None = Field(
         default=None,
         description="Token the web app asks every request for; required to serve beyond 127.0.0.1.",

