@@ -111,6 +111,30 @@ class Settings(BaseSettings):
         default=4, ge=1, le=50, description="Nearest new concepts shown to each relation call."
     )
     review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
+    cards_after_approval: bool = Field(
+        default=False,
+        description="Generate learning items (cards) for a run's concepts once its approval "
+        "is committed; they wait as proposed for your review.",
+    )
+    # `benchmarks/learning.py --calibrate`, default embedder: 20 quotes with a right and a
+    # plausible wrong answer; at 0.20, 95% of right answers are kept and 85% of wrong ones
+    # dropped. A short answer is far from a whole quote even when right: the concepts' 0.31
+    # keeps 70% of them.
+    card_grounding_threshold: float = Field(
+        default=0.20,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine of a card's answer and its quote under which the card is dropped.",
+    )
+    # Default embedder: 7 of 8 hand-written repeats caught, 0 of 8 different cards on
+    # neighbouring ideas merged (`benchmarks/learning.py --calibrate`); on STS-es dev 4.4% of
+    # the pairs people judge not equivalent (score < 4) are above it.
+    card_duplicate_threshold: float = Field(
+        default=0.85,
+        ge=0.0,
+        le=1.0,
+        description="Cosine of two cards' texts at which the weaker is dropped as a duplicate.",
+    )
     max_concurrency: int | None = Field(
         default=None, ge=1, le=256, description="Parallel LLM calls; default 16, or 1 on local."
     )

@@ -27,6 +27,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
+from zettelgraph.services import card_generation
 from zettelgraph.services.errors import MODEL_UNUSABLE
 from zettelgraph.workflows.concept_extraction.graph import (
     RECURSION_LIMIT,
@@ -199,7 +200,7 @@ class ExtractionRuns:
             if view.status != "awaiting_review":
                 raise RunError(f"run {run_id} is {view.status}, not waiting for review")
             self._drive(Command(resume={"action": action, "feedback": feedback}), run_id, on_step)
-        return self.view(run_id)
+        return self._cards_after_commit(self.view(run_id), on_step)
 
     def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:
         """Continue a run that stopped in the middle (a crash, a killed process)."""
@@ -209,7 +210,40 @@ class ExtractionRuns:
             if view.status != "interrupted":
                 raise RunError(f"run {run_id} is {view.status}; only an interrupted run resumes")
             self._drive(None, run_id, on_step)
-        return self.view(run_id)
+        return self._cards_after_commit(self.view(run_id), on_step)
+
+    def _cards_after_commit(self, view: RunView, on_step: StepCallback | None) -> RunView:
+        """Cards for the concepts a run has just committed, when ZETTELGRAPH_CARDS_AFTER_APPROVAL
+        asks for them (they wait as proposed for the reader). The commit stands whatever
+        happens here: a failure is a warning on the result, and `cards generate` makes them
+        later. The lock is released first: generating reads the store only, and a reader may
+        look at the run meanwhile."""
+        concepts = list(view.committed.get("concepts") or [])
+        if view.status != "committed" or not concepts:
+            return view
+        if not self.services.settings.cards_after_approval:
+            return view
+        try:
+            report = card_generation.generate_cards(
+                self.services, concept_ids=concepts, on_progress=on_step
+            )
+        except Exception as exc:  # an extra after the commit must never undo or fail it
+            view.warnings.append(
+                f"cards were not generated ({type(exc).__name__}: {exc}); run `zettelgraph "
+                f"cards generate --content {view.content_id}` to make them"
+            )
+            return view
+        view.committed = {
+            **view.committed,
+            "cards": {
+                "generation_id": report.generation_id,
+                "proposed": len(report.proposed),
+                "dropped": len(report.dropped),
+                "duplicates": report.duplicates,
+                "calls": report.calls,
+            },
+        }
+        return view
 
     def _drive(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
         # durability="sync": each step's checkpoint is on disk before the next step starts, so

@@ -1,0 +1,212 @@
+"""Checks on learning items before the reader sees them (pure functions).
+
+A card is wrong in ways a reader notices at once and forgives badly: an answer the quote does
+not say, a question that gives its own answer away, an English card in a Spanish deck, a cloze
+that hides "de la", two right options in a multiple choice. Each check returns None when the
+card passes, or the reason it does not, in words the report shows next to the card. The
+workflow (`workflows/learning_items/nodes_checks.py`) computes the vectors and the language
+detector these take, and records every drop with the check's name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from numpy.typing import NDArray
+
+from zettelgraph.guards.grounding import cosine
+from zettelgraph.guards.language import CONFIDENT_WORDS, DetectLanguage
+from zettelgraph.models import normalize_name
+from zettelgraph.retrieval.stopwords import STOPWORDS
+
+# The checks a card can be dropped by, as the report names them.
+CardGuard = Literal["grounding", "leak", "language", "cloze", "mcq", "duplicate", "llm"]
+
+# A cloze hides a short phrase: one idea the reader recalls, not half a sentence.
+CLOZE_MAX_WORDS = 4
+# A content word has at least this many letters ("vida", "obra"; not "ser", "fe").
+CONTENT_MIN_LETTERS = 4
+# A multiple choice needs this many wrong options to be more than a coin toss.
+MIN_DISTRACTORS = 2
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where some words sit in a text: `text[start:end]`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def words_of(text: str) -> list[Span]:
+    """The words of `text` with their places (letters and digits; punctuation between)."""
+    return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+
+
+def is_content_word(word: str) -> bool:
+    """A word that carries meaning: not a function word, at least four letters, no digits."""
+    if any(ch.isdigit() for ch in word):
+        return False
+    if sum(ch.isalpha() for ch in word) < CONTENT_MIN_LETTERS:
+        return False
+    return normalize_name(word) not in STOPWORDS
+
+
+def find_words(words: str, text: str) -> Span | None:
+    """Where `words` occur in `text` as whole words, case and accents aside ("Vida" finds
+    "vída,"), punctuation between them allowed; the first place, or None."""
+    wanted = [normalize_name(w.text) for w in words_of(words)]
+    tokens = words_of(text)
+    if not wanted:
+        return None
+    keys = [normalize_name(t.text) for t in tokens]
+    for i in range(len(tokens) - len(wanted) + 1):
+        if keys[i : i + len(wanted)] == wanted:
+            first, last = tokens[i], tokens[i + len(wanted) - 1]
+            return Span(first.start, last.end, text[first.start : last.end])
+    return None
+
+
+# --- flashcards ------------------------------------------------------------------------
+
+
+def unsupported_answer(
+    answer_vector: NDArray[Any], quote_vector: NDArray[Any], threshold: float
+) -> str | None:
+    """Why an answer is not supported by the quote it cites (cosine under `threshold`)."""
+    score = cosine(answer_vector, quote_vector)
+    if score >= threshold:
+        return None
+    return f"the answer is not what its quote says (similarity {score:.2f} < {threshold:.2f})"
+
+
+def leaked_answer(question: str, answer: str) -> str | None:
+    """Why a question gives its answer away: it contains the whole answer (case, accents and
+    punctuation aside), or every content word of it."""
+    asked = [normalize_name(w.text) for w in words_of(question)]
+    said = [normalize_name(w.text) for w in words_of(answer)]
+    if not said:
+        return "the answer is empty"
+    n = len(said)
+    if any(asked[i : i + n] == said for i in range(len(asked) - n + 1)):
+        return "the question contains its answer"
+    content = {w for w in said if is_content_word(w)}
+    if content and content <= set(asked):
+        return f"the question contains every key word of its answer ({', '.join(sorted(content))})"
+    return None
+
+
+def off_language(question: str, answer: str, language: str, detect: DetectLanguage) -> str | None:
+    """Why a card is not in the graph's language: the question or the answer is detected in
+    another one. As with concepts (guards/language.py), a text under eight words only counts
+    when question and answer together read as another language too, since a short Spanish
+    line can read as Portuguese; a text under four words is not judged at all."""
+    body = f"{question} {answer}"
+    body_language = detect(body)
+    off = []
+    for name, text in (("question", question), ("answer", answer)):
+        found = detect(text)
+        if found is None or found == language:
+            continue
+        if len(text.split()) < CONFIDENT_WORDS and body_language == language:
+            continue
+        off.append(f"the {name} reads as {found}")
+    long_enough = len(body.split()) >= CONFIDENT_WORDS
+    if not off and long_enough and body_language not in (None, language):
+        off.append(f"question and answer read as {body_language}")
+    return f"{'; '.join(off)}, not {language}" if off else None
+
+
+# --- cloze -----------------------------------------------------------------------------
+
+
+def cloze_problem(words: str, quote: str) -> str | None:
+    """Why `words` cannot be the deletion of a cloze on `quote`: they must be 1 to 4
+    consecutive words of the quote (case and accents aside, whole words), hold a content
+    word, and be less than half of the quote's words."""
+    given = words_of(words)
+    if not given:
+        return "no words given"
+    if len(given) > CLOZE_MAX_WORDS:
+        return f"«{words.strip()}» is {len(given)} words; a cloze hides 1 to {CLOZE_MAX_WORDS}"
+    span = find_words(words, quote)
+    if span is None:
+        return f"«{words.strip()}» is not in the quote"
+    if not any(is_content_word(w.text) for w in given):
+        return f"«{span.text}» holds no content word (only short or function words)"
+    total = len(words_of(quote))
+    if len(given) * 2 >= total:
+        return f"«{span.text}» hides {len(given)} of the quote's {total} words"
+    return None
+
+
+def cloze_candidates(quote: str) -> list[Span]:
+    """Single words of the quote that would make a valid cloze, once each, in reading order."""
+    seen: set[str] = set()
+    out = []
+    for word in words_of(quote):
+        key = normalize_name(word.text)
+        if key in seen or cloze_problem(word.text, quote) is not None:
+            continue
+        seen.add(key)
+        out.append(word)
+    return out
+
+
+def pick_cloze_word(candidates: Sequence[Span], scores: Sequence[float]) -> Span | None:
+    """The candidate closest to the concept (`scores`, one per candidate); ties go to the
+    longer word, then the earlier one. None when there is no candidate."""
+    if not candidates:
+        return None
+    best = max(
+        range(len(candidates)),
+        key=lambda i: (round(scores[i], 6), len(candidates[i].text), -i),
+    )
+    return candidates[best]
+
+
+# --- multiple choice -------------------------------------------------------------------
+
+
+def distractor_problem(
+    title: str,
+    *,
+    right_title: str,
+    chosen_titles: Sequence[str],
+    shares_the_quote: bool,
+    similarity: float,
+    merge_threshold: float,
+) -> str | None:
+    """Why a concept cannot be a wrong option: the quote supports it too (a second right
+    answer), or its title is the right one's or a chosen one's (normalised), or it is as
+    close to the right concept as two candidates that extraction merges (`similarity`, its
+    highest cosine to the right concept or a chosen option)."""
+    if shares_the_quote:
+        return "the quote supports it too: it would be a second right answer"
+    key = normalize_name(title)
+    if key == normalize_name(right_title) or key in {normalize_name(t) for t in chosen_titles}:
+        return "its title repeats another option's"
+    if similarity >= merge_threshold:
+        return f"it says nearly the same (similarity {similarity:.2f} >= {merge_threshold:.2f})"
+    return None
+
+
+def mcq_problem(options: Sequence[str], correct: int | None, right: str) -> str | None:
+    """Why a multiple choice is unusable: it must mark exactly one option, the right one,
+    have distinct options, and at least MIN_DISTRACTORS wrong ones."""
+    if correct is None or not 0 <= correct < len(options):
+        return "no option is marked correct"
+    keys = [normalize_name(o) for o in options]
+    if len(set(keys)) != len(keys):
+        return "two options read the same"
+    if keys[correct] != normalize_name(right):
+        return "the option marked correct is not the right answer"
+    if len(options) - 1 < MIN_DISTRACTORS:
+        return f"{len(options) - 1} wrong option(s); at least {MIN_DISTRACTORS} are needed"
+    return None

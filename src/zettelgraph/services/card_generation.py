@@ -1,0 +1,213 @@
+"""Generate learning items (cards) from reviewed concepts: what `zettelgraph cards generate`,
+the web app and the after-approval hook (services/runs.py) call.
+
+The cards are written as `proposed` and wait for the reader's bulk review (services/cards.py:
+approve / drop / edit); only approved ones are studied and exported. Running it again makes
+only what is missing: a concept that has a card of some kind gets no other of that kind, and a
+card already in the store (same type, concepts and front) is never rewritten.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from zettelgraph.llm.factory import LLMConfigError
+from zettelgraph.models import ItemStatus, LearningItem
+from zettelgraph.relations import SUPPORTS
+from zettelgraph.services.cards import CardError
+from zettelgraph.store.base import GraphStore
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.learning_items.graph import (
+    RECURSION_LIMIT,
+    build_learning_items_graph,
+)
+
+
+@dataclass
+class GenerationReport:
+    """What one generation proposed, set aside and skipped.
+
+    `dropped` holds one `{front, item_type, guard, reason, concept_ids}` per card a check set
+    aside (guard `duplicate` for the repeats, which are also in `duplicate_items`, written as
+    dropped with `duplicate_of`; the flashcards a check dropped are in `set_aside`, written as
+    dropped with the check in `provenance["dropped_by"]`, so their concept is not asked again
+    and the reader can still approve one); `skipped_concepts` counts the concepts that
+    already had their recall cards, so no LLM call was made for them; `calls` counts LLM
+    calls.
+    """
+
+    generation_id: str
+    proposed: list[LearningItem]
+    dropped: list[dict[str, Any]]
+    duplicates: int
+    skipped_concepts: int
+    calls: int
+    per_type: dict[str, int]
+    targets: int = 0
+    duplicate_items: list[LearningItem] = field(default_factory=list)
+    set_aside: list[LearningItem] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able, as `zettelgraph cards generate --json` prints it."""
+        return {
+            **self.summary,
+            "generation_id": self.generation_id,
+            "targets": self.targets,
+            "proposed": [item.model_dump(mode="json") for item in self.proposed],
+            "per_type": self.per_type,
+            "dropped": self.dropped,
+            "duplicates": self.duplicates,
+            "duplicate_items": [
+                {"id": i.id, "front": i.front, "duplicate_of": i.duplicate_of}
+                for i in self.duplicate_items
+            ],
+            "set_aside": [
+                {"id": i.id, "front": i.front, "dropped_by": i.provenance.get("dropped_by")}
+                for i in self.set_aside
+            ],
+            "skipped_concepts": self.skipped_concepts,
+            "calls": self.calls,
+            "usage": self.usage,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def generate_cards(
+    services: Services,
+    *,
+    concept_ids: Sequence[str] | None = None,
+    content_id: str | None = None,
+    on_progress: Callable[[str], None] | None = None,
+) -> GenerationReport:
+    """Propose cards for reviewed concepts: the ones named, or one book's, or all of them
+    (both given: the named ones of that book). `on_progress` gets each finished step's name.
+
+    Raises CardError for a concept or content that does not exist, or one with no reviewed
+    concepts yet."""
+    ids = target_concepts(services.store, concept_ids, content_id)
+    services.check_embedder()
+    started = time.perf_counter()
+    generation_id = f"gen-{uuid.uuid4().hex[:12]}"
+    config: RunnableConfig = {
+        "recursion_limit": RECURSION_LIMIT,
+        "max_concurrency": _concurrency(services),
+    }
+    before = services.usage.as_dict()
+    final: dict[str, Any] = {}
+    graph = build_learning_items_graph(services)
+    for mode, chunk in graph.stream(
+        {"concept_ids": ids, "generation_id": generation_id},
+        config,
+        stream_mode=["updates", "values"],
+    ):
+        if mode == "updates" and on_progress is not None and isinstance(chunk, dict):
+            for name in chunk:
+                if not name.startswith("__"):
+                    on_progress(name)
+        elif mode == "values" and isinstance(chunk, dict):
+            final = chunk
+    summary: dict[str, Any] = dict(final.get("report") or {})
+    written = [LearningItem.model_validate(w) for w in final.get("written", [])]
+    return GenerationReport(
+        generation_id=generation_id,
+        proposed=[w for w in written if w.status == ItemStatus.PROPOSED],
+        dropped=list(summary.get("dropped", [])),
+        duplicates=int(summary.get("duplicates", 0)),
+        skipped_concepts=int(summary.get("skipped_concepts", 0)),
+        calls=int(summary.get("calls", 0)),
+        per_type=dict(summary.get("per_type", {})),
+        targets=int(summary.get("targets", 0)),
+        duplicate_items=[w for w in written if w.duplicate_of is not None],
+        set_aside=[w for w in written if w.provenance.get("dropped_by")],
+        summary=summary,
+        usage=_usage_since(before, services.usage.as_dict()),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def target_concepts(
+    store: GraphStore, concept_ids: Sequence[str] | None, content_id: str | None
+) -> list[str]:
+    """The ids of the concepts a generation is for; CardError for a bad request."""
+    named: list[str] | None = None
+    if concept_ids is not None:
+        named = [_concept_id(store, given) for given in concept_ids]
+        if not named:
+            raise CardError("no concept given: name one with --concept, or give none for all")
+    if content_id is None:
+        if named is not None:
+            return list(dict.fromkeys(named))
+        every = [c.id for c in store.list_concepts()]
+        if not every:
+            raise CardError(
+                "the graph has no reviewed concepts yet: run `zettelgraph run NOTES` (or "
+                "`zettelgraph extract ID`) and approve its review first"
+            )
+        return every
+    content = store.get_content(content_id)
+    if content is None:
+        raise CardError(f"no content {content_id!r}: `zettelgraph contents` lists them")
+    of_content = concepts_of(store, content.id)
+    if not of_content:
+        raise CardError(
+            f"'{content.title}' has no reviewed concepts: run `zettelgraph extract "
+            f"{content.id}` and approve its review first"
+        )
+    if named is None:
+        return of_content
+    inside = [cid for cid in dict.fromkeys(named) if cid in set(of_content)]
+    if not inside:
+        raise CardError(f"none of the concepts given comes from '{content.title}'")
+    return inside
+
+
+def concepts_of(store: GraphStore, content_id: str) -> list[str]:
+    """The concepts of a book: those its runs committed, and those its quotes support."""
+    ids = [c.id for c in store.list_concepts() if c.provenance.get("content_id") == content_id]
+    for quote in store.quotes_of(content_id):
+        for relation in store.relations(quote.id, relation_type=SUPPORTS, direction="out"):
+            ids.append(relation.target_id)
+    return [cid for cid in dict.fromkeys(ids) if store.get_concept(cid) is not None]
+
+
+def _concept_id(store: GraphStore, given: str) -> str:
+    """A concept id, or the one concept whose id starts with `given`."""
+    if store.get_concept(given) is not None:
+        return given
+    found = [c.id for c in store.list_concepts() if c.id.startswith(given)]
+    if len(found) == 1 and given:
+        return found[0]
+    if len(found) > 1 and given:
+        raise CardError(f"{given!r} matches {len(found)} concepts: give more of the id")
+    raise CardError(f"no concept {given!r}: `zettelgraph concepts` lists them")
+
+
+def _concurrency(services: Services) -> int:
+    """Branches in flight: as the model answering card_question allows (one on the local
+    server). Without a model configured only graph cards are made, so any number does."""
+    try:
+        return services.settings.concurrency(services.llms.fast_spec)
+    except LLMConfigError:
+        return 1
+
+
+def _usage_since(
+    before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """LLM usage of this generation alone, per call name (services may be shared)."""
+    out = {}
+    for name, totals in after.items():
+        earlier = before.get(name, {})
+        delta = {k: round(v - earlier.get(k, 0), 3) for k, v in totals.items()}
+        if delta.get("calls"):
+            out[name] = delta
+    return out

@@ -1,0 +1,76 @@
+"""Wiring of the Learning Item Graph (seed 004, stage 7):
+
+select_targets -> write_question (Send per concept that needs a flashcard) -> graph_items
+-> check_items -> dedup -> write
+
+No interrupt: unlike a concept proposal, cards are many, reviewed in bulk over days, and a
+proposed card does nothing until the reader approves it (services/cards.py), so the run writes
+its cards as `proposed` and ends. Nor a checkpointer: a run is minutes at most and writes once
+at the end; one that dies is run again, and ids make that converge (docs/design.md).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy, Send
+
+from zettelgraph.llm.structured import is_transient
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.learning_items import (
+    nodes_checks,
+    nodes_items,
+    nodes_question,
+    nodes_select,
+    nodes_write,
+)
+from zettelgraph.workflows.learning_items.state import (
+    GenerationInput,
+    GenerationOutput,
+    GenerationState,
+)
+
+# Six steps, one of them a fan-out: far under this.
+RECURSION_LIMIT = 25
+
+
+def to_questions(state: GenerationState) -> list[Send] | Literal["graph_items"]:
+    """Fan-out of the card_question call: one branch per concept that still needs a flashcard
+    and has a quote to ask about."""
+    sends = [
+        Send("write_question", {"target": target})
+        for target in state.get("targets", [])
+        if "flashcard" in target["make"] and target["quotes"]
+    ]
+    return sends or "graph_items"
+
+
+def build_learning_items_graph(services: Services) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the graph with `services` bound into every node."""
+    builder = StateGraph(
+        GenerationState, input_schema=GenerationInput, output_schema=GenerationOutput
+    )
+    # call_structured retries transient LLM errors itself; this covers a locked store.
+    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
+
+    def node(name: str, function: Any) -> None:
+        builder.add_node(name, partial(function, services=services), retry_policy=retry)
+
+    node("select_targets", nodes_select.select_targets)
+    node("write_question", nodes_question.write_question)
+    node("graph_items", nodes_items.graph_items)
+    node("check_items", nodes_checks.check_items)
+    node("dedup", nodes_write.dedup)
+    node("write", nodes_write.write)
+
+    builder.add_edge(START, "select_targets")
+    builder.add_conditional_edges("select_targets", to_questions, ["write_question", "graph_items"])
+    builder.add_edge("write_question", "graph_items")
+    builder.add_edge("graph_items", "check_items")
+    builder.add_edge("check_items", "dedup")
+    builder.add_edge("dedup", "write")
+    builder.add_edge("write", END)
+    return builder.compile(name="learning_items")

@@ -1,0 +1,80 @@
+"""Step 2: the one LLM call per concept (a `Send` branch) that gives its flashcard question,
+answer and cloze words. The checks come later, on every branch's result at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+from zettelgraph.models import utcnow
+from zettelgraph.prompts import card_question
+from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.learning_items.state import QuestionResult, Target
+
+
+def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+    target: Target = payload["target"]
+    shown = target["quotes"][: card_question.MAX_QUOTES]
+    qmap = LocalIds("q", (q["id"] for q in shown))
+    data = card_question.CardQuestionInput(
+        title=target["title"],
+        concept=target["concept"],
+        summary_short=target["summary_short"],
+        quotes=[
+            card_question.PromptQuote(id=qmap.local(q["id"]), text=q["text"], page=q["page"])
+            for q in shown
+        ],
+        language=services.settings.concept_language,
+    )
+    spec = services.llms.fast_spec
+    call = {
+        "call": card_question.NAME,
+        "model": spec,
+        "subject": target["id"],
+        "at": utcnow().isoformat(),
+    }
+    where = f"{card_question.NAME} ({target['title']!r})"
+    failed = QuestionResult(
+        concept_id=target["id"],
+        question="",
+        answer="",
+        quote_id=None,
+        cloze_words="",
+        failed=True,
+    )
+    try:
+        result = services.structured(
+            services.llms.fast,
+            name=card_question.NAME,
+            messages=card_question.messages(data),
+            response_model=card_question.CardQuestion,
+            sampling=card_question.SAMPLING,
+        )
+    except SOFT_LLM_ERRORS as exc:
+        # The cloze can still be made from the quote alone; the flashcard cannot.
+        return {
+            "questions": [failed],
+            "warnings": [f"{where} failed, no flashcard: {exc}"],
+            "llm_calls": [call],
+        }
+    warnings = []
+    quote_id = qmap.real(result.quote)
+    if quote_id is None:
+        # Constrained decoding keeps the id's shape, not its range: q3 of two quotes.
+        quote_id = shown[0]["id"]
+        warnings.append(f"{where}: cited {result.quote!r}, not a quote it was shown; took q1")
+    return {
+        "questions": [
+            QuestionResult(
+                concept_id=target["id"],
+                question=result.question.strip(),
+                answer=result.answer.strip(),
+                quote_id=quote_id,
+                cloze_words=result.cloze_words.strip(),
+                failed=False,
+            )
+        ],
+        "warnings": warnings,
+        "llm_calls": [call],
+    }
