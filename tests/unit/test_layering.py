@@ -10,7 +10,9 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 FRONT_ENDS = ("zettelgraph.cli", "zettelgraph.web")
-UPPER = ("zettelgraph.services", *FRONT_ENDS)
+# `export` writes what services choose (approved cards) to files for other tools: it sits on
+# the service floor, beside `services`, and uses their card filter and errors.
+UPPER = ("zettelgraph.services", "zettelgraph.export", *FRONT_ENDS)
 # What a front end may take from below the service floor: types, errors and settings objects
 # it names, not work it does.
 FRONT_END_MAY_IMPORT = (

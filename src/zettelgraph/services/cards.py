@@ -8,6 +8,7 @@ type, concepts and front). Every decision is recorded in the item's provenance.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +22,11 @@ from zettelgraph.models import (
     utcnow,
 )
 from zettelgraph.store.base import GraphStore
+from zettelgraph.vault.cards import write_card_files
 from zettelgraph.workflows.context import Services
 
 _PAGE = 1000
+log = logging.getLogger(__name__)
 
 
 class CardError(ValueError):
@@ -117,8 +120,15 @@ def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> l
 
 
 def refresh_vault(services: Services) -> list[str]:
-    """Rewrite the vault's card files from the approved items; returns the paths written."""
-    return []
+    """Rewrite the vault's card files from the approved items; returns the paths written.
+
+    The store is already committed when this runs, so a file that cannot be written is logged,
+    not raised: the next approval, edit or refresh writes it again.
+    """
+    report = write_card_files(services.store, services.vault)
+    for error in report.errors:
+        log.warning("card file %s not written: %s", error["path"], error["error"])
+    return [str(path) for path in report.written]
 
 
 def edit(

@@ -226,7 +226,7 @@ class Vault:
                 return path
         else:
             text = render_concept_note(linked, self.vocabulary)
-        _atomic_write(path, text)
+        atomic_write(path, text)
         self._reserved.pop(note.concept.id, None)
         self._load_index()[note.concept.id] = path
         self._owners[self._key(path)] = note.concept.id
@@ -255,7 +255,11 @@ def _entity_id_of(path: Path) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data` (text is written as UTF-8) so that a reader, or a crash, sees
+    the old file or the new one, never half of one: a hidden temporary file in the same
+    folder, flushed to disk, renamed over `path`. Creates missing folders; keeps an existing
+    file's permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
     # A hidden name Obsidian ignores, short enough for any title length; the writer's process
@@ -265,7 +269,7 @@ def _atomic_write(path: Path, text: str) -> None:
     try:
         # 0o666 through the umask: a new note gets the same rights as any file the user makes.
         with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
