@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli import admin, concepts, contents, extract, ingest, search, serve, store
+from zettelgraph.cli import (
+    admin,
+    cards,
+    concepts,
+    contents,
+    extract,
+    ingest,
+    search,
+    serve,
+    store,
+    study,
+)
 
 app = typer.Typer(
     name="zettelgraph",
@@ -53,8 +64,10 @@ app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
 app.command("concept")(concepts.show_concept)
 app.command("serve")(serve.serve)
+app.command("study")(study.study)
 app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")
+app.add_typer(cards.cards_app, name="cards")
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
@@ -13,6 +14,12 @@ if TYPE_CHECKING:
 
     from zettelgraph.settings import Settings
     from zettelgraph.workflows.context import Services
+
+
+def now() -> datetime:
+    """The commands' clock: local time with its offset, so a study "today" is the reader's
+    day. Tests replace it (monkeypatch `zettelgraph.cli.common.now`) with a fixed clock."""
+    return datetime.now().astimezone()
 
 
 def settings_from(ctx: typer.Context) -> Settings:

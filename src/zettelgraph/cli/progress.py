@@ -52,6 +52,13 @@ PHASE_OF_NODE: dict[str, str] = {
     "incorporate_feedback": "review",
     "commit": "writing",
     "write_vault": "writing",
+    # Card generation (workflows/learning_items).
+    "select_targets": "reading",
+    "write_question": "questions",
+    "graph_items": "cards from the graph",
+    "check_items": "checks",
+    "dedup": "duplicates",
+    "write": "writing",
 }
 
 

@@ -143,6 +143,37 @@ def _new_order(item: LearningItem) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
+class Outlook:
+    """What waits for the reader (of one book, or all): shown when a session ends or there
+    is nothing to study."""
+
+    due_now: int
+    next_due: datetime | None  # the first card studied before that comes due after now
+    unseen: int  # approved, never studied
+    approved: int
+    proposed: int
+
+
+def outlook(store: GraphStore, *, now: datetime, which: ItemFilter | None = None) -> Outlook:
+    which = which or ItemFilter()
+    mine = [
+        item
+        for item in all_items(store)
+        if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
+    ]
+    approved = [item for item in mine if item.status == ItemStatus.APPROVED]
+    dues = sorted(_utc(i.due) for i in approved if i.schedule and i.due is not None)
+    later = [due for due in dues if due > _utc(now)]
+    return Outlook(
+        due_now=len(dues) - len(later),
+        next_due=later[0] if later else None,
+        unseen=sum(1 for item in approved if not item.schedule),
+        approved=len(approved),
+        proposed=sum(1 for item in mine if item.status == ItemStatus.PROPOSED),
+    )
+
+
+@dataclass(frozen=True)
 class Studied:
     item: LearningItem
     log: ReviewLog
