@@ -1,4 +1,5 @@
-"""The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask.
+"""The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask;
+cards and study are `api_cards`'s.
 
 Every route calls the service functions the CLI calls (`workflows/browse.py`,
 `workflows/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
@@ -22,7 +23,7 @@ from zettelgraph.models import Answer
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.services import ask as asking
 from zettelgraph.services import browse
-from zettelgraph.web import actions
+from zettelgraph.web import actions, api_cards
 from zettelgraph.web.api_models import (
     AskIn,
     AskOut,
@@ -234,3 +235,6 @@ def csrf(request: Request) -> dict[str, str]:
     with cookies; a request with `Authorization: Bearer TOKEN` needs none."""
     token: str = request.state.csrf_token
     return {"csrf_token": token}
+
+
+router.include_router(api_cards.router)

@@ -42,6 +42,41 @@
     document.body.classList.remove("is-working");
   });
 
+  // A checkbox data-check-all="NAME" (hidden without JavaScript) ticks every checkbox named
+  // NAME on the page: the Cards page's "Select all shown".
+  document.querySelectorAll("[data-check-all]").forEach(function (all) {
+    var label = all.closest("label");
+    if (label) label.hidden = false;
+    all.addEventListener("change", function () {
+      document.querySelectorAll('input[type=checkbox][name="' + all.dataset.checkAll + '"]')
+        .forEach(function (box) {
+          box.checked = all.checked;
+        });
+    });
+  });
+
+  // The Study page's keys: space (or enter) shows the answer, then 1-4 rate the card.
+  document.addEventListener("keydown", function (event) {
+    var card = document.querySelector("[data-study]");
+    if (!card || event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = event.target;
+    if (target instanceof HTMLElement && target.closest("input, textarea, select, button, summary, a")) {
+      return;
+    }
+    var reveal = card.querySelector("details.reveal");
+    if (!reveal) return;
+    if (!reveal.open && (event.key === " " || event.key === "Enter")) {
+      event.preventDefault();
+      reveal.open = true;
+      return;
+    }
+    var button = reveal.open && card.querySelector('button[data-key="' + event.key + '"]');
+    if (button) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
   // A <select data-autosubmit> submits its form when changed (the graph's depth).
   document.addEventListener("change", function (event) {
     var field = event.target;

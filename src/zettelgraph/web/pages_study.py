@@ -1,0 +1,158 @@
+"""The Study page: the next card due (or new), its answer on demand, and four ratings that
+FSRS turns into the card's next due date; a summary of the day from the study stats.
+
+It works without JavaScript: the answer is in a `<details>` (`?reveal=1` opens it), and
+each rating is a POST to `/study/ID` answered with a redirect to the next card. The form
+carries when the card was shown (for the review log's duration) and the card's state as
+shown, so a second submit of the same page (a double click, another tab) rates it once.
+Ratings go through `services/study.py` with the real clock, as `zettelgraph study` does.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from zettelgraph.models import ItemStatus, LearningItem
+from zettelgraph.services import study
+from zettelgraph.services.cards import CardError, ItemFilter
+from zettelgraph.web.cards_common import (
+    books_with_cards,
+    card_views,
+    clock,
+    intervals,
+    known_items,
+    next_due,
+)
+from zettelgraph.web.pages_cards import ContentField, card_href, study_href
+from zettelgraph.web.pages_common import HTMLRoute, Web, error_page, render, see_other
+from zettelgraph.web.security import require_csrf
+from zettelgraph.web.state import WebState
+
+router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
+
+# A card left on screen longer than this was not being studied: no duration is recorded.
+LONGEST_LOOK_MS = 3_600_000
+
+
+def _study_page(
+    request: Request,
+    web: WebState,
+    *,
+    content: str,
+    item: LearningItem | None = None,
+    reveal: bool = False,
+    error: str | None = None,
+    notice: str | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
+    store = web.services.store
+    now = clock()
+    which = ItemFilter(content_id=content or None)
+    queue = study.study_queue(store, web.settings, now=now, which=which)
+    if item is None and len(queue):
+        item = queue.items[0]
+    summary = study.stats(store, now=now)
+    deck = summary.total
+    if content:
+        # Stats name each book by title; a book without approved cards has none to show.
+        book = store.get_content(content)
+        title = book.title if book else content
+        deck = next((d for d in summary.books if d.title == title), study.DeckStats(title=title))
+    views = card_views(store, [item]) if item is not None else []
+    later = next_due(store, which, now) if item is None else None
+    return render(
+        request,
+        "study.html",
+        "study",
+        status_code=status_code,
+        content=content,
+        books=books_with_cards(store, ItemStatus.APPROVED),
+        due=len(queue.due),
+        new=len(queue.new),
+        stats=deck.as_dict(),
+        proposed=summary.proposed,
+        retention_days=study.RETENTION_DAYS,
+        card=views[0] if views else None,
+        buttons=intervals(web, item, now) if item is not None else [],
+        shown_ms=int(now.timestamp() * 1000),
+        seen=_seen(item) if item is not None else "",
+        next_due=later,
+        next_due_in=study.interval_label(later - now) if later is not None else "",
+        reveal=reveal,
+        error=error,
+        notice=notice,
+    )
+
+
+def _seen(item: LearningItem) -> str:
+    """The card's state as shown: a rating posted for an older state is a second submit."""
+    return item.due.isoformat() if item.due is not None else "new"
+
+
+@router.get("/study", response_class=HTMLResponse)
+def study_page(
+    request: Request,
+    web: Web,
+    content: Annotated[str, Query(max_length=200)] = "",
+    reveal: bool = False,
+    again: bool = False,
+) -> HTMLResponse:
+    """The next card due (or new) and how studying goes today."""
+    notice = "That card was already rated (a double click or another tab): it counted once."
+    return _study_page(
+        request, web, content=content, reveal=reveal, notice=notice if again else None
+    )
+
+
+@router.get("/study/{item_id}", response_class=HTMLResponse)
+def study_card_page(
+    item_id: str,
+    request: Request,
+    web: Web,
+    content: Annotated[str, Query(max_length=200)] = "",
+    reveal: bool = False,
+) -> HTMLResponse:
+    """Study this card now, due or not (an approved card)."""
+    (item,) = known_items(web.services.store, [item_id])
+    if item.status != ItemStatus.APPROVED:
+        return error_page(
+            request,
+            400,
+            f"card {item.id[:8]} is {item.status}: approve it on the Cards page first",
+            back=card_href(item.id),
+        )
+    return _study_page(request, web, content=content, item=item, reveal=reveal)
+
+
+@router.post("/study/{item_id}", dependencies=[Depends(require_csrf)])
+def rate_card(
+    item_id: str,
+    request: Request,
+    web: Web,
+    rating: Annotated[str, Form(max_length=10)],
+    shown: Annotated[int | None, Form(ge=0)] = None,
+    seen: Annotated[str, Form(max_length=100)] = "",
+    content: ContentField = "",
+) -> Response:
+    """Record Again / Hard / Good / Easy with the real clock, then show the next card."""
+    store = web.services.store
+    items = store.get_learning_items([item_id])
+    if not items:
+        return error_page(request, 404, f"no card {item_id!r}", back=study_href(content))
+    (item,) = items
+    if seen and item.status == ItemStatus.APPROVED and seen != _seen(item):
+        return see_other(study_href(content, again=1))
+    now = clock()
+    elapsed = int(now.timestamp() * 1000) - shown if shown is not None else None
+    duration = elapsed if elapsed is not None and 0 <= elapsed <= LONGEST_LOOK_MS else None
+    try:
+        value = study.parse_rating(rating)
+        study.rate(
+            store, study.scheduler_for(web.settings), item.id, value, now=now, duration_ms=duration
+        )
+    except CardError as exc:
+        return _study_page(request, web, content=content, error=str(exc), status_code=400)
+    return see_other(study_href(content))
