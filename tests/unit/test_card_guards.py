@@ -154,6 +154,7 @@ def test_content_words_have_four_letters_no_digits_and_are_not_function_words() 
     assert not is_content_word("ser")  # three letters
     assert not is_content_word("1815") and not is_content_word("siglo19")
     assert not is_content_word("cuando") and not is_content_word("Tienen")  # stopwords
+    assert not is_content_word("Cada") and not is_content_word("mismas")  # determiners
 
 
 def test_the_fallback_picks_the_content_word_closest_to_the_concept() -> None:
@@ -247,6 +248,28 @@ def test_a_multiple_choice_has_one_right_option_and_two_wrong_ones(
 ) -> None:
     problem = mcq_problem(options, correct, "A")
     assert (problem is None) if why is None else (problem is not None and why in problem)
+
+
+@pytest.mark.parametrize(
+    ("right", "echoed"),
+    [
+        # A title that is the quote itself, or most of its key words: matched, not known.
+        ("Quien no sabe esperar no verá crecer nada", True),
+        ("Esperar para crecer", True),
+        ("Huerto", True),
+        # The idea in other words, or in another language than the quote.
+        ("La paciencia", False),
+        ("Lo valioso necesita tiempo para crecer", False),
+        ("Patience grows gardens", False),
+    ],
+)
+def test_a_right_option_that_echoes_the_quote_gives_itself_away(right: str, echoed: bool) -> None:
+    front = f"¿Qué idea expresa esta cita?\n\n{QUOTE}"
+    options = [right, "La prisa", "La duda"]
+    problem = mcq_problem(options, 0, right, front)
+    assert (problem is not None and "repeats the quote's own words" in problem) == echoed
+    # Without what the learner is shown there is nothing to echo.
+    assert mcq_problem(options, 0, right) is None
 
 
 def test_a_multiple_choice_card_shuffles_the_same_way_every_time() -> None:

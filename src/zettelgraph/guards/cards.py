@@ -31,8 +31,20 @@ CLOZE_MAX_WORDS = 4
 CONTENT_MIN_LETTERS = 4
 # A multiple choice needs this many wrong options to be more than a coin toss.
 MIN_DISTRACTORS = 2
+# A right option with this share of its key words in the question is found by matching
+# words, not by understanding (small models title a concept with its quote's own words).
+ECHO_SHARE = 0.6
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Determiners and joining words Snowball's lists (which search uses, and which are kept as
+# they are for it) leave out: a cloze hiding "Cada", or an option "echoing" a quote by
+# "mismo", tests nothing.
+_MORE_FUNCTION_WORDS = """
+cada cualquier cualquiera aquel aquella aquellos aquellas aquello mismo misma mismos mismas tal
+tales demás sino aunque pues cuyo cuya cuyos cuyas every whose upon shall thee thou thy thyself
+unto
+"""
+_FUNCTION_WORDS = STOPWORDS | frozenset(normalize_name(w) for w in _MORE_FUNCTION_WORDS.split())
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,7 @@ def is_content_word(word: str) -> bool:
         return False
     if sum(ch.isalpha() for ch in word) < CONTENT_MIN_LETTERS:
         return False
-    return normalize_name(word) not in STOPWORDS
+    return normalize_name(word) not in _FUNCTION_WORDS
 
 
 def find_words(words: str, text: str) -> Span | None:
@@ -197,9 +209,28 @@ def distractor_problem(
     return None
 
 
-def mcq_problem(options: Sequence[str], correct: int | None, right: str) -> str | None:
+def echoed_option(option: str, shown: str) -> str | None:
+    """Why an option gives itself away: most of its key words (ECHO_SHARE, and at least
+    two, or its only one) are words of what the learner is shown."""
+    keys = {normalize_name(w.text) for w in words_of(option) if is_content_word(w.text)}
+    if not keys:
+        return None
+    seen = {normalize_name(w.text) for w in words_of(shown)}
+    echoed = keys & seen
+    if len(echoed) >= min(2, len(keys)) and len(echoed) / len(keys) >= ECHO_SHARE:
+        return (
+            f"the right option repeats the quote's own words ({', '.join(sorted(echoed))}): "
+            "it is found by matching words, not by knowing the idea"
+        )
+    return None
+
+
+def mcq_problem(
+    options: Sequence[str], correct: int | None, right: str, shown: str = ""
+) -> str | None:
     """Why a multiple choice is unusable: it must mark exactly one option, the right one,
-    have distinct options, and at least MIN_DISTRACTORS wrong ones."""
+    have distinct options, at least MIN_DISTRACTORS wrong ones, and a right option that
+    does not echo the words of `shown` (the front the learner reads)."""
     if correct is None or not 0 <= correct < len(options):
         return "no option is marked correct"
     keys = [normalize_name(o) for o in options]
@@ -209,4 +240,4 @@ def mcq_problem(options: Sequence[str], correct: int | None, right: str) -> str 
         return "the option marked correct is not the right answer"
     if len(options) - 1 < MIN_DISTRACTORS:
         return f"{len(options) - 1} wrong option(s); at least {MIN_DISTRACTORS} are needed"
-    return None
+    return echoed_option(right, shown)

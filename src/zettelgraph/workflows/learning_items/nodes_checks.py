@@ -73,7 +73,7 @@ def check_items(state: GenerationState, services: Services) -> dict[str, Any]:
     for dump in state.get("graph_items", []):
         item = LearningItem.model_validate(dump)
         problem = (
-            mcq_problem(item.options, item.correct, item.back)
+            mcq_problem(item.options, item.correct, item.back, item.front)
             if item.item_type == ItemType.MCQ
             else None
         )
