@@ -235,3 +235,35 @@ def test_parse_rating(given: str | int, value: int) -> None:
 def test_parse_rating_refuses(given: str) -> None:
     with pytest.raises(CardError, match="again, hard, good, easy"):
         parse_rating(given)
+
+
+def test_new_cards_of_one_concept_are_spread_apart(store: GraphStore, tmp_path: Path) -> None:
+    def of(concept: str, front: str, kind: ItemType, created: int) -> LearningItem:
+        return LearningItem(
+            id=learning_item_id(str(kind), [concept], front),
+            item_type=kind,
+            front=front,
+            back="x",
+            concept_ids=[concept],
+            content_ids=["book-a"],
+            status=ItemStatus.APPROVED,
+            created_at=T0 + timedelta(seconds=created),
+        )
+
+    # Made as generation makes them: a concept's flashcard and cloze one after the other.
+    add(
+        store,
+        of("paciencia", "¿Qué falta a quien abandona?", ItemType.FLASHCARD, 0),
+        of("paciencia", "Quien no sabe [...] no verá crecer nada.", ItemType.CLOZE, 1),
+        of("libertad", "¿Qué vale más que los tesoros?", ItemType.FLASHCARD, 2),
+        of("libertad", "La [...], Sancho, es uno de los más preciosos dones.", ItemType.CLOZE, 3),
+    )
+
+    queue = study_queue(store, settings(tmp_path), now=T0 + timedelta(hours=1))
+
+    assert [item.concept_ids[0] for item in queue.new] == [
+        "paciencia",
+        "libertad",
+        "paciencia",
+        "libertad",
+    ]

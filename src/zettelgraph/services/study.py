@@ -132,14 +132,26 @@ def study_queue(
         for log in review_logs(store)
         if log.state_before is None and start <= _utc(log.reviewed_at) <= _utc(now)
     )
-    fresh = sorted((i for i in items if not i.schedule), key=_new_order)
+    fresh = new_order([i for i in items if not i.schedule])
     return StudyQueue(due=due, new=fresh[: max(0, allowance - introduced)])
 
 
-def _new_order(item: LearningItem) -> tuple[Any, ...]:
-    # Easy before hard, so a linked idea is studied after the ideas it links.
+def new_order(items: list[LearningItem]) -> list[LearningItem]:
+    """New cards in the order to meet them: easy before hard, so a linked idea comes after
+    the ideas it links; and siblings apart: every concept's first card before any concept's
+    second, so a cloze does not follow the flashcard that just showed its quote."""
     order = {"easy": 0, "medium": 1, "hard": 2}
-    return (order[str(item.difficulty)], item.content_ids[:1], item.created_at, item.id)
+
+    def plain(item: LearningItem) -> tuple[Any, ...]:
+        return (order[str(item.difficulty)], item.content_ids[:1], item.created_at, item.id)
+
+    seen: dict[str, int] = {}
+    ranked = []
+    for item in sorted(items, key=plain):
+        sibling = seen.get(item.concept_ids[0], 0)
+        seen[item.concept_ids[0]] = sibling + 1
+        ranked.append((order[str(item.difficulty)], sibling, plain(item), item))
+    return [item for *_, item in sorted(ranked, key=lambda row: row[:3])]
 
 
 @dataclass(frozen=True)
