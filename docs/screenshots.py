@@ -4,10 +4,12 @@
 
 The app is served on a free loopback port over HOME; `--pages` picks what is saved as PNG:
 `review` (the waiting run with the most new concepts), `concept` (the concept with the most
-relations) and `graph` (its Graph view). The docs' images were made from the README's first
-command on the default offline model: `zettelgraph --home HOME run examples/`, then
+relations), `graph` (its Graph view), `cards` (the proposed cards) and `study` (the next
+card of a study session, its answer shown). The docs' images were made from the README's
+first command on the default offline model: `zettelgraph --home HOME run examples/`, then
 `--pages review`, then `zettelgraph --home HOME review RUN_ID --approve` (the Walden run),
-then `--pages concept,graph`.
+then `--pages concept,graph`; the card pages after `zettelgraph --home HOME --llm local
+cards generate` (`--pages cards`) and `cards approve --all` (`--pages study`).
 """
 
 from __future__ import annotations
@@ -94,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_selector("#graph.ready")
                 page.wait_for_timeout(500)
                 page.screenshot(path=str(args.out / "graph.png"))
+            if "cards" in pages:
+                page.goto(f"{base}/cards?status=proposed")
+                page.screenshot(path=str(args.out / "cards.png"))
+            if "study" in pages:
+                page.goto(f"{base}/study?reveal=1")
+                page.screenshot(path=str(args.out / "study.png"))
             browser.close()
     finally:
         server.should_exit = True

@@ -20,9 +20,8 @@ from zettelgraph.models import (
     Quote,
     normalize_name,
 )
-from zettelgraph.store.base import GraphStore
+from zettelgraph.store.base import GraphStore, every_node
 
-_PAGE = 1000
 _NOT_A_TAG_CHARACTER = re.compile(r"[^\w]+")
 _DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
 
@@ -48,15 +47,8 @@ class CardSources:
 
 def approved_items(store: GraphStore) -> Iterator[LearningItem]:
     """Every approved item, page by page (the store pages by id)."""
-    after = ""
-    while True:
-        page = store.nodes(NodeLabel.LEARNING_ITEM, after=after, limit=_PAGE)
-        for node in page:
-            if isinstance(node, LearningItem) and node.status == ItemStatus.APPROVED:
-                yield node
-        if len(page) < _PAGE:
-            return
-        after = page[-1].id
+    items = every_node(store, NodeLabel.LEARNING_ITEM, LearningItem)
+    return (item for item in items if item.status == ItemStatus.APPROVED)
 
 
 def sources_of(store: GraphStore, items: Iterable[LearningItem]) -> list[CardSources]:

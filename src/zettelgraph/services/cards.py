@@ -21,11 +21,10 @@ from zettelgraph.models import (
     NodeLabel,
     utcnow,
 )
-from zettelgraph.store.base import GraphStore
+from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.cards import write_card_files
 from zettelgraph.workflows.context import Services
 
-_PAGE = 1000
 log = logging.getLogger(__name__)
 
 
@@ -35,15 +34,7 @@ class CardError(ValueError):
 
 def all_items(store: GraphStore) -> Iterator[LearningItem]:
     """Every learning item, by id, page by page."""
-    after = ""
-    while True:
-        page = store.nodes(NodeLabel.LEARNING_ITEM, after=after, limit=_PAGE)
-        for node in page:
-            if isinstance(node, LearningItem):
-                yield node
-        if len(page) < _PAGE:
-            return
-        after = page[-1].id
+    return every_node(store, NodeLabel.LEARNING_ITEM, LearningItem)
 
 
 @dataclass(frozen=True)

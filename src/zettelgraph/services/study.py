@@ -28,11 +28,10 @@ from zettelgraph.models import (
 )
 from zettelgraph.services.cards import CardError, ItemFilter, all_items, get_items
 from zettelgraph.settings import Settings
-from zettelgraph.store.base import GraphStore
+from zettelgraph.store.base import GraphStore, every_node
 
 # What the reader presses, in FSRS's order.
 RATINGS: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
-_PAGE = 1000
 # Retention is measured over this window of reviews of learned cards.
 RETENTION_DAYS = 30
 
@@ -73,15 +72,7 @@ def _utc(moment: datetime) -> datetime:
 
 def review_logs(store: GraphStore) -> Iterator[ReviewLog]:
     """Every rating ever given, page by page (in id order, not time order)."""
-    after = ""
-    while True:
-        page = store.nodes(NodeLabel.REVIEW_LOG, after=after, limit=_PAGE)
-        for node in page:
-            if isinstance(node, ReviewLog):
-                yield node
-        if len(page) < _PAGE:
-            return
-        after = page[-1].id
+    return every_node(store, NodeLabel.REVIEW_LOG, ReviewLog)
 
 
 def _day_start(now: datetime) -> datetime:

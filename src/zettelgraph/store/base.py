@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +29,8 @@ from zettelgraph.models import (
     SearchHit,
     Section,
 )
+
+NodeT = TypeVar("NodeT", Content, Person, Quote, Concept, Section, Answer, LearningItem, ReviewLog)
 
 
 class StoreError(Exception):
@@ -166,3 +168,21 @@ class GraphStore(Protocol):
 
     def counts(self) -> dict[str, int]:
         """Number of nodes per label, relations and vectors."""
+
+
+# Nodes per page when a whole label is read (`every_node`).
+_PAGE = 1000
+
+
+def every_node(store: GraphStore, label: NodeLabel, model: type[NodeT]) -> Iterator[NodeT]:
+    """Every node of `label`, by id, a page at a time (`GraphStore.nodes`): a whole deck or
+    study history without holding a second copy of it in a list."""
+    after = ""
+    while True:
+        page = store.nodes(label, after=after, limit=_PAGE)
+        for node in page:
+            if isinstance(node, model):
+                yield node
+        if len(page) < _PAGE:
+            return
+        after = page[-1].id

@@ -22,25 +22,15 @@ from zettelgraph.models import (
     embedding_text,
 )
 from zettelgraph.relations import SUPPORTS, RelationVocabulary
-from zettelgraph.store.base import GraphStore
+from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.learning_items.items import Edge
 from zettelgraph.workflows.learning_items.state import Kind, QuoteView
 
-_PAGE = 1000
-
 
 def stored_items(store: GraphStore) -> Iterator[LearningItem]:
     """Every learning item in the store, page by page."""
-    after = ""
-    while True:
-        page = store.nodes(NodeLabel.LEARNING_ITEM, after=after, limit=_PAGE)
-        for node in page:
-            if isinstance(node, LearningItem):
-                yield node
-        if len(page) < _PAGE:
-            return
-        after = page[-1].id
+    return every_node(store, NodeLabel.LEARNING_ITEM, LearningItem)
 
 
 def kind_of(item: LearningItem) -> Kind:
