@@ -74,6 +74,7 @@ class NodeLabel(StrEnum):
     ANSWER = "Answer"
     LEARNING_ITEM = "LearningItem"
     REVIEW_LOG = "ReviewLog"
+    ENTITY = "Entity"
 
 
 class Node(BaseModel):
@@ -252,6 +253,24 @@ class ReviewLog(Node):
     due: datetime | None = None
 
 
+class Entity(Node):
+    """A person, place, work, claim... of a template pack's type, found in the reader's
+    passages. One per (type, name): `entity_id` folds case, accents and spacing."""
+
+    name: str = Field(min_length=1, max_length=300)
+    entity_type: str = Field(pattern=r"^[A-Z][A-Za-z0-9]{0,63}$")
+    description: str = Field(default="", max_length=2000)
+    # Validated against the entity type's properties in the pack (packs/schema.py).
+    properties: dict[str, Any] = Field(default_factory=dict)
+    pack: str = ""
+    # Where it came from: run, passages, LLM call, pack and its version, the human decision.
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+def entity_id(entity_type: str, name: str) -> str:
+    return stable_id("entity", entity_type, normalize_name(name))
+
+
 def learning_item_id(item_type: str, concept_ids: list[str], front: str) -> str:
     """The same item asked of the same concepts twice is one item (a re-run never repeats)."""
     return stable_id("item", item_type, *sorted(concept_ids), normalize_name(front))
@@ -261,7 +280,7 @@ def review_log_id(item_id: str, reviewed_at: datetime) -> str:
     return stable_id("review", item_id, reviewed_at.isoformat())
 
 
-AnyNode = Content | Person | Quote | Concept | Section | Answer | LearningItem | ReviewLog
+AnyNode = Content | Person | Quote | Concept | Section | Answer | LearningItem | ReviewLog | Entity
 
 
 NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
@@ -273,6 +292,7 @@ NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
     NodeLabel.ANSWER: Answer,
     NodeLabel.LEARNING_ITEM: LearningItem,
     NodeLabel.REVIEW_LOG: ReviewLog,
+    NodeLabel.ENTITY: Entity,
 }
 
 
@@ -280,10 +300,12 @@ def label_of(node: AnyNode) -> NodeLabel:
     return NodeLabel(type(node).__name__)
 
 
-def embedding_text(node: Quote | Concept) -> str:
+def embedding_text(node: Quote | Concept | Entity) -> str:
     """The text whose embedding represents a node in vector search."""
     if isinstance(node, Quote):
         return node.text
+    if isinstance(node, Entity):
+        return f"{node.name}. {node.description}" if node.description else node.name
     return f"{node.title}. {node.summary_short or node.concept}"
 
 
@@ -304,6 +326,7 @@ class ChangeSet(BaseModel):
     answers: list[Answer] = Field(default_factory=list)
     learning_items: list[LearningItem] = Field(default_factory=list)
     review_logs: list[ReviewLog] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
@@ -324,6 +347,7 @@ class ChangeSet(BaseModel):
             *self.answers,
             *self.learning_items,
             *self.review_logs,
+            *self.entities,
         ]
 
 

@@ -12,12 +12,14 @@ from numpy.typing import NDArray
 from zettelgraph.models import (
     ChangeSet,
     Difficulty,
+    Entity,
     ItemStatus,
     ItemType,
     LearningItem,
     NodeLabel,
     ReviewLog,
     SearchHit,
+    entity_id,
     learning_item_id,
     review_log_id,
 )
@@ -177,6 +179,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "Answer": 0,
         "LearningItem": 0,
         "ReviewLog": 0,
+        "Entity": 0,
         "relations": 0,
         "vectors": 0,
     }
@@ -194,6 +197,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "Answer": 1,
         "LearningItem": 0,
         "ReviewLog": 0,
+        "Entity": 0,
         # Book: AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS. Document: 2
         # SECTION_OF + 3 QUOTED_IN + 3 IN_SECTION + 2 CITES (none has a reverse).
         "relations": 7 + 10,
@@ -414,7 +418,7 @@ def test_learning_items_and_review_logs_read_back_exactly(
     assert (counts["LearningItem"], counts["ReviewLog"]) == (2, 3)
     # Cards are not sources: never searched, and a vector for one is refused.
     assert store.text_search("deliberadamente", 10, label=NodeLabel.LEARNING_ITEM) == []
-    with pytest.raises(IntegrityError, match="only for Quotes and Concepts"):
+    with pytest.raises(IntegrityError, match="only for Quotes, Concepts and Entities"):
         store.apply(ChangeSet(vectors={item.id: np.ones(16, dtype=np.float32)}))
 
 
@@ -436,6 +440,61 @@ def test_studying_an_item_rewrites_its_schedule(store: GraphStore, make: Builder
 
     assert store.get_learning_items([item.id]) == [studied]
     assert store.review_logs(item.id) == [log]
+
+
+# --- entities of the template packs -------------------------------------------------------
+
+
+def _entity(name: str, entity_type: str = "Place", **kw: Any) -> Entity:
+    return Entity(
+        id=entity_id(entity_type, name), name=name, entity_type=entity_type, pack="narrative", **kw
+    )
+
+
+def test_entities_read_back_are_found_by_name_and_searched(
+    store: GraphStore, make: Builders
+) -> None:
+    madrid = _entity(
+        "Madrid",
+        description="Villa y corte, donde Gabriel vive el dos de mayo.",
+        properties={"country": "España", "founded": 852, "aliases": ["la Villa"]},
+        provenance={"passages": ["q1"], "pack_version": "1"},
+    )
+    person = _entity("Gabriel Araceli", "Person", description="Narrador de los Episodios.")
+    # The same name as another type is another entity.
+    play = _entity("MADRID", "Work", description="Una comedia.")
+    store.apply(
+        ChangeSet(
+            entities=[madrid, person, play],
+            vectors={e.id: make.embedder.embed(e.name) for e in (madrid, person, play)},
+        )
+    )
+
+    assert store.get_entities([play.id, "missing", madrid.id, madrid.id]) == [play, madrid]
+    assert store.find_entities("  madríd ") == sorted([madrid, play], key=lambda e: e.entity_type)
+    assert store.find_entities("Gabriel  araceli") == [person]
+    assert store.find_entities("Sevilla") == []
+    hits = store.text_search("corte", 5, label=NodeLabel.ENTITY)
+    assert [h.id for h in hits] == [madrid.id]
+    nearest = store.vector_search(NodeLabel.ENTITY, make.embedder.embed("Gabriel Araceli"), 1)
+    assert [h.id for h in nearest] == [person.id]
+    assert store.counts()["Entity"] == 3
+
+
+def test_entity_relations_follow_the_vocabulary(store: GraphStore, make: Builders) -> None:
+    a, b = _entity("Madrid"), _entity("Toledo")
+    store.apply(ChangeSet(entities=[a, b]))
+
+    with pytest.raises(IntegrityError, match="not in the vocabulary"):
+        store.apply(ChangeSet(relations=[make.relation(a.id, "NO_SUCH_TYPE", b.id)]))
+    store.apply(ChangeSet(relations=[make.relation(a.id, "SIMILAR_TO", b.id, why="ciudades")]))
+
+    assert {
+        (r.source_id, r.type, r.target_id) for r in store.relations(a.id, direction="both")
+    } == {
+        (a.id, "SIMILAR_TO", b.id),
+        (b.id, "SIMILAR_TO", a.id),
+    }
 
 
 def test_document_relations_are_structural(store: GraphStore, make: Builders) -> None:
@@ -485,7 +544,7 @@ def test_a_vector_for_a_section_or_answer_writes_nothing(
     node = doc.sections[0] if which == "section" else doc.answers[0]
     vectors = {**doc.vectors, node.id: np.ones(16, dtype=np.float32)}
 
-    with pytest.raises(IntegrityError, match="only for Quotes and Concepts"):
+    with pytest.raises(IntegrityError, match="only for Quotes, Concepts and Entities"):
         store.apply(doc.model_copy(update={"vectors": vectors}))
 
     assert snapshot(store) == snapshot_of_empty()
@@ -651,6 +710,7 @@ def snapshot_of_empty() -> dict[str, Any]:
             "Answer": 0,
             "LearningItem": 0,
             "ReviewLog": 0,
+            "Entity": 0,
             "relations": 0,
             "vectors": 0,
         },

@@ -20,6 +20,7 @@ from zettelgraph.models import (
     ChangeSet,
     Concept,
     Content,
+    Entity,
     LearningItem,
     NodeLabel,
     Person,
@@ -30,7 +31,9 @@ from zettelgraph.models import (
     Section,
 )
 
-NodeT = TypeVar("NodeT", Content, Person, Quote, Concept, Section, Answer, LearningItem, ReviewLog)
+NodeT = TypeVar(
+    "NodeT", Content, Person, Quote, Concept, Section, Answer, LearningItem, ReviewLog, Entity
+)
 
 
 class StoreError(Exception):
@@ -139,6 +142,13 @@ class GraphStore(Protocol):
 
     def review_logs(self, item_id: str) -> list[ReviewLog]:
         """An item's study history, oldest first (by reviewed_at, ties by id)."""
+
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """The known Entities among `entity_ids`, once each, in the order asked."""
+
+    def find_entities(self, name: str) -> list[Entity]:
+        """Entities of any type whose name matches case-, accent- and spacing-insensitively,
+        by type then id."""
 
     def relations(
         self,

@@ -39,6 +39,7 @@ LABEL_FIELDS = {
     NodeLabel.ANSWER: "answers",
     NodeLabel.LEARNING_ITEM: "learning_items",
     NodeLabel.REVIEW_LOG: "review_logs",
+    NodeLabel.ENTITY: "entities",
 }
 Progress = Callable[[str, int], None]
 

@@ -3,7 +3,7 @@
 The graph a user sees in their database:
 
 - every node has the label `Node` and its own (`Content`, `Person`, `Quote`, `Concept`,
-  `Section`, `Answer`, `LearningItem`, `ReviewLog`), a deterministic `id`, its full record
+  `Section`, `Answer`, `LearningItem`, `ReviewLog`, `Entity`), a deterministic `id`, its full record
   as JSON in `data` (what we read back, so nothing is lost in translation) and readable
   copies of the fields other tools query (`title`, `name`, `text`, `position`, ...; see
   `cypher_props.py`);
@@ -42,6 +42,7 @@ from zettelgraph.models import (
     ChangeSet,
     Concept,
     Content,
+    Entity,
     LearningItem,
     Node,
     NodeLabel,
@@ -430,6 +431,17 @@ class CypherStore(ABC):
 
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        return self._get_many(Entity, NodeLabel.ENTITY, entity_ids)
+
+    def find_entities(self, name: str) -> list[Entity]:
+        found = self._nodes(
+            Entity,
+            "MATCH (n:Entity) WHERE n.name_key = $key RETURN n.data",
+            {"key": normalize_name(name)},
+        )
+        return sorted(found, key=lambda e: (e.entity_type, e.id))
 
     def review_logs(self, item_id: str) -> list[ReviewLog]:
         found = self._nodes(

@@ -13,6 +13,7 @@ from zettelgraph.models import (
     AnyNode,
     Concept,
     Content,
+    Entity,
     LearningItem,
     Person,
     Quote,
@@ -68,6 +69,13 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
             difficulty=str(node.difficulty),
             status=str(node.status),
             due=sortable_time(node.due) if node.due else None,
+        )
+    elif isinstance(node, Entity):
+        props.update(
+            name=node.name,
+            entity_type=node.entity_type,
+            description=node.description,
+            pack=node.pack,
         )
     elif isinstance(node, ReviewLog):
         props.update(

@@ -198,6 +198,7 @@ class FalkorDBStore(CypherStore):
         lookups = (
             ("Node", "id"),
             ("Person", "name_key"),
+            ("Entity", "name_key"),
             # quotes_of and sections_of: a Content's passages and parent chunks.
             ("Quote", "content_id"),
             ("Section", "content_id"),

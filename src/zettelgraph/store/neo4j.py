@@ -138,6 +138,7 @@ class Neo4jStore(CypherStore):
         self._schema(
             "CREATE INDEX zg_section_content IF NOT EXISTS FOR (n:Section) ON (n.content_id)"
         )
+        self._schema("CREATE INDEX zg_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name_key)")
         self._schema("CREATE INDEX zg_review_item IF NOT EXISTS FOR (n:ReviewLog) ON (n.item_id)")
         for label in INDEXED_LABELS:
             self._schema(

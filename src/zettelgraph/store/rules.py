@@ -17,6 +17,7 @@ from zettelgraph.models import (
     AnyNode,
     Concept,
     Content,
+    Entity,
     NodeLabel,
     Person,
     Quote,
@@ -32,7 +33,10 @@ _RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 TOKEN = re.compile(r"\w+", re.UNICODE)
 # The labels that are embedded and full-text searched. Sections are kept whole for context
 # and Answers are a record of questions: searching them would return the passages again.
-SEARCHED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT)
+# Entities are searched so a graph extraction can show the model the ones it already knows.
+SEARCHED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT, NodeLabel.ENTITY)
+# Nodes whose relations to their own kind are typed by the relation vocabulary (the packs).
+_TYPED_LABELS = frozenset({str(NodeLabel.CONCEPT), str(NodeLabel.ENTITY)})
 
 
 def checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -73,7 +77,7 @@ def check_vector_nodes(arrays: Mapping[str, object], labels: Mapping[str, str]) 
     unsearched = sorted(node_id for node_id in arrays if labels[node_id] not in searched)
     if unsearched:
         raise IntegrityError(
-            f"vectors are kept only for Quotes and Concepts; given for {unsearched[:5]}"
+            f"vectors are kept only for Quotes, Concepts and Entities; given for {unsearched[:5]}"
         )
 
 
@@ -83,8 +87,9 @@ def relations_to_write(
     """The relations to store, concept relations with their reverses; refuses bad ones.
 
     `labels` maps every node id known after the write (stored or written with it) to its
-    label. Only Concept -> Concept relations follow the vocabulary; attribution (Quote ->
-    Concept SUPPORTS) and structural relations pass as they are.
+    label. Relations between two typed nodes (Concept -> Concept, Entity -> Entity: the
+    template packs' relationship types) follow the vocabulary; attribution (Quote -> Concept
+    SUPPORTS) and structural relations pass as they are.
     """
     if not relations:
         return []
@@ -92,9 +97,10 @@ def relations_to_write(
     missing = sorted(ids - labels.keys())
     if missing:
         raise IntegrityError(f"relations refer to nodes that do not exist: {missing[:5]}")
-    concept = str(NodeLabel.CONCEPT)
     concept_relations = [
-        r for r in relations if labels[r.source_id] == concept and labels[r.target_id] == concept
+        r
+        for r in relations
+        if labels[r.source_id] == labels[r.target_id] and labels[r.source_id] in _TYPED_LABELS
     ]
     for relation in concept_relations:
         if relation.type not in vocabulary.types:
@@ -123,6 +129,8 @@ def text_of(node: AnyNode) -> str | None:
         return node.text
     if isinstance(node, Concept):
         return " ".join((node.title, node.concept, node.analysis, node.summary))
+    if isinstance(node, Entity):
+        return " ".join((node.name, node.description))
     return None
 
 
@@ -131,6 +139,8 @@ def name_key(node: AnyNode) -> str | None:
         return normalize_name(node.name)
     if isinstance(node, Content):
         return normalize_name(node.title)
+    if isinstance(node, Entity):
+        return normalize_name(node.name)
     return None
 
 

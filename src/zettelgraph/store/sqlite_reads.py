@@ -23,6 +23,7 @@ from zettelgraph.models import (
     AnyNode,
     Concept,
     Content,
+    Entity,
     LearningItem,
     NodeLabel,
     Person,
@@ -187,6 +188,18 @@ class SQLiteReads:
     @locked
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    @locked
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        return self._get_many(Entity, NodeLabel.ENTITY, entity_ids)
+
+    @locked
+    def find_entities(self, name: str) -> list[Entity]:
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE label = 'Entity' AND name_key = ?",
+            (normalize_name(name),),
+        ).fetchall()
+        return sorted(self._load(Entity, rows), key=lambda e: (e.entity_type, e.id))
 
     @locked
     def review_logs(self, item_id: str) -> list[ReviewLog]:
