@@ -9,15 +9,20 @@ at every level, so the next level applies instead of an empty path or name.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
+
+# Every shipped pack, so graph extraction works out of the box; the concept workflow reads
+# the Concept -> Concept types among them (the zettelkasten pack's).
+DEFAULT_PACKS = ("zettelkasten", "narrative", "research")
 
 
 def default_home() -> Path:
@@ -64,6 +69,12 @@ class Settings(BaseSettings):
     checkpoints: str | None = Field(default=None, description="Checkpoint URL; default in home.")
     vault: Path | None = Field(default=None, description="Obsidian vault; default home/vault.")
     concept_language: str = Field(default="es", min_length=2, max_length=16)
+    # NoDecode: the environment gives "a,b,c", not JSON.
+    packs: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(DEFAULT_PACKS),
+        min_length=1,
+        description="Active template packs, comma-separated: shipped ones or files in home/packs.",
+    )
     extraction_batch_size: int | None = Field(
         default=None, ge=1, le=500, description="Quotes per call; default 40, or 1 on local models."
     )
@@ -209,6 +220,18 @@ class Settings(BaseSettings):
         # Whitespace-only values that got past the sources (e.g. "  " in the environment).
         return None if _blank(value) else value
 
+    @field_validator("packs", mode="before")
+    @classmethod
+    def _pack_names(cls, value: Any) -> Any:
+        names = value.split(",") if isinstance(value, str) else value
+        if not isinstance(names, list | tuple):
+            return value
+        cleaned = [str(name).strip() for name in names if str(name).strip()]
+        repeated = sorted({name for name in cleaned if cleaned.count(name) > 1})
+        if repeated:
+            raise ValueError(f"pack {repeated[0]!r} is listed twice in ZETTELGRAPH_PACKS")
+        return cleaned
+
     @staticmethod
     def is_small_model(main_llm: str) -> bool:
         """The bundled offline models: slow on a laptop CPU and the least reliable writers."""
@@ -280,6 +303,8 @@ class Settings(BaseSettings):
                 text = "********" if value.get_secret_value() else ""
             elif value is None:
                 text = ""
+            elif isinstance(value, list):
+                text = ",".join(str(item) for item in value)
             else:
                 text = mask_url_password(str(value))
             shown[name] = text

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
-from zettelgraph.prompts.ids import AnyConceptRef, RelationType
+from zettelgraph.prompts.ids import AnyConceptRef, narrowed, relation_types
 from zettelgraph.prompts.quality import language_name, relation_guide
 from zettelgraph.relations import RelationVocabulary
 
@@ -30,7 +32,7 @@ class CreateRelationsInput(BaseModel):
 
 class ProposedRelation(BaseModel):
     target_concept_id: AnyConceptRef
-    relation_type: RelationType
+    relation_type: str  # one of the vocabulary's types: see `response_model`
     explanation: str = Field(
         max_length=300, description="One sentence naming both ideas and how they connect."
     )
@@ -43,12 +45,41 @@ class CreatedRelations(BaseModel):
     relation_notes: str = Field(default="", max_length=300)
 
 
-EXAMPLE = (
-    "[c1] La lectura excesiva nubla el juicio -> [c2] La imaginación sustituye a la realidad\n"
-    '{"relations": [{"target_concept_id": "c2", "relation_type": "SUPPORTS", "explanation": '
-    '"Leer sin medida lleva a que la imaginación ocupe el lugar de la realidad, como le pasa '
-    'a don Quijote.", "confidence": 0.8}]}'
-)
+def response_model(vocabulary: RelationVocabulary) -> type[CreatedRelations]:
+    """`CreatedRelations` whose relation types are the vocabulary's, and only those."""
+    relation = narrowed(ProposedRelation, "relation_type", relation_types(vocabulary.names))
+    return narrowed(CreatedRelations, "relations", list[relation])  # type: ignore[valid-type]
+
+
+def example(vocabulary: RelationVocabulary) -> str:
+    """A model answer from the first pack example of the form "A -> B: why" (the
+    zettelkasten pack's is Spanish, about Don Quijote); a bare one when there is none."""
+    for name in vocabulary.names:
+        for text in vocabulary.examples.get(name, ()):
+            ends, _, why = text.partition(": ")
+            source, arrow, target = ends.partition(" -> ")
+            if arrow and why.strip():
+                return _example(source, target, name, why)
+    if not vocabulary.names:
+        raise ValueError("no relation types to offer: the active packs define none here")
+    why = "One sentence naming both ideas and how they connect."
+    return _example("A", "B", vocabulary.names[0], why)
+
+
+def _example(source: str, target: str, relation_type: str, why: str) -> str:
+    answer = {
+        "relations": [
+            {
+                "target_concept_id": "c2",
+                "relation_type": relation_type,
+                "explanation": why.strip(),
+                "confidence": 0.8,
+            }
+        ]
+    }
+    return f"[c1] {source.strip()} -> [c2] {target.strip()}\n" + json.dumps(
+        answer, ensure_ascii=False
+    )
 
 
 def messages(data: CreateRelationsInput, vocabulary: RelationVocabulary) -> list[BaseMessage]:
@@ -64,7 +95,7 @@ def messages(data: CreateRelationsInput, vocabulary: RelationVocabulary) -> list
             f"{language_name(data.language)}, that names both ideas and says how they "
             "connect; never repeat the idea's text.\n"
             + relation_guide(vocabulary)
-            + f"\nExample:\n{EXAMPLE}"
+            + f"\nExample:\n{example(vocabulary)}"
         ),
         HumanMessage(
             content=f"New idea [{data.target.id}] {data.target.title}: "

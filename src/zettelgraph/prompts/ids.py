@@ -6,13 +6,13 @@ invents resolves to nothing and is dropped by the caller with a warning.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from typing import Annotated
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
-# The relation types live with the vocabulary; prompt modules take them from here.
-from zettelgraph.relations import RelationType as RelationType
+M = TypeVar("M", bound=BaseModel)
 
 QUOTE_ID = r"^q[0-9]+$"
 CONCEPT_ID = r"^c[0-9]+$"  # a concept proposed in this run
@@ -52,3 +52,34 @@ QuoteRef = Annotated[str, Field(pattern=QUOTE_ID, max_length=8)]
 ConceptRef = Annotated[str, Field(pattern=CONCEPT_ID, max_length=8)]
 ExistingRef = Annotated[str, Field(pattern=EXISTING_ID, max_length=8)]
 AnyConceptRef = Annotated[str, Field(pattern=ANY_CONCEPT_ID, max_length=8)]
+
+
+def relation_types(types: Iterable[str]) -> Any:
+    """The relation types as a `Literal`, so constrained decoding can only write one of them.
+
+    Built at call time from the vocabulary in use (the active packs), in its order."""
+    names = tuple(types)
+    if not names:
+        raise ValueError("no relation types to offer: the active packs define none here")
+    return Literal.__getitem__(names)
+
+
+def narrowed(model: type[M], field: str, annotation: Any) -> type[M]:
+    """`model` with `field` of type `annotation`, the rest as it is.
+
+    A subclass of the same name, so code that reads `model` reads it too and the JSON schema
+    the model is asked for says the same with the same names. Cached: the same vocabulary
+    gives the same class."""
+    changed: type[M] = _narrowed(model, field, annotation)
+    return changed
+
+
+@functools.cache
+def _narrowed(model: type[BaseModel], field: str, annotation: Any) -> Any:
+    return create_model(  # type: ignore[call-overload]
+        model.__name__,
+        __base__=model,
+        __module__=model.__module__,
+        __doc__=model.__doc__,
+        **{field: (annotation, model.model_fields[field])},
+    )

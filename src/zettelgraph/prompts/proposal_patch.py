@@ -7,6 +7,8 @@ concepts for a long book).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, Field
 
 from zettelgraph.prompts.ids import (
@@ -14,8 +16,10 @@ from zettelgraph.prompts.ids import (
     ConceptRef,
     ExistingRef,
     QuoteRef,
-    RelationType,
+    narrowed,
+    relation_types,
 )
+from zettelgraph.relations import RelationVocabulary
 
 
 class ConceptChange(BaseModel):
@@ -30,7 +34,7 @@ class ConceptChange(BaseModel):
 
 class RelationChange(BaseModel):
     source_id: AnyConceptRef
-    relation_type: RelationType
+    relation_type: str  # one of the vocabulary's types: see `typed_patch`
     target_id: AnyConceptRef
     explanation: str = Field(default="", max_length=400)
     confidence: float = Field(default=0.8, ge=0.0, le=1.0)
@@ -48,6 +52,19 @@ class ProposalPatch(BaseModel):
     remove_relations: list[RelationChange] = Field(default_factory=list, max_length=30)
     set_attributions: list[AttributionChange] = Field(default_factory=list, max_length=20)
     notes: str = Field(default="", max_length=800, description="What changed and why.")
+
+
+PatchT = TypeVar("PatchT", bound=ProposalPatch)
+
+
+def typed_patch(model: type[PatchT], vocabulary: RelationVocabulary) -> type[PatchT]:
+    """`model` (a patch) whose relation types are the vocabulary's, and only those; as it
+    is when the vocabulary has none (its relations are then dropped as unknown)."""
+    if not vocabulary.names:
+        return model
+    change = narrowed(RelationChange, "relation_type", relation_types(vocabulary.names))
+    relations = list[change]  # type: ignore[valid-type]
+    return narrowed(narrowed(model, "add_relations", relations), "remove_relations", relations)
 
 
 PATCH_GUIDE = """Answer with the changes only:

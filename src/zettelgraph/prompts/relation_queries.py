@@ -7,7 +7,7 @@ from typing import Annotated
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from zettelgraph.prompts.ids import RelationType
+from zettelgraph.prompts.ids import narrowed, relation_types
 from zettelgraph.prompts.quality import language_name, relation_guide
 from zettelgraph.relations import RelationVocabulary
 
@@ -22,12 +22,35 @@ class RelationQueriesInput(BaseModel):
 
 
 class TypedQueries(BaseModel):
-    relation_type: RelationType
+    relation_type: str  # one of the vocabulary's types: see `response_model`
     queries: list[Annotated[str, Field(max_length=160)]] = Field(max_length=QUERIES_PER_TYPE)
 
 
 class RelationQueries(BaseModel):
     queries: list[TypedQueries] = Field(max_length=12)
+
+
+def response_model(vocabulary: RelationVocabulary) -> type[RelationQueries]:
+    """`RelationQueries` whose relation types are the vocabulary's, and only those."""
+    typed = narrowed(TypedQueries, "relation_type", relation_types(vocabulary.names))
+    return narrowed(RelationQueries, "queries", list[typed])  # type: ignore[valid-type]
+
+
+def illustration(vocabulary: RelationVocabulary) -> str:
+    """What the queries of two contrasting types look for, from the packs' query hints:
+    the first type that has one, and the first of another stance (an agreeing and an
+    opposing type show best that each type searches for different ideas)."""
+    hinted = [t for t in vocabulary.names if vocabulary.query_hints.get(t)]
+    if not hinted:
+        return ""
+    shown = [hinted[0]]
+    contrast = next(
+        (t for t in hinted if vocabulary.stance(t) != vocabulary.stance(hinted[0])), None
+    )
+    if contrast is not None:
+        shown.append(contrast)
+    parts = "; ".join(f"for {t}: {vocabulary.query_hints[t]}" for t in shown)
+    return f" ({parts}; ...)"
 
 
 def messages(data: RelationQueriesInput, vocabulary: RelationVocabulary) -> list[BaseMessage]:
@@ -40,6 +63,6 @@ def messages(data: RelationQueriesInput, vocabulary: RelationVocabulary) -> list
         HumanMessage(
             content=f"Idea: {data.title}\n{data.concept}\n\nFor each relation type, write "
             f"{QUERIES_PER_TYPE} queries describing the ideas this one could have that relation "
-            "with (for GENERALIZES: more specific cases; for OPPOSES: contrary ideas; ...)."
+            f"with{illustration(vocabulary)}."
         ),
     ]

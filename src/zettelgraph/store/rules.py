@@ -25,7 +25,7 @@ from zettelgraph.models import (
     label_of,
     normalize_name,
 )
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.store.base import IntegrityError
 
 # Relation types become Cypher relationship types, which cannot be query parameters.
@@ -102,11 +102,23 @@ def relations_to_write(
         for r in relations
         if labels[r.source_id] == labels[r.target_id] and labels[r.source_id] in _TYPED_LABELS
     ]
+    concept_types: RelationVocabulary | None = None
     for relation in concept_relations:
         if relation.type not in vocabulary.types:
             raise IntegrityError(
                 f"relation type {relation.type!r} is not in the vocabulary "
                 f"({', '.join(sorted(vocabulary.types))})"
+            )
+        # Concepts are one entity type of the packs; an entity relationship such as KNOWS
+        # does not join them. (Entity endpoint types are checked where entities are typed,
+        # by graph extraction against the merged pack schema.)
+        if labels[relation.source_id] == str(NodeLabel.CONCEPT) and not vocabulary.joins(
+            relation.type, CONCEPT_TYPE, CONCEPT_TYPE
+        ):
+            concept_types = concept_types or vocabulary.between(CONCEPT_TYPE, CONCEPT_TYPE)
+            raise IntegrityError(
+                f"relation type {relation.type!r} does not join two Concepts in the active "
+                f"packs ({', '.join(sorted(concept_types.types))})"
             )
     concept_keys = {id(r) for r in concept_relations}
     others = [r for r in relations if id(r) not in concept_keys]

@@ -18,9 +18,11 @@ from zettelgraph.guards.language import DetectLanguage, detector_for
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.structured import Sampling, call_structured
 from zettelgraph.llm.usage import UsageLog
+from zettelgraph.packs.loader import active_schema, shipped_schema
+from zettelgraph.packs.schema import PackSchema
 from zettelgraph.prompts import author_bio
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.settings import Settings
+from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary, vocabulary_from
+from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.vault.writer import Vault
@@ -46,6 +48,8 @@ class Services:
     usage: UsageLog = field(default_factory=UsageLog)
     enrich_author: AuthorEnricher | None = None
     language_detector: DetectLanguage | None = None
+    # The active template packs merged (`open_services` reads them once from the settings).
+    packs: PackSchema = field(default_factory=lambda: shipped_schema(DEFAULT_PACKS))
 
     @property
     def detect_language(self) -> DetectLanguage:
@@ -56,13 +60,20 @@ class Services:
 
     @property
     def store_vocabulary(self) -> RelationVocabulary:
-        """The relation vocabulary the store enforces (the default pack unless configured)."""
-        vocabulary: RelationVocabulary = getattr(self.store, "vocabulary", DEFAULT_VOCABULARY)
-        return vocabulary
+        """The relation vocabulary the store enforces: the active packs' when `open_services`
+        opened the store, an injected store's own otherwise."""
+        vocabulary: RelationVocabulary | None = getattr(self.store, "vocabulary", None)
+        return vocabulary if vocabulary is not None else vocabulary_from(self.packs)
+
+    @property
+    def concept_vocabulary(self) -> RelationVocabulary:
+        """The Concept -> Concept part of the store's vocabulary: what the concept workflow
+        offers the model, checks, and writes in the vault (the zettelkasten pack's types)."""
+        return self.store_vocabulary.between(CONCEPT_TYPE, CONCEPT_TYPE)
 
     @property
     def vault(self) -> Vault:
-        return Vault(self.settings.vault_path)
+        return Vault(self.settings.vault_path, self.concept_vocabulary)
 
     def structured(
         self,
@@ -133,15 +144,18 @@ def open_services(
     llms: ChatModels | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> Services:
-    """Services from settings; any collaborator can be injected instead."""
+    """Services from settings; any collaborator can be injected instead. A pack that cannot
+    be used raises PackError (naming its file and line) before anything is opened."""
     settings.home.mkdir(parents=True, exist_ok=True)
+    packs = active_schema(settings)
     embedder = embedder or embedder_from_settings(settings)
-    store = store or open_store(settings.store_url)
+    store = store or open_store(settings.store_url, vocabulary_from(packs))
     services = Services(
         settings=settings,
         store=store,
         embedder=embedder,
         llms=llms or ChatModels(settings, on_notice=on_notice),
+        packs=packs,
     )
     services.enrich_author = LLMAuthorEnricher(services)
     return services

@@ -276,7 +276,7 @@ def guard_relations(proposal: Proposal, services: Services) -> tuple[Proposal, l
         proposal["relations"],
         ends=ends,
         similarity=similarity,
-        vocabulary=services.store_vocabulary,
+        vocabulary=services.concept_vocabulary,
         limits=RelationLimits(
             cap=settings.relation_cap,
             unrelated_below=settings.relation_unrelated_below,

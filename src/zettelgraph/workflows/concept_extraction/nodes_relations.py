@@ -22,7 +22,9 @@ from zettelgraph.workflows.context import Services
 def generate_relation_queries(payload: dict[str, Any], services: Services) -> dict[str, Any]:
     """Call 1.1c for one new concept (a `Send` branch, fast model)."""
     concept: DraftConcept = payload["concept"]
-    vocabulary = services.store_vocabulary
+    vocabulary = services.concept_vocabulary
+    if not vocabulary.types:  # the active packs relate no concepts: search by title only
+        return {"relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}]}
     call = llm_call(relation_queries.NAME, services.llms.fast_spec, concept["key"])
     try:
         result = services.structured(
@@ -36,7 +38,7 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
                 ),
                 vocabulary,
             ),
-            response_model=relation_queries.RelationQueries,
+            response_model=relation_queries.response_model(vocabulary),
         )
     except SOFT_LLM_ERRORS as exc:
         return {
@@ -134,7 +136,9 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             for c in existing
         ],
     )
-    vocabulary = services.store_vocabulary
+    vocabulary = services.concept_vocabulary
+    if not vocabulary.types:  # the active packs relate no concepts
+        return {"relation_results": [{"key": concept["key"], "relations": []}]}
     where = f"{create_relations.NAME} ({concept['title']!r})"
     call = llm_call(create_relations.NAME, services.llms.main_spec, concept["key"])
     try:
@@ -142,7 +146,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             services.llms.main,
             name=create_relations.NAME,
             messages=create_relations.messages(data, vocabulary),
-            response_model=create_relations.CreatedRelations,
+            response_model=create_relations.response_model(vocabulary),
             sampling=create_relations.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
@@ -188,7 +192,7 @@ def collect_relations(state: ExtractionState, services: Services) -> dict[str, A
     proposal = {
         **proposal,
         "relations": dedupe_relations(
-            [*proposal["relations"], *relations], services.store_vocabulary
+            [*proposal["relations"], *relations], services.concept_vocabulary
         ),
     }
     return {"proposal": proposal}

@@ -146,7 +146,9 @@ def dedupe_relations(
     out: list[DraftRelation] = []
     for relation in relations:
         key = (relation["source"], relation["type"], relation["target"])
-        reverse = (relation["target"], vocabulary.reverse_of(relation["type"]), relation["source"])
+        backward = vocabulary.reverse_of(relation["type"])
+        # A one-way type has no reverse: B -> A of another type is another fact.
+        reverse = (relation["target"], backward, relation["source"]) if backward else None
         if key in seen or reverse in seen:
             continue
         seen.add(key)

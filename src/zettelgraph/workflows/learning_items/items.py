@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from zettelgraph.guards.cards import Span
@@ -20,6 +20,7 @@ from zettelgraph.models import (
     LearningItem,
     learning_item_id,
 )
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 
 # A card shows a quote whole up to this length; a longer passage shows the part around the
 # words that matter, so a card stays readable (and within LearningItem's 2,000 characters).
@@ -45,32 +46,6 @@ WORDING: dict[str, dict[str, str]] = {
         "idea": "«{title}»: {summary}",
     },
 }
-# The default vocabulary's types in words, as a verb from the first concept to the second.
-# A type of another vocabulary reads as its name in lower case ("CAUSES" -> "causes").
-RELATION_WORDS: dict[str, dict[str, str]] = {
-    "es": {
-        "GENERALIZES": "generaliza",
-        "SPECIFIC_OF": "es un caso particular de",
-        "PART_OF": "es parte de",
-        "HAS_PART": "tiene como parte",
-        "SUPPORTS": "apoya",
-        "SUPPORTED_BY": "se apoya en",
-        "OPPOSES": "se opone a",
-        "SIMILAR_TO": "se parece a",
-        "RELATES_TO": "se relaciona con",
-    },
-    "en": {
-        "GENERALIZES": "generalizes",
-        "SPECIFIC_OF": "is a specific case of",
-        "PART_OF": "is part of",
-        "HAS_PART": "has as a part",
-        "SUPPORTS": "supports",
-        "SUPPORTED_BY": "is supported by",
-        "OPPOSES": "opposes",
-        "SIMILAR_TO": "is similar to",
-        "RELATES_TO": "relates to",
-    },
-}
 
 
 def wording(language: str) -> dict[str, str]:
@@ -79,9 +54,9 @@ def wording(language: str) -> dict[str, str]:
     return WORDING.get(language, WORDING["en"])
 
 
-def relation_words(relation_type: str, language: str) -> str:
-    table = RELATION_WORDS.get(language, RELATION_WORDS["en"])
-    return table.get(relation_type, relation_type.lower().replace("_", " "))
+def relation_words(edge: Edge, language: str) -> str:
+    """The edge's type as a verb from its source to its target, in the packs' words."""
+    return edge.vocabulary.phrase(edge.type, language)
 
 
 @dataclass(frozen=True)
@@ -94,6 +69,8 @@ class Edge:
     explanation: str
     confidence: float
     given: bool  # False for the reverse the store added automatically
+    # Where the type's words come from (the active packs'); not part of what the edge is.
+    vocabulary: RelationVocabulary = field(default=DEFAULT_VOCABULARY, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -223,13 +200,13 @@ def why_wrong(
     """Why a neighbouring concept is not what the quote says: how it relates to the right one
     (`edge`, read from it to the right one), or that it is a neighbouring idea."""
     if edge is not None:
-        said = f"«{title}» {relation_words(edge.type, language)} «{right_title}»"
+        said = f"«{title}» {relation_words(edge, language)} «{right_title}»"
         return f"{said}: {edge.explanation}" if edge.explanation else said + "."
     return wording(language)["neighbour"].format(b=title, summary=summary)
 
 
 def relation_sentence(edge: Edge, titles: Mapping[str, str], language: str) -> str:
-    said = f"«{titles[edge.source]}» {relation_words(edge.type, language)} «{titles[edge.target]}»"
+    said = f"«{titles[edge.source]}» {relation_words(edge, language)} «{titles[edge.target]}»"
     return f"{said}: {edge.explanation}" if edge.explanation else said + "."
 
 
@@ -250,8 +227,8 @@ def chain_card(first: Edge, second: Edge, titles: Mapping[str, str], made: Made)
     a, b, c = first.source, first.target, second.target
     front = wording(made.language)["chain"].format(a=titles[a], c=titles[c])
     path = (
-        f"{titles[a]} —{relation_words(first.type, made.language)}→ {titles[b]} "
-        f"—{relation_words(second.type, made.language)}→ {titles[c]}"
+        f"{titles[a]} —{relation_words(first, made.language)}→ {titles[b]} "
+        f"—{relation_words(second, made.language)}→ {titles[c]}"
     )
     back = "\n".join(
         [path, *(relation_sentence(e, titles, made.language) for e in (first, second))]

@@ -36,7 +36,7 @@ NEIGHBOURS = 12
 
 
 def graph_items(state: GenerationState, services: Services) -> dict[str, Any]:
-    reader = GraphReader(services.store, services.embedder, services.store_vocabulary)
+    reader = GraphReader(services.store, services.embedder, services.concept_vocabulary)
     settings = services.settings
     base = {"generator": "graph", "model": None, "calls": 0, "generation": state["generation_id"]}
     covered = {(p[0], p[1]) for p in state.get("covered_pairs", [])}

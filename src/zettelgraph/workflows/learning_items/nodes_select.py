@@ -30,7 +30,7 @@ MAX_QUOTES = 6
 
 
 def select_targets(state: GenerationState, services: Services) -> dict[str, Any]:
-    reader = GraphReader(services.store, services.embedder, services.store_vocabulary)
+    reader = GraphReader(services.store, services.embedder, services.concept_vocabulary)
     had: set[tuple[Kind, str]] = set()
     pairs: set[tuple[str, str]] = set()
     chains: list[list[str]] = []

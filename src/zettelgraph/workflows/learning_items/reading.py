@@ -111,7 +111,11 @@ class GraphReader:
                     continue
                 edges.append(
                     _edge(
-                        relation.source_id, relation.target_id, relation.type, relation.properties
+                        relation.source_id,
+                        relation.target_id,
+                        relation.type,
+                        relation.properties,
+                        self.vocabulary,
                     )
                 )
             edges.sort(key=lambda e: (-e.confidence, not e.given, e.target, e.type))
@@ -139,7 +143,13 @@ class GraphReader:
         return [c for c in found if c is not None][:k]
 
 
-def _edge(source: str, target: str, relation_type: str, properties: dict[str, Any]) -> Edge:
+def _edge(
+    source: str,
+    target: str,
+    relation_type: str,
+    properties: dict[str, Any],
+    vocabulary: RelationVocabulary,
+) -> Edge:
     confidence = properties.get("confidence")
     return Edge(
         source=source,
@@ -148,4 +158,5 @@ def _edge(source: str, target: str, relation_type: str, properties: dict[str, An
         explanation=str(properties.get("explanation") or "").strip(),
         confidence=float(confidence) if isinstance(confidence, int | float) else 0.0,
         given="inferred_reverse_of" not in properties,
+        vocabulary=vocabulary,
     )
