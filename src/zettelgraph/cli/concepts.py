@@ -92,7 +92,8 @@ def vault_sync(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Write missing or outdated concept notes (after a crash, or edits in the store)."""
+    """Write missing or outdated concept and entity notes (after a crash, or edits in the
+    store)."""
     from dataclasses import asdict
 
     from zettelgraph.services.maintenance import sync_notes

@@ -6,19 +6,12 @@ web API and the web pages say the same thing about the same node.
 
 from __future__ import annotations
 
-from collections import deque
 from datetime import UTC, datetime
 from typing import Any
 
 from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Quote, normalize_name
-from zettelgraph.relations import (
-    DEFAULT_VOCABULARY,
-    QUOTED_IN,
-    STRUCTURAL_TYPES,
-    SUPPORTS,
-    RelationVocabulary,
-)
+from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
 from zettelgraph.services.runs import ExtractionRuns, RunView
 from zettelgraph.store.base import GraphStore
 
@@ -153,82 +146,6 @@ def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
         "author": author.model_dump(mode="json") if author else None,
         "sections": [s.model_dump(mode="json") for s in store.sections_of(content_id)],
         "quotes": passage_views(store, store.quotes_of(content_id)),
-    }
-
-
-def graph_around(
-    store: GraphStore,
-    *,
-    concept_id: str | None = None,
-    content_id: str | None = None,
-    depth: int = 2,
-    limit: int = 300,
-) -> dict[str, Any]:
-    """Concepts and their relations around a concept (up to `depth` hops) or a content (the
-    concepts its passages support, and their neighbours), at most `limit` concepts.
-
-    Each relation is given once per pair: a reverse (the store's, or one the model stated
-    as well) is left out, since the view draws the forward one.
-    """
-    seeds: list[str] = []
-    if concept_id is not None:
-        seeds.append(concept_id)
-    if content_id is not None:
-        for quote_relation in store.relations(content_id, relation_type=QUOTED_IN, direction="in"):
-            for r in store.relations(quote_relation.source_id, relation_type=SUPPORTS):
-                seeds.append(r.target_id)
-    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
-    # Every concept reached, read once: its hop count is its place in `hops`.
-    found: dict[str, Concept] = {}
-    hops: dict[str, int] = {}
-    queue: deque[str] = deque()
-    for seed in dict.fromkeys(seeds):
-        if len(hops) >= limit:
-            break
-        concept = store.get_concept(seed)
-        if concept is not None:
-            found[seed] = concept
-            hops[seed] = 0
-            queue.append(seed)
-    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
-    while queue:
-        node = queue.popleft()
-        for r in store.relations(node, direction="both"):
-            if r.type in STRUCTURAL_TYPES or r.source_id == r.target_id:
-                continue
-            other = r.target_id if r.source_id == node else r.source_id
-            if other not in hops:
-                if hops[node] >= depth or len(hops) >= limit:
-                    continue
-                concept = store.get_concept(other)
-                if concept is None:  # a passage's SUPPORTS edge
-                    continue
-                found[other] = concept
-                hops[other] = hops[node] + 1
-                queue.append(other)
-            reverse = (r.target_id, vocabulary.reverses.get(r.type, ""), r.source_id)
-            # A pair drawn once: the store's inferred reverses, and a reverse the model also
-            # stated (A GENERALIZES B and B SPECIFIC_OF A say one thing).
-            if "inferred_reverse_of" not in r.properties and reverse not in edges:
-                edges[r.key] = {
-                    "source": r.source_id,
-                    "target": r.target_id,
-                    "type": r.type,
-                    "explanation": r.properties.get("explanation", ""),
-                }
-    nodes = [
-        {
-            "id": node_id,
-            "title": found[node_id].title,
-            "summary_short": found[node_id].summary_short,
-            "hops": hop,
-        }
-        for node_id, hop in hops.items()
-    ]
-    kept = set(hops)
-    return {
-        "nodes": nodes,
-        "edges": [e for e in edges.values() if e["source"] in kept and e["target"] in kept],
     }
 
 

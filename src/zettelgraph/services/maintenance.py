@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zettelgraph.extras import MissingExtraError
+from zettelgraph.packs.loader import active_schema
+from zettelgraph.packs.schema import PackError
+from zettelgraph.relations import vocabulary_from
 from zettelgraph.settings import Settings, mask_url_password
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
@@ -16,9 +19,10 @@ from zettelgraph.workflows.context import Services
 
 
 def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
-    """Write missing or outdated concept notes and remove temporary files that killed writes
-    left; with `check`, only report them (nothing written, in the vault or the store)."""
-    return sync_vault(services.store, services.vault, check=check)
+    """Write missing or outdated concept notes and entity notes (the active packs' types) and
+    remove temporary files that killed writes left; with `check`, only report them (nothing
+    written, in the vault or the store)."""
+    return sync_vault(services.store, services.vault, check=check, schema=services.packs)
 
 
 def copy_graph(
@@ -33,12 +37,17 @@ def copy_graph(
     resumes where it stopped."""
     source = source_url or settings.store_url
     try:
-        source_store = open_store(source)
+        # Both ends accept the active packs' types, entity relationships included.
+        vocabulary = vocabulary_from(active_schema(settings))
+    except PackError as exc:
+        raise CopyError(f"cannot read the active packs: {exc}") from exc
+    try:
+        source_store = open_store(source, vocabulary)
     except (StoreError, MissingExtraError) as exc:
         raise CopyError(f"cannot open the source store {mask_url_password(source)}: {exc}") from exc
     try:
         try:
-            target_store = open_store(target_url)
+            target_store = open_store(target_url, vocabulary)
         except (StoreError, MissingExtraError) as exc:
             raise CopyError(
                 f"cannot open the target store {mask_url_password(target_url)}: {exc}"

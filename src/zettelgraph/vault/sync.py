@@ -9,24 +9,25 @@ that cannot be written is reported and keeps its flag, so the next sync tries ag
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zettelgraph.locations import location_label
-from zettelgraph.models import ChangeSet, Concept, Quote, normalize_name
+from zettelgraph.models import ChangeSet, Concept, normalize_name
+from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
+from zettelgraph.vault.entities import sync_entity_notes
 from zettelgraph.vault.notes import (
     OWNED_KEYS,
     ConceptNote,
     LinkedConcept,
-    SourceQuote,
     expected_state,
     note_state,
 )
-from zettelgraph.vault.writer import UNTITLED, Vault, VaultError
+from zettelgraph.vault.passages import source_quotes
+from zettelgraph.vault.writer import Vault, VaultError
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +39,9 @@ CONNECTIONS_DIFFER = "connections differ"
 
 @dataclass
 class SyncReport:
-    """What a sync found and did. `written`/`updated` hold concept ids; every written or
-    updated concept also has a `drift` entry with its note's path."""
+    """What a sync found and did. `written`/`updated` hold concept ids (and entity ids, when
+    entity notes were synced too); every written or updated note also has a `drift` entry
+    with its path. Entries about an entity note have `entity_id` instead of `concept_id`."""
 
     written: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -76,32 +78,7 @@ def _note_of(store: GraphStore, concept: Concept) -> ConceptNote:
         targets.sort(key=lambda target: (normalize_name(target.title), target.id))
     attributions = store.relations(concept.id, relation_type=SUPPORTS, direction="in")
     quotes = store.get_quotes([relation.source_id for relation in attributions])
-    return ConceptNote(concept=concept, relations=relations, sources=_sources(store, quotes))
-
-
-def _sources(store: GraphStore, quotes: list[Quote]) -> list[SourceQuote]:
-    titles: dict[str, str] = {}
-    authors: dict[str, str | None] = {}
-    for content_id in {quote.content_id for quote in quotes}:
-        content = store.get_content(content_id)
-        author = store.author_of(content_id)
-        titles[content_id] = content.title if content is not None else UNTITLED
-        authors[content_id] = author.name if author is not None else None
-    ordered = sorted(
-        quotes,
-        key=lambda q: (normalize_name(titles[q.content_id]), q.content_id, q.position, q.id),
-    )
-    return [
-        SourceQuote(
-            quote_id=quote.id,
-            text=quote.text,
-            content_title=titles[quote.content_id],
-            author=authors[quote.content_id],
-            page=quote.page,
-            place=location_label(quote.location, page=quote.page) if quote.parent_id else None,
-        )
-        for quote in ordered
-    ]
+    return ConceptNote(concept=concept, relations=relations, sources=source_quotes(store, quotes))
 
 
 def touched_concepts(store: GraphStore, changes: ChangeSet) -> list[str]:
@@ -124,9 +101,13 @@ def sync_vault(
     *,
     check: bool = False,
     concept_ids: Iterable[str] | None = None,
+    schema: PackSchema | None = None,
+    entity_folders: Mapping[str, str] | None = None,
 ) -> SyncReport:
     """Compare the notes of every concept (or of `concept_ids`) with the store and, unless
-    `check`, write the ones that differ and clear `vault_sync_pending` where written.
+    `check`, write the ones that differ and clear `vault_sync_pending` where written. Given
+    the active packs' `schema` and no `concept_ids`, every entity note is synced too
+    (`entities.sync_entity_notes`, in the folders `entity_folders` names per pack).
 
     A note that cannot be written goes to `errors` and keeps its flag; the others are still
     written. With `check=True` nothing is written, in the vault or the store.
@@ -158,6 +139,14 @@ def sync_vault(
                     "error": f"{type(exc).__name__}: {exc}",
                 }
             )
+    if schema is not None and concept_ids is None:
+        entities = sync_entity_notes(store, vault.root, schema, check=check, folders=entity_folders)
+        report.written += entities.written
+        report.updated += entities.updated
+        report.unchanged += entities.unchanged
+        report.drift += entities.drift
+        report.errors += entities.errors
+        report.temp_files += entities.temp_files
     return report
 
 

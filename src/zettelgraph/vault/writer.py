@@ -91,19 +91,30 @@ def _shorten(name: str) -> str:
 
 
 class Vault:
-    """An Obsidian vault; concept notes live in `08 - Ideas/`."""
+    """An Obsidian vault; concept notes live in `08 - Ideas/`.
 
-    def __init__(self, root: Path, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY) -> None:
+    `folder` names another folder of notes found by their `entity_id` (the entity notes of a
+    pack, `vault/entities.py`); `ideas` is then that folder.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+        *,
+        folder: str = IDEAS_DIR,
+    ) -> None:
         self.root = Path(root).expanduser()
         self.vocabulary = vocabulary
+        self.folder = folder
         self._index: dict[str, Path] | None = None  # concept id -> its note on disk
         self._reserved: dict[str, Path] = {}  # concept id -> name chosen, not written yet
         self._owners: dict[str, str] = {}  # case-folded path -> concept id that uses it
 
     @property
     def ideas(self) -> Path:
-        """The folder of concept notes."""
-        return self.root / IDEAS_DIR
+        """The folder of concept notes (or of the notes `folder` names)."""
+        return self.root / self.folder
 
     def stray_temp_files(self) -> list[Path]:
         """Temporary files of note writes whose process died before renaming them (a kill or
@@ -166,9 +177,10 @@ class Vault:
         or `<safe title> (2).md`, `(3)`, ... when that name belongs to another note. A
         directory in the way is not skipped: writing there fails and is reported.
         """
-        return self._path_for(concept.id, concept.title)
+        return self.path_for(concept.id, concept.title)
 
-    def _path_for(self, concept_id: str, title: str) -> Path:
+    def path_for(self, concept_id: str, title: str) -> Path:
+        """Where the note whose `entity_id` is `concept_id` is or will be (see `note_path`)."""
         found = self.find_note(concept_id)
         if found is not None:
             return found
@@ -181,12 +193,13 @@ class Vault:
             owner = self._owners.get(self._key(path))
             if owner == concept_id or (owner is None and not _other_file(path)):
                 break
-        self._check_inside(path)
+        self.check_inside(path)
         self._reserved[concept_id] = path
         self._owners[self._key(path)] = concept_id
         return path
 
-    def _check_inside(self, path: Path) -> None:
+    def check_inside(self, path: Path) -> None:
+        """Raise VaultError when `path` (its folder's symlinks resolved) leaves the vault."""
         root = self.root.resolve()
         target = path.parent.resolve() / path.name
         if path.name in ("", ".", "..") or not target.is_relative_to(root):
@@ -196,7 +209,7 @@ class Vault:
         """`note` with every linked concept's `note_name` set to its note's file stem."""
         relations = {
             kind: [
-                dataclasses.replace(target, note_name=self._path_for(target.id, target.title).stem)
+                dataclasses.replace(target, note_name=self.path_for(target.id, target.title).stem)
                 for target in targets
             ]
             for kind, targets in note.relations.items()
@@ -217,7 +230,7 @@ class Vault:
         VaultError when the path would leave the vault.
         """
         path = self.note_path(note.concept)
-        self._check_inside(path)
+        self.check_inside(path)
         linked = self.with_note_names(note)
         if self.find_note(note.concept.id) is not None:
             existing = self.read_note(path)
@@ -227,10 +240,14 @@ class Vault:
         else:
             text = render_concept_note(linked, self.vocabulary)
         atomic_write(path, text)
-        self._reserved.pop(note.concept.id, None)
-        self._load_index()[note.concept.id] = path
-        self._owners[self._key(path)] = note.concept.id
+        self.remember(note.concept.id, path)
         return path
+
+    def remember(self, concept_id: str, path: Path) -> None:
+        """Record that the note of `concept_id` was just written at `path`."""
+        self._reserved.pop(concept_id, None)
+        self._load_index()[concept_id] = path
+        self._owners[self._key(path)] = concept_id
 
 
 def _other_file(path: Path) -> bool:

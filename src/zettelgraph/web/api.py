@@ -1,5 +1,5 @@
 """The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask;
-cards and study are `api_cards`'s.
+cards and study are `api_cards`'s, the template packs' entities `api_entities`'s.
 
 Every route calls the service functions the CLI calls (`workflows/browse.py`,
 `workflows/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
@@ -22,8 +22,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from zettelgraph.models import Answer
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.services import ask as asking
-from zettelgraph.services import browse
-from zettelgraph.web import actions, api_cards
+from zettelgraph.services import browse, graph_view
+from zettelgraph.web import actions, api_cards, api_entities
 from zettelgraph.web.api_models import (
     AskIn,
     AskOut,
@@ -41,6 +41,7 @@ from zettelgraph.web.api_models import (
     SearchOut,
     StartIn,
 )
+from zettelgraph.web.filters import PacksQuery, TypesQuery, node_filter, pack_schema
 from zettelgraph.web.security import require_csrf
 from zettelgraph.web.state import WebState, state
 from zettelgraph.workflows.context import Services
@@ -137,24 +138,41 @@ def graph(
     web: Web,
     concept: str | None = None,
     content: str | None = None,
+    entity: str | None = None,
     depth: int = 2,
     limit: int = 300,
+    types: TypesQuery = [],  # noqa: B006 (FastAPI copies the default)
+    packs: PacksQuery = [],  # noqa: B006
 ) -> dict[str, Any]:
-    """Concepts and relations around a concept, or around the concepts a content supports.
+    """Concepts, entities and their relations around a concept or an entity, or around the
+    concepts and entities of a content's passages; with none of them and a filter, every node
+    the filter keeps.
 
-    `depth` is clamped to 1..4 hops and `limit` to 1..5000 concepts.
+    `?type=Person&type=Concept` and `?pack=narrative` keep only nodes of those entity types
+    (a concept is of type Concept) and packs; the starting node is always shown. Nodes carry
+    their `type`, `pack` and `color`; `colors` and `node_colors` give the colour of each
+    relation and entity type shown. `depth` is clamped to 1..4 hops and `limit` to 1..5000
+    nodes.
     """
     store = web.services.store
-    if concept is None and content is None:
-        raise HTTPException(status_code=422, detail="give ?concept=ID or ?content=ID")
+    keep = node_filter(types, packs)
+    if concept is None and content is None and entity is None and not keep.active:
+        raise HTTPException(
+            status_code=422, detail="give ?concept=ID, ?entity=ID, ?content=ID or ?type=TYPE"
+        )
     if concept is not None and store.get_concept(concept) is None:
         raise _not_found("concept", concept)
+    if entity is not None and not store.get_entities([entity]):
+        raise _not_found("entity", entity)
     if content is not None and store.get_content(content) is None:
         raise _not_found("content", content)
-    return browse.graph_around(
+    return graph_view.graph_view(
         store,
+        pack_schema(web),
         concept_id=concept,
+        entity_id=None if concept else entity,
         content_id=content,
+        keep=keep,
         depth=min(max(depth, 1), 4),
         limit=min(max(limit, 1), 5000),
     )
@@ -238,3 +256,4 @@ def csrf(request: Request) -> dict[str, str]:
 
 
 router.include_router(api_cards.router)
+router.include_router(api_entities.router)

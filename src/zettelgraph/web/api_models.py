@@ -118,7 +118,12 @@ class GraphNode(Open):
     id: str
     title: str
     summary_short: str
-    hops: int = Field(description="Hops from the nearest starting concept.")
+    hops: int = Field(description="Hops from the nearest starting node.")
+    kind: Literal["concept", "entity"]
+    type: str = Field(description="Its entity type (Concept for a concept).")
+    pack: str = Field(description="The template pack of its type.")
+    color: str = Field(description="Its type's colour (#rrggbb).")
+    href: str = Field(description="Its page in the web app.")
 
 
 class GraphEdge(Open):
@@ -131,6 +136,8 @@ class GraphEdge(Open):
 class Graph(Open):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    colors: dict[str, str] = Field(description="Relation type -> colour, for the edges shown.")
+    node_colors: dict[str, str] = Field(description="Entity type -> colour, for the nodes shown.")
 
 
 class PassageInContext(Open):

@@ -1,5 +1,6 @@
 """Server-rendered pages: inbox and review (`pages_review`), concepts, sources, the graph
-view and ask (`pages_explore`), cards (`pages_cards`) and study (`pages_study`).
+view and ask (`pages_explore`), pack entities (`pages_entities`), cards (`pages_cards`) and
+study (`pages_study`).
 
 Every page reads through the same service functions as the CLI (`workflows/browse.py`,
 `workflows/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
@@ -16,7 +17,7 @@ from fastapi.responses import HTMLResponse
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services import browse
 from zettelgraph.store.base import GraphStore
-from zettelgraph.web import pages_cards, pages_explore, pages_review, pages_study
+from zettelgraph.web import pages_cards, pages_entities, pages_explore, pages_review, pages_study
 from zettelgraph.web.pages_common import HTMLRoute, Web, render
 
 router = APIRouter()
@@ -106,5 +107,6 @@ def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
 router.include_router(pages_review.router)
 router.include_router(pages)
 router.include_router(pages_explore.router)
+router.include_router(pages_entities.router)
 router.include_router(pages_cards.router)
 router.include_router(pages_study.router)

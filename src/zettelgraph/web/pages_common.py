@@ -8,9 +8,9 @@ answered with a readable HTML page instead of JSON.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Coroutine
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
@@ -23,14 +23,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from zettelgraph.locations import page_label
-from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.web.state import TEMPLATES, WebState, state
 
 # The app's shared state, as a route parameter: `web: Web`.
 Web = Annotated[WebState, Depends(state)]
 
-# A type the vocabulary gives no colour gets one of these, by a hash of its name.
-FALLBACK = ("#0f766e", "#be185d", "#9333ea", "#b45309", "#1d4ed8", "#4d7c0f", "#be123c")
+# The relation vocabulary of the app rendering a page (the active packs'), which `render`
+# sets: templates import `rel_color` as a global, without the request's context.
+_VOCABULARY: ContextVar[RelationVocabulary] = ContextVar(
+    "relation_vocabulary", default=DEFAULT_VOCABULARY
+)
 
 ERROR_TITLES = {
     400: "Bad request",
@@ -42,11 +45,8 @@ ERROR_TITLES = {
 
 
 def rel_color(relation_type: str) -> str:
-    """A stable colour per relation type (never taken from the data itself)."""
-    if relation_type in DEFAULT_VOCABULARY.colors:
-        return DEFAULT_VOCABULARY.colors[relation_type]
-    digest = hashlib.sha256(relation_type.encode()).digest()
-    return FALLBACK[digest[0] % len(FALLBACK)]
+    """A stable colour per relation type from the active packs (never from the data itself)."""
+    return _VOCABULARY.get().color(relation_type)
 
 
 def ago(seconds: float | None) -> str:
@@ -92,13 +92,20 @@ def source_href(content_id: str) -> str:
     return f"/sources/{quote(content_id, safe='')}"
 
 
-def graph_href(*, concept: str | None = None, content: str | None = None) -> str:
-    query = urlencode({k: v for k, v in (("concept", concept), ("content", content)) if v})
+def graph_href(
+    *, concept: str | None = None, content: str | None = None, entity: str | None = None
+) -> str:
+    pairs = (("concept", concept), ("content", content), ("entity", entity))
+    query = urlencode({k: v for k, v in pairs if v})
     return f"/graph?{query}" if query else "/graph"
 
 
 def concept_href(concept_id: str) -> str:
     return f"/concepts/{quote(concept_id, safe='')}"
+
+
+def entity_href(entity_id: str) -> str:
+    return f"/entities/{quote(entity_id, safe='')}"
 
 
 def run_href(run_id: str) -> str:
@@ -136,6 +143,7 @@ TEMPLATES.env.globals.setdefault("rel_color", rel_color)
 TEMPLATES.env.globals.setdefault("page_label", page_label)
 TEMPLATES.env.globals.setdefault("passage_href", passage_href)
 TEMPLATES.env.globals.setdefault("concept_href", concept_href)
+TEMPLATES.env.globals.setdefault("entity_href", entity_href)
 TEMPLATES.env.globals.setdefault("source_href", source_href)
 TEMPLATES.env.globals.setdefault("graph_href", graph_href)
 TEMPLATES.env.globals.setdefault("run_href", run_href)
@@ -145,12 +153,18 @@ def render(
     request: Request, template: str, nav: str, *, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
     """A page with the nav highlight and the CSRF token every POST form needs."""
-    return TEMPLATES.TemplateResponse(
-        request,
-        template,
-        {"nav": nav, "csrf_token": getattr(request.state, "csrf_token", ""), **context},
-        status_code=status_code,
-    )
+    web: WebState | None = getattr(request.app.state, "web", None)
+    # The template is rendered right here, so the vocabulary is set for exactly that.
+    token = _VOCABULARY.set(web.services.store_vocabulary if web else DEFAULT_VOCABULARY)
+    try:
+        return TEMPLATES.TemplateResponse(
+            request,
+            template,
+            {"nav": nav, "csrf_token": getattr(request.state, "csrf_token", ""), **context},
+            status_code=status_code,
+        )
+    finally:
+        _VOCABULARY.reset(token)
 
 
 def error_page(

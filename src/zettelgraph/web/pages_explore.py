@@ -1,8 +1,10 @@
 """The graph view and search / ask pages.
 
-The graph page embeds its data (what `/api/graph` returns, from `browse.graph_around`) as
+The graph page embeds its data (what `/api/graph` returns, from `graph_view.graph_view`) as
 JSON in a `<script type="application/json">` tag that `static/graph.js` draws with the
-vendored cytoscape; ask renders the answer's [n] markers as links to the cited passages.
+vendored cytoscape: concepts and pack entities, nodes coloured by entity type and relations
+by relation type, filtered by type and pack with a plain GET form. Ask renders the answer's
+[n] markers as links to the cited passages.
 """
 
 from __future__ import annotations
@@ -12,18 +14,21 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
+from zettelgraph.models import Concept, Entity
 from zettelgraph.services import ask as ask_flow
-from zettelgraph.services import browse
+from zettelgraph.services import browse, entities, graph_view
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.web.filters import PacksQuery, TypesQuery, filter_form, node_filter, pack_schema
 from zettelgraph.web.pages_common import (
     HTMLRoute,
     Web,
+    graph_href,
     linked_answer,
     passage_href,
-    rel_color,
     render,
 )
 from zettelgraph.web.security import require_csrf
+from zettelgraph.web.state import WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -39,49 +44,70 @@ def graph_page(
     web: Web,
     concept: Annotated[str | None, Query(max_length=200)] = None,
     content: Annotated[str | None, Query(max_length=200)] = None,
+    entity: Annotated[str | None, Query(max_length=200)] = None,
     depth: Annotated[int, Query(ge=1, le=3)] = 2,
+    types: TypesQuery = [],  # noqa: B006 (FastAPI copies the default)
+    packs: PacksQuery = [],  # noqa: B006
 ) -> HTMLResponse:
     store = web.services.store
-    center = None
+    schema = pack_schema(web)
+    keep = node_filter(types, packs)
+    center: Concept | Entity | None = None
     source = None
     if content:
         source = store.get_content(content)
         if source is None:
             raise HTTPException(status_code=404, detail=f"no source {content!r}")
+    elif entity:
+        found = store.get_entities([entity])
+        if not found:
+            raise HTTPException(status_code=404, detail=f"no entity {entity!r}")
+        center = found[0]
     else:
-        if not concept:
-            rows = browse.concept_rows(store)
-            if rows:
-                concept = max(rows, key=lambda row: row["relations"])["id"]
+        if not concept and not keep.active:
+            concept = _most_related(web)
         if concept:
-            center = store.get_concept(concept)
+            # The most related node may be an entity, when there is no concept yet.
+            center = graph_view.get_node(store, concept)
             if center is None:
                 raise HTTPException(status_code=404, detail=f"no concept {concept!r}")
-    graph: dict[str, Any] = {"nodes": [], "edges": []}
-    if center is not None or source is not None:
-        graph = browse.graph_around(
+    graph: dict[str, Any] = {"nodes": [], "edges": [], "colors": {}, "node_colors": {}}
+    if center is not None or source is not None or keep.active:
+        graph = graph_view.graph_view(
             store,
-            concept_id=center.id if center else None,
+            schema,
+            concept_id=center.id if isinstance(center, Concept) else None,
+            entity_id=center.id if isinstance(center, Entity) else None,
             content_id=source.id if source else None,
+            keep=keep,
             depth=depth,
             limit=GRAPH_LIMIT,
         )
     vocabulary = web.services.store_vocabulary
-    types = sorted({e["type"] for e in graph["edges"]})
     legend = [
         {
             "type": t,
-            "color": rel_color(t),
+            "color": color,
             "symmetric": vocabulary.is_symmetric(t),
             "description": vocabulary.descriptions.get(t, ""),
         }
-        for t in types
+        for t, color in graph["colors"].items()
+    ]
+    node_legend = [
+        {"type": t, "color": c, "pack": schema.defined_by.get(t, "")}
+        for t, c in sorted(graph["node_colors"].items())
     ]
     data = {
         **graph,
         "center": center.id if center else None,
-        "colors": {t: rel_color(t) for t in types},
-        "symmetric": [t for t in types if vocabulary.is_symmetric(t)],
+        "overview": center is None and source is None,
+        "symmetric": [t for t in graph["colors"] if vocabulary.is_symmetric(t)],
+    }
+    form = filter_form(schema, entities.entity_types(store, schema, concepts=True), keep)
+    hidden = {
+        "concept": center.id if isinstance(center, Concept) else None,
+        "entity": center.id if isinstance(center, Entity) else None,
+        "content": source.id if source else None,
     }
     return render(
         request,
@@ -89,11 +115,27 @@ def graph_page(
         "graph",
         data=data,
         center=center,
+        center_title=center.title if isinstance(center, Concept) else center.name if center else "",
+        center_href=graph_view.node_href(center) if center else "",
         source=source,
         depth=depth,
         legend=legend,
+        node_legend=node_legend,
+        form=form,
+        hidden=hidden,
+        clear=graph_href(**{k: v for k, v in hidden.items() if v}),
+        overview=center is None and source is None and keep.active,
         truncated=len(graph["nodes"]) >= GRAPH_LIMIT,
     )
+
+
+def _most_related(web: WebState) -> str | None:
+    """The concept with the most relations, or, with no concept yet, the entity."""
+    store = web.services.store
+    rows = browse.concept_rows(store)
+    if not rows:
+        rows = entities.entity_rows(store, pack_schema(web))
+    return max(rows, key=lambda row: row["relations"])["id"] if rows else None
 
 
 def _search_rows(results: list[Any]) -> list[dict[str, Any]]:

@@ -1,6 +1,8 @@
 // The Graph page: draws the JSON embedded in #graph-data with cytoscape.
-// Data: {nodes: [{id, title, summary_short, hops}], edges: [{source, target, type, explanation}],
-//        center, colors: {type: colour}, symmetric: [types]}.
+// Data: {nodes: [{id, title, summary_short, hops, kind, type, pack, color, href}],
+//        edges: [{source, target, type, explanation}], center, overview,
+//        colors: {relation type: colour}, node_colors: {entity type: colour}, symmetric: [types]}.
+// Nodes are concepts and pack entities, coloured by entity type; a click opens node.href.
 // Text from the graph is only ever set with textContent or as cytoscape labels (canvas).
 (function () {
   "use strict";
@@ -18,8 +20,17 @@
   data.nodes.forEach(function (n) {
     elements.push({
       group: "nodes",
-      data: { id: n.id, title: n.title, summary: n.summary_short || "", hops: n.hops },
-      classes: n.hops === 0 ? "center" : "",
+      data: {
+        id: n.id,
+        title: n.title,
+        summary: n.summary_short || "",
+        hops: n.hops,
+        type: n.type || "",
+        pack: n.pack || "",
+        color: n.color || "#94a3b8",
+        href: n.href || "/concepts/" + encodeURIComponent(n.id),
+      },
+      classes: n.hops === 0 && !data.overview ? "center" : "",
     });
   });
   data.edges.forEach(function (e, i) {
@@ -106,7 +117,7 @@
       {
         selector: "node",
         style: {
-          "background-color": "#94a3b8",
+          "background-color": "data(color)",
           "border-width": 1,
           "border-color": "#ffffff",
           width: 18,
@@ -128,9 +139,8 @@
       {
         selector: "node.center",
         style: {
-          "background-color": "#f59e0b",
           "border-color": "#92400e",
-          "border-width": 2,
+          "border-width": 4,
           width: 28,
           height: 28,
           "font-weight": "bold",
@@ -189,7 +199,9 @@
       node.connectedEdges().addClass("hover");
     }
     var degree = node.degree(false);
+    var kind = node.data("type") + (node.data("pack") ? " · " + node.data("pack") : "");
     show(node.data("title"), [
+      kind,
       node.data("summary"),
       degree + " relation" + (degree === 1 ? "" : "s") + " shown · click to open",
     ]);
@@ -212,7 +224,7 @@
     event.target.removeClass("hover");
   });
   cy.on("tap", "node", function (event) {
-    window.location.href = "/concepts/" + encodeURIComponent(event.target.id());
+    window.location.href = event.target.data("href");
   });
   // Fitting two or three concepts to the canvas would blow them up to giant labels.
   function notTooClose() {

@@ -1,0 +1,255 @@
+"""The graph view's data: concepts and pack entities with their typed relations, coloured by
+type, filtered by entity type and pack.
+
+What the web's graph page draws and `/api/graph` returns: around a concept or an entity (up to
+`depth` hops), around a source (the concepts its passages support and the entities found in
+them, and their neighbours), or, with a filter and no starting point, every node the filter
+keeps. Concepts count as the entity type `Concept` of the pack that defines it (zettelkasten).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from zettelgraph.models import Concept, Entity, NodeLabel
+from zettelgraph.packs.schema import PackSchema
+from zettelgraph.relations import (
+    CONCEPT_TYPE,
+    DEFAULT_VOCABULARY,
+    FALLBACK_COLORS,
+    QUOTED_IN,
+    STRUCTURAL_TYPES,
+    RelationVocabulary,
+)
+from zettelgraph.store.base import GraphStore, every_node
+
+# How a concept is drawn when its pack gives the Concept type no colour.
+CONCEPT_COLOR = "#94a3b8"
+SUMMARY_CHARS = 160
+
+Node = Concept | Entity
+
+
+@dataclass(frozen=True)
+class NodeFilter:
+    """Which nodes to show: of these entity types (all when empty) and of these packs (all
+    when empty). A concept is of type `Concept`."""
+
+    types: frozenset[str] = frozenset()
+    packs: frozenset[str] = frozenset()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.types or self.packs)
+
+    def keeps(self, node_type: str, pack: str) -> bool:
+        return (not self.types or node_type in self.types) and (
+            not self.packs or pack in self.packs
+        )
+
+
+def type_of(node: Node) -> str:
+    return node.entity_type if isinstance(node, Entity) else CONCEPT_TYPE
+
+
+def pack_of(node: Node, schema: PackSchema) -> str:
+    if isinstance(node, Entity) and node.pack:
+        return node.pack
+    return schema.defined_by.get(type_of(node), "")
+
+
+def type_color(node_type: str, schema: PackSchema) -> str:
+    """The entity type's colour from its pack, or a stable fallback (never from the data)."""
+    spec = schema.entity_types.get(node_type)
+    if spec is not None and spec.color:
+        return spec.color
+    if node_type == CONCEPT_TYPE:
+        return CONCEPT_COLOR
+    digest = hashlib.sha256(node_type.encode()).digest()
+    return FALLBACK_COLORS[digest[0] % len(FALLBACK_COLORS)]
+
+
+def relation_color(relation_type: str, schema: PackSchema, vocabulary: RelationVocabulary) -> str:
+    spec = schema.relationship_types.get(relation_type)
+    if spec is not None and spec.color:
+        return spec.color
+    return vocabulary.color(relation_type)
+
+
+def node_href(node: Node) -> str:
+    kind = "entities" if isinstance(node, Entity) else "concepts"
+    return f"/{kind}/{quote(node.id, safe='')}"
+
+
+def get_node(store: GraphStore, node_id: str) -> Node | None:
+    """The Concept or Entity with this id, or None (a passage, a source, nothing)."""
+    concept = store.get_concept(node_id)
+    if concept is not None:
+        return concept
+    found = store.get_entities([node_id])
+    return found[0] if found else None
+
+
+def _look_up(
+    store: GraphStore, ids: list[str], looked: dict[str, Node | None], hops: dict[str, int]
+) -> None:
+    """Read the nodes of `ids` not read yet into `looked`: the entities in one call, then the
+    concepts one by one (None for a passage or anything else)."""
+    wanted = [i for i in dict.fromkeys(ids) if i not in looked and i not in hops]
+    if not wanted:
+        return
+    entities = {e.id: e for e in store.get_entities(wanted)}
+    for node_id in wanted:
+        looked[node_id] = entities.get(node_id) or store.get_concept(node_id)
+
+
+def _summary(node: Node) -> str:
+    text = node.summary_short if isinstance(node, Concept) else node.description
+    text = " ".join(text.split())
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
+
+
+def _view(node: Node, hops: int, schema: PackSchema) -> dict[str, Any]:
+    node_type = type_of(node)
+    return {
+        "id": node.id,
+        "title": node.title if isinstance(node, Concept) else node.name,
+        "summary_short": _summary(node),
+        "hops": hops,
+        "kind": "entity" if isinstance(node, Entity) else "concept",
+        "type": node_type,
+        "pack": pack_of(node, schema),
+        "color": type_color(node_type, schema),
+        "href": node_href(node),
+    }
+
+
+def _source_seeds(store: GraphStore, content_id: str) -> list[str]:
+    """The concepts a source's passages support and the entities found in them (by a
+    relation from the passage or the entity's provenance)."""
+    passages = [
+        r.source_id for r in store.relations(content_id, relation_type=QUOTED_IN, direction="in")
+    ]
+    seeds: list[str] = []
+    for passage in passages:
+        seeds.extend(r.target_id for r in store.relations(passage, direction="out"))
+    found_in = set(passages)
+    for entity in every_node(store, NodeLabel.ENTITY, Entity):
+        listed = entity.provenance.get("passages")
+        if isinstance(listed, list) and found_in.intersection(p for p in listed if type(p) is str):
+            seeds.append(entity.id)
+    return seeds
+
+
+def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter) -> Iterable[Node]:
+    if keep.keeps(CONCEPT_TYPE, schema.defined_by.get(CONCEPT_TYPE, "")):
+        yield from sorted(store.list_concepts(), key=lambda c: (c.title.casefold(), c.id))
+    yield from sorted(
+        (
+            e
+            for e in every_node(store, NodeLabel.ENTITY, Entity)
+            if keep.keeps(e.entity_type, e.pack)
+        ),
+        key=lambda e: (e.entity_type, e.name.casefold(), e.id),
+    )
+
+
+def graph_view(
+    store: GraphStore,
+    schema: PackSchema,
+    *,
+    concept_id: str | None = None,
+    content_id: str | None = None,
+    entity_id: str | None = None,
+    keep: NodeFilter | None = None,
+    depth: int = 2,
+    limit: int = 300,
+) -> dict[str, Any]:
+    """Nodes and relations around a concept or an entity (up to `depth` hops) or a content,
+    at most `limit` nodes; with none of the three, every node `keep` keeps (its relations
+    among them). Only nodes `keep` keeps are shown, except the starting concept or entity.
+
+    Each relation is given once per pair: a reverse (the store's, or one the model stated
+    as well) is left out, since the view draws the forward one. Returns `nodes`, `edges`,
+    `colors` (relation type -> colour) and `node_colors` (entity type -> colour).
+    """
+    keep = keep or NodeFilter()
+    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
+    found: dict[str, Node] = {}
+    hops: dict[str, int] = {}  # every node reached, read once: its hop count
+    queue: deque[str] = deque()
+    centre = concept_id or entity_id
+    if centre is not None:
+        node = get_node(store, centre)
+        if node is not None:
+            found[centre], hops[centre] = node, 0
+            queue.append(centre)
+    seeds: Iterable[Node | str] = ()
+    if content_id is not None:
+        seeds = _source_seeds(store, content_id)
+    elif centre is None and keep.active:
+        seeds = _everything(store, schema, keep)
+        depth = 0  # the filter chose every node; relations among them only
+    for seed in seeds:
+        if len(hops) >= limit:
+            break
+        node = get_node(store, seed) if isinstance(seed, str) else seed
+        if (
+            node is not None
+            and node.id not in hops
+            and keep.keeps(type_of(node), pack_of(node, schema))
+        ):
+            found[node.id], hops[node.id] = node, 0
+            queue.append(node.id)
+    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+    looked: dict[str, Node | None] = {}  # every neighbour read, found or not, read once
+    while queue:
+        at = queue.popleft()
+        relations = [
+            r
+            for r in store.relations(at, direction="both")
+            if r.type not in STRUCTURAL_TYPES and r.source_id != r.target_id
+        ]
+        if hops[at] < depth:
+            _look_up(
+                store,
+                [r.target_id if r.source_id == at else r.source_id for r in relations],
+                looked,
+                hops,
+            )
+        for r in relations:
+            other = r.target_id if r.source_id == at else r.source_id
+            if other not in hops:
+                if hops[at] >= depth or len(hops) >= limit:
+                    continue
+                node = looked.get(other)
+                if node is None or not keep.keeps(type_of(node), pack_of(node, schema)):
+                    continue  # a passage's SUPPORTS edge, or a type filtered out
+                found[other], hops[other] = node, hops[at] + 1
+                queue.append(other)
+            reverse = (r.target_id, vocabulary.reverses.get(r.type, ""), r.source_id)
+            # A pair drawn once: the store's inferred reverses, and a reverse the model also
+            # stated (A GENERALIZES B and B SPECIFIC_OF A say one thing).
+            if "inferred_reverse_of" not in r.properties and reverse not in edges:
+                edges[r.key] = {
+                    "source": r.source_id,
+                    "target": r.target_id,
+                    "type": r.type,
+                    "explanation": r.properties.get("explanation", ""),
+                }
+    kept = set(hops)
+    shown = [e for e in edges.values() if e["source"] in kept and e["target"] in kept]
+    nodes = [_view(found[node_id], hop, schema) for node_id, hop in hops.items()]
+    return {
+        "nodes": nodes,
+        "edges": shown,
+        "colors": {
+            t: relation_color(t, schema, vocabulary) for t in sorted({e["type"] for e in shown})
+        },
+        "node_colors": {n["type"]: n["color"] for n in nodes},
+    }
