@@ -13,7 +13,9 @@ from zettelgraph.cli import (
     concepts,
     contents,
     extract,
+    graph,
     ingest,
+    packs,
     search,
     serve,
     store,
@@ -59,6 +61,7 @@ app.command("extract")(extract.extract)
 app.command("review")(extract.review)
 app.command("runs")(extract.list_runs)
 app.command("resume")(extract.resume)
+app.command("graph-extract")(graph.graph_extract)
 app.command("search")(search.search)
 app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
@@ -68,6 +71,7 @@ app.command("study")(study.study)
 app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")
 app.add_typer(cards.cards_app, name="cards")
+app.add_typer(packs.packs_app, name="packs")
 
 
 def main() -> None:

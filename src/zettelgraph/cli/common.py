@@ -58,6 +58,7 @@ def open_services_or_fail(settings: Settings) -> Services:
     """Services for a command; configuration problems end the command with a clear error."""
     from zettelgraph.embeddings import EmbeddingError
     from zettelgraph.extras import MissingExtraError
+    from zettelgraph.packs.schema import PackError
     from zettelgraph.store.base import StoreError
     from zettelgraph.workflows.context import open_services
 
@@ -66,7 +67,7 @@ def open_services_or_fail(settings: Settings) -> Services:
         return open_services(
             settings, on_notice=lambda text: console.print(f"[yellow]note:[/] {text}")
         )
-    except (StoreError, EmbeddingError, MissingExtraError, OSError) as exc:
+    except (StoreError, EmbeddingError, MissingExtraError, PackError, OSError) as exc:
         fail(str(exc))
 
 

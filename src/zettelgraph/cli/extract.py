@@ -1,4 +1,8 @@
-"""`zettelgraph extract`, `review`, `runs`, `resume` and `run` (ingest, then extract)."""
+"""`zettelgraph extract`, `review`, `runs`, `resume` and `run` (ingest, then extract).
+
+`review`, `runs` and `resume` serve graph extraction runs too (`graph-...` ids, started by
+`zettelgraph graph-extract`): the id says which workflow a run belongs to.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -25,24 +29,35 @@ from zettelgraph.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from zettelgraph.services.graph_runs import GraphRuns
     from zettelgraph.services.runs import (
         ExtractionRuns,
         RunView,
         StepCallback,
+        WorkflowRuns,
     )
+    from zettelgraph.workflows.context import Services
+
+RunsT = TypeVar("RunsT")
 
 
 @contextmanager
-def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
+def _open(
+    ctx: typer.Context, make: Callable[[Services, BaseCheckpointSaver[Any]], RunsT]
+) -> Iterator[RunsT]:
+    """What `make` builds from the command's services and checkpoints; the run, checkpoint
+    and model errors end the command with their message."""
     from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
-    from zettelgraph.services.runs import ExtractionRuns, RunError
+    from zettelgraph.services.runs import RunError
 
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     try:
         with open_checkpointer(settings) as checkpointer:
-            yield ExtractionRuns(services, checkpointer)
+            yield make(services, checkpointer)
     except (RunError, CheckpointError) as exc:
         fail(str(exc))
     except MODEL_ERRORS as exc:
@@ -51,11 +66,50 @@ def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
         services.close()
 
 
+@contextmanager
+def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
+    from zettelgraph.services.runs import ExtractionRuns
+
+    with _open(ctx, ExtractionRuns) as runs:
+        yield runs
+
+
+@contextmanager
+def open_graph_runs(ctx: typer.Context) -> Iterator[GraphRuns]:
+    from zettelgraph.services.graph_runs import GraphRuns
+
+    with _open(ctx, GraphRuns) as runs:
+        yield runs
+
+
+@contextmanager
+def open_every_run(ctx: typer.Context) -> Iterator[list[WorkflowRuns]]:
+    """The runs of both workflows, on one store and checkpoint database."""
+    from zettelgraph.services.graph_runs import GraphRuns
+    from zettelgraph.services.runs import ExtractionRuns
+
+    def both(services: Services, checkpointer: BaseCheckpointSaver[Any]) -> list[WorkflowRuns]:
+        return [ExtractionRuns(services, checkpointer), GraphRuns(services, checkpointer)]
+
+    with _open(ctx, both) as runs:
+        yield runs
+
+
+def _runs_of(every: list[WorkflowRuns], run_id: str) -> WorkflowRuns:
+    """The workflow a run id belongs to (the first, which says "no run", for neither)."""
+    return next((runs for runs in every if runs.owns(run_id)), every[0])
+
+
 def _show(run: RunView, as_json: bool) -> None:
     from zettelgraph.cli.report_view import print_run
+    from zettelgraph.services.graph_runs import GRAPH_RUN_PREFIX
 
     if as_json:
         print_json(run.as_dict())
+    elif run.run_id.startswith(GRAPH_RUN_PREFIX):
+        from zettelgraph.cli.graph_view import print_graph_run
+
+        print_graph_run(stdout(), run.as_dict())
     else:
         print_run(stdout(), run.as_dict())
 
@@ -113,12 +167,17 @@ def review(
         chosen.append("feedback")
     if len(chosen) > 1:
         fail("give only one of --approve, --feedback and --abort", code=2)
-    with open_runs(ctx) as runs:
+    with open_every_run(ctx) as every:
         if run_id is None:
-            waiting = [r for r in runs.list() if r.status == "awaiting_review"]
+            waiting = sorted(
+                (r for runs in every for r in runs.list() if r.status == "awaiting_review"),
+                key=lambda r: r.updated_at or "",
+                reverse=True,
+            )
             if not waiting:
                 fail("no run is waiting for review; `zettelgraph runs` lists them")
             run_id = waiting[0].run_id
+        runs = _runs_of(every, run_id)
         view = runs.view(run_id)
         if not chosen:
             _show(view, as_json)
@@ -174,19 +233,36 @@ def list_runs(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List extraction runs: id, content, status, last change."""
-    with open_runs(ctx) as runs:
-        views = runs.list()
+    """List extraction runs (concepts and graph): id, kind, content, status, last change."""
+    from zettelgraph.services.graph_runs import GRAPH_RUN_PREFIX
+
+    with open_every_run(ctx) as every:
+        views = sorted(
+            (view for runs in every for view in runs.list()),
+            key=lambda view: view.updated_at or "",
+            reverse=True,
+        )
+
+    def kind(view: RunView) -> str:
+        return "graph" if view.run_id.startswith(GRAPH_RUN_PREFIX) else "concepts"
+
     if as_json:
-        print_json([{k: v for k, v in view.as_dict().items() if k != "report"} for view in views])
+        print_json(
+            [
+                {"kind": kind(view), **{k: v for k, v in view.as_dict().items() if k != "report"}}
+                for view in views
+            ]
+        )
         return
     from rich.table import Table
 
     table = Table(title=f"{len(views)} runs")
-    for column in ("run", "content", "status", "updated"):
+    for column in ("run", "kind", "content", "status", "updated"):
         table.add_column(column, overflow="fold")
     for view in views:
-        table.add_row(view.run_id, view.title or "", view.status, (view.updated_at or "")[:19])
+        table.add_row(
+            view.run_id, kind(view), view.title or "", view.status, (view.updated_at or "")[:19]
+        )
     stdout().print(table)
 
 
@@ -197,7 +273,8 @@ def resume(
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
     started = time.monotonic()
-    with open_runs(ctx) as runs:
+    with open_every_run(ctx) as every:
+        runs = _runs_of(every, run_id)
         view = _drive(lambda step: runs.resume(run_id, on_step=step), started)
     _show(view, as_json)
 

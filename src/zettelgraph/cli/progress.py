@@ -52,6 +52,10 @@ PHASE_OF_NODE: dict[str, str] = {
     "incorporate_feedback": "review",
     "commit": "writing",
     "write_vault": "writing",
+    # Graph extraction (workflows/graph_extraction).
+    "load_content": "reading",
+    "materialise_entities": "entities",
+    "resolve_relationships": "relationships",
     # Card generation (workflows/learning_items).
     "select_targets": "reading",
     "write_question": "questions",

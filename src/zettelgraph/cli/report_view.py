@@ -8,8 +8,7 @@ from rich.console import Console
 
 
 def print_run(console: Console, run: dict[str, Any]) -> None:
-    title = run.get("title") or run.get("content_id")
-    console.print(f"[bold]run {run['run_id']}[/] — {title} — [cyan]{run['status']}[/]")
+    print_run_title(console, run)
     report = run.get("report")
     if report:
         print_report(console, report)
@@ -22,10 +21,23 @@ def print_run(console: Console, run: dict[str, Any]) -> None:
             f"notes: {len(committed.get('notes_written', []))} new, "
             f"{len(committed.get('notes_updated', []))} updated"
         )
-        for error in committed.get("vault_errors", []):
-            console.print(f"[red]note not written:[/] {error}", highlight=False)
+    print_run_end(console, run)
+
+
+def print_run_title(console: Console, run: dict[str, Any]) -> None:
+    title = run.get("title") or run.get("content_id")
+    console.print(f"[bold]run {run['run_id']}[/] — {title} — [cyan]{run['status']}[/]")
+
+
+def print_run_end(
+    console: Console, run: dict[str, Any], shown: frozenset[str] = frozenset()
+) -> None:
+    """The notes not written, the warnings (but those in `shown`), and what to do next."""
+    for error in (run.get("committed") or {}).get("vault_errors", []):
+        console.print(f"[red]note not written:[/] {error}", highlight=False)
     for warning in run.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        if warning not in shown:
+            console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if run["status"] == "awaiting_review":
         console.print(
             f"\nNext: zettelgraph review {run['run_id']} --approve | --feedback TEXT | --abort"
@@ -51,9 +63,10 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     if report["relations"]:
         console.print("\n[bold]Relations[/] (the reverse is added automatically)")
         for r in report["relations"]:
+            reverse = f"reverse {r['reverse']}" if r["reverse"] else "one-way"
             console.print(
                 f"  {r['source']} -[{r['type']}]-> {r['target']}  "
-                f"[dim]({r['confidence']:.2f}; reverse {r['reverse']}) {r['explanation']}[/]",
+                f"[dim]({r['confidence']:.2f}; {reverse}) {r['explanation']}[/]",
                 highlight=False,
             )
     if report["existing_attributions"]:

@@ -6,6 +6,11 @@ model), it builds an object that satisfies the schema from the request itself: s
 taken from the prompt's text, ids (fields whose schema has a `pattern` such as `^q[0-9]+$`)
 are chosen among the ids that appear in the prompt. Same request, same answer.
 
+Bound to tools (`bind_tools`, LangChain's tool calling), it answers with tool calls instead:
+scripted ones, or one or two calls per tool whose arguments are built from the tool's
+parameter schema the same way. `fake:tools=1` makes the workflows that can use tool calling
+use it with this model (`llm/tools.py`); without it they ask it for JSON, like `local`.
+
 Faults can be injected for reliability tests: transient service errors, malformed JSON and
 invented ids, each with a probability drawn from a seeded generator.
 """
@@ -18,15 +23,22 @@ import math
 import random
 import re
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+# Run metadata key naming the call, for requests that carry no response_format (tool calls):
+# `llm/tools.py` sets it, and scripted replies are looked up under it.
+CALL_NAME_KEY = "zettelgraph_call"
 _ID_IN_PROMPT = re.compile(r"\b([a-z]{1,3})(\d{1,5})\b")
 
 
@@ -44,9 +56,13 @@ class FakeChatModel(BaseChatModel):
     transient_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     invented_id_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    # Whether the workflows should use this model's tool calling (`llm/tools.py`).
+    tool_calling: bool = False
     calls: int = 0
-    # Scripted answers per call name (the JSON schema's name), used in order; the last one
-    # repeats. A callable gets the prompt text and returns the answer object.
+    # Scripted answers per call name (the JSON schema's name, or the run metadata's
+    # CALL_NAME_KEY for tool calls), used in order; the last one repeats. A callable gets the
+    # prompt text and returns the answer object. To a request with tools bound, an answer
+    # `{"calls": [{"tool": NAME, "args": {...}}, ...]}` becomes those tool calls.
     replies: dict[str, list[Any]] = Field(default_factory=dict)
     # How often each exact request was seen: faults are drawn per attempt, so a retry of a
     # request that hit a simulated 503 can succeed, while answers stay a function of the request.
@@ -60,8 +76,17 @@ class FakeChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"seed": self.seed}
 
-    def _scripted(self, kwargs: dict[str, Any], prompt: str) -> str | None:
-        name = _call_name(kwargs)
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Tools in OpenAI's function format, as the chat models with tool calling bind them."""
+        return self.bind(tools=[convert_to_openai_tool(tool) for tool in tools], **kwargs)
+
+    def _scripted(self, name: str | None, prompt: str) -> str | None:
         queue = self.replies.get(name or "")
         if not queue:
             return None
@@ -93,7 +118,16 @@ class FakeChatModel(BaseChatModel):
         # hold the JSON schema) nor from earlier replies (JSON), so titles read like content.
         source = "\n".join(_text_of(m) for m in messages if isinstance(m, HumanMessage))
         schema = _schema_from(kwargs)
-        scripted = self._scripted(kwargs, prompt)
+        name = _call_name(kwargs)
+        if name is None and run_manager is not None:
+            name = run_manager.metadata.get(CALL_NAME_KEY)
+        scripted = self._scripted(name, prompt)
+        tools = kwargs.get("tools")
+        if isinstance(tools, list) and tools:
+            invent = faults.random() < self.invented_id_rate
+            builder = _Builder(prompt, rng, {}, invent_ids=invent, source=source or prompt)
+            message = _tool_message(tools, scripted, builder, prompt)
+            return ChatResult(generations=[ChatGeneration(message=message)])
         if scripted is not None:
             text = scripted
         elif schema is None:
@@ -104,17 +138,59 @@ class FakeChatModel(BaseChatModel):
             text = json.dumps(builder.build(schema), ensure_ascii=False)
             if faults.random() < self.malformed_rate:
                 text = "```json\n" + text[: max(1, len(text) // 2)]
-        usage = {
-            "input_tokens": max(1, len(prompt) // 4),
-            "output_tokens": max(1, len(text) // 4),
-            "total_tokens": max(1, len(prompt) // 4) + max(1, len(text) // 4),
-        }
         message = AIMessage(
             content=text,
-            usage_metadata=usage,
+            usage_metadata=_usage(prompt, text),
             response_metadata={"model_name": "fake", "finish_reason": "stop"},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _usage(prompt: str, text: str) -> Any:
+    """About four characters a token, as the benchmarks' cost estimates assume."""
+    tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(text) // 4)
+    return {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "total_tokens": tokens_in + tokens_out,
+    }
+
+
+def _tool_message(
+    tools: list[Any], scripted: str | None, builder: _Builder, prompt: str
+) -> AIMessage:
+    """Tool calls: the scripted `{"calls": [...]}`, else one or two per tool from its schema.
+    A scripted call whose arguments are not an object is an invalid tool call, as a provider
+    reports arguments it could not parse."""
+    calls: list[tuple[str, Any]] = []
+    if scripted is not None:
+        answer = json.loads(scripted)
+        items = answer.get("calls", []) if isinstance(answer, dict) else answer
+        calls = [(str(item.get("tool", item.get("name"))), item.get("args")) for item in items]
+    else:
+        for tool in tools:
+            function = tool.get("function", {}) if isinstance(tool, dict) else {}
+            parameters = function.get("parameters") or {"type": "object", "properties": {}}
+            builder.defs = parameters.get("$defs", {})
+            for _ in range(1 + builder.rng.randrange(2)):
+                calls.append((str(function.get("name")), builder.build(parameters)))
+    valid = [
+        {"name": name, "args": args, "id": f"call_{i}", "type": "tool_call"}
+        for i, (name, args) in enumerate(calls)
+        if isinstance(args, dict)
+    ]
+    invalid = [
+        {"name": name, "args": json.dumps(args), "id": f"call_{i}", "error": "args not an object"}
+        for i, (name, args) in enumerate(calls)
+        if not isinstance(args, dict)
+    ]
+    return AIMessage(
+        content="",
+        tool_calls=valid,
+        invalid_tool_calls=invalid,
+        usage_metadata=_usage(prompt, json.dumps(calls, ensure_ascii=False)),
+        response_metadata={"model_name": "fake", "finish_reason": "tool_calls"},
+    )
 
 
 def _call_name(kwargs: dict[str, Any]) -> str | None:
@@ -192,6 +268,9 @@ class _Builder:
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 options = [o for o in schema[key] if self._resolve(o).get("type") != "null"]
+                if key == "oneOf" and len(options) > 1:
+                    # A tagged union (a list of tool calls): any of its kinds, not the first.
+                    return self.build(options[self.rng.randrange(len(options))], name)
                 return self.build(options[0] if options else schema[key][0], name)
         kind = schema.get("type", "object")
         if kind == "object":
@@ -307,13 +386,15 @@ def _id_prefix(schema: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def parse_fake_spec(options: str) -> dict[str, Any]:
-    """`latency=0.2,transient=0.1,malformed=0.1,invented_ids=0.1,seed=3` -> model fields."""
+    """`latency=0.2,transient=0.1,malformed=0.1,invented_ids=0.1,seed=3,tools=1` -> model
+    fields."""
     names = {
         "latency": "latency",
         "transient": "transient_rate",
         "malformed": "malformed_rate",
         "invented_ids": "invented_id_rate",
         "seed": "seed",
+        "tools": "tool_calling",
     }
     fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in options.split(","))):
@@ -322,8 +403,11 @@ def parse_fake_spec(options: str) -> dict[str, Any]:
         if key not in names or not value:
             raise ValueError(usage)
         try:
-            fields[names[key]] = int(value) if key == "seed" else float(value)
-        except ValueError:
-            kind = "an integer" if key == "seed" else "a number"
+            if key == "tools":
+                fields[names[key]] = {"1": True, "0": False}[value]
+            else:
+                fields[names[key]] = int(value) if key == "seed" else float(value)
+        except (KeyError, ValueError):
+            kind = {"seed": "an integer", "tools": "1 or 0"}.get(key, "a number")
             raise ValueError(f"{usage} ({key} takes {kind})") from None
     return fields

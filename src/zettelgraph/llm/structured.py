@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from zettelgraph.llm.usage import CallStats, UsageLog
@@ -174,13 +175,19 @@ def call_structured(
     backoff: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
     sampling: Sampling | None = None,
+    schema: dict[str, Any] | None = None,
 ) -> T:
     """Call `llm` and return a validated `response_model`; see the module docstring.
+
+    `schema`, when given, is the JSON schema requested instead of the response model's own:
+    it may say more than the model validates (an enum of the types a template pack allows,
+    which a grammar enforces while decoding), so that what a provider still gets wrong is
+    dropped item by item by the caller instead of failing the whole answer.
 
     Raises `StructuredOutputError` (invalid twice), `LLMRequestError` (refused, not retried),
     or the provider's own transient exception once `retries` retries are spent.
     """
-    schema = schema_for(response_model)
+    schema = schema if schema is not None else schema_for(response_model)
     prompt = [*messages]
     instruction = schema_instruction(schema)
     if prompt and isinstance(prompt[0], SystemMessage):
@@ -191,7 +198,7 @@ def call_structured(
 
     stats = usage.start(name)
     try:
-        text, message = _invoke(runnable, prompt, stats, retries, backoff, sleep)
+        text, message = invoke_with_retries(runnable, prompt, stats, retries, backoff, sleep)
         try:
             return response_model.model_validate(extract_json(text))
         except (ValidationError, json.JSONDecodeError, ValueError) as first_error:
@@ -205,7 +212,7 @@ def call_structured(
                     "Reply again with only the corrected JSON object."
                 ),
             ]
-            text, _ = _invoke(runnable, repair, stats, retries, backoff, sleep)
+            text, _ = invoke_with_retries(runnable, repair, stats, retries, backoff, sleep)
             try:
                 return response_model.model_validate(extract_json(text))
             except (ValidationError, json.JSONDecodeError, ValueError) as second_error:
@@ -217,18 +224,21 @@ def call_structured(
         usage.finish(stats)
 
 
-def _invoke(
+def invoke_with_retries(
     runnable: Any,
     prompt: list[BaseMessage],
     stats: CallStats,
     retries: int,
     backoff: float,
     sleep: Callable[[float], None],
+    config: RunnableConfig | None = None,
 ) -> tuple[str, AIMessage | None]:
+    """One request with the retry rules above; its tokens go to `stats`. Returns the reply's
+    text and, when it is a message, the message itself (its tool calls, for `llm/tools.py`)."""
     attempt = 0
     while True:
         try:
-            reply = runnable.invoke(prompt)
+            reply = runnable.invoke(prompt, config)
         except Exception as exc:
             if not is_transient(exc):
                 stats.failed = True

@@ -68,6 +68,17 @@ class UsageLog:
             total.output_tokens += stats.output_tokens
             total.seconds += stats.seconds
 
+    def merge(self, other: UsageLog) -> None:
+        """Add `other`'s totals to these: a call recorded in a log of its own (so its caller
+        can read that one call's tokens) still counts in the run's log."""
+        with other._lock:
+            theirs = {name: CallTotals(**vars(t)) for name, t in other.totals.items()}
+        with self._lock:
+            for name, t in theirs.items():
+                total = self.totals.setdefault(name, CallTotals())
+                for key, value in vars(t).items():
+                    setattr(total, key, getattr(total, key) + value)
+
     def as_dict(self) -> dict[str, dict[str, float]]:
         with self._lock:
             return {

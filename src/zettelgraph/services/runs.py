@@ -1,5 +1,8 @@
 """Start, review, resume and list extraction runs: what the CLI and the web app call.
 
+`WorkflowRuns` holds what every reviewed workflow's runs share; `ExtractionRuns` are the
+concept extraction's (`graph_runs.GraphRuns` the graph extraction's).
+
 A run is a checkpoint thread: it can wait for review for days, and a crash resumes from the
 last finished step instead of starting over. The run rules live here and nowhere else:
 - one open run (awaiting review or interrupted) per content: a second start is refused with
@@ -25,6 +28,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from zettelgraph.services import card_generation
@@ -92,14 +96,35 @@ class RunView:
         }
 
 
-class ExtractionRuns:
-    """The runs of one store and checkpoint database."""
+class WorkflowRuns:
+    """The runs of one reviewed workflow over one store and checkpoint database.
+
+    What every such workflow shares lives here: run ids with the workflow's own prefix (two
+    workflows share a checkpoint database and each lists only its own runs), the locks, the
+    one-open-run-per-content rule, driving, viewing and listing runs, and the reader's
+    answers. A subclass builds its graph and says what starting a run takes.
+    """
+
+    # A thread of the checkpoint database is a run of this workflow when its id starts so.
+    run_prefix = "run-"
+    recursion_limit = RECURSION_LIMIT
 
     def __init__(self, services: Services, checkpointer: BaseCheckpointSaver[Any]) -> None:
         self.services = services
         self.checkpointer = checkpointer
-        self.graph = build_concept_extraction_graph(services, checkpointer)
+        self.graph = self._build_graph()
         self.locks = Path(services.settings.home) / "locks"
+
+    def _build_graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
+        raise NotImplementedError
+
+    def owns(self, run_id: str) -> bool:
+        """Whether `run_id` names a run of this workflow."""
+        return run_id.startswith(self.run_prefix)
+
+    def _content_lock(self, content_id: str) -> str:
+        """The lock held while a run of `content_id` starts."""
+        return f"content-{content_id}"
 
     def _lock_path(self, key: str) -> Path:
         return self.locks / (re.sub(r"[^A-Za-z0-9_.-]", "_", key) + ".lock")
@@ -141,31 +166,21 @@ class ExtractionRuns:
     def _config(self, run_id: str) -> RunnableConfig:
         return {
             "configurable": {"thread_id": run_id},
-            "recursion_limit": RECURSION_LIMIT,
+            "recursion_limit": self.recursion_limit,
             "max_concurrency": self.services.settings.concurrency(self.services.llms.main_spec),
         }
 
-    def start(
-        self,
-        content_id: str,
-        *,
-        suggestions: str | None = None,
-        force: bool = False,
-        on_step: StepCallback | None = None,
+    def _start(
+        self, content_id: str, payload: dict[str, Any], on_step: StepCallback | None
     ) -> RunView:
-        """Run from the start up to the review (or the end, for skipped contents).
+        """Run `payload` (which names the run) from the start up to the review, or the end.
 
-        Refused (OpenRunError) when the content has an open run, and (BusyError) while another
-        process is starting one."""
-        run_id = f"run-{uuid.uuid4().hex[:12]}"
-        payload = {
-            "content_id": content_id,
-            "run_id": run_id,
-            "suggestions": suggestions,
-            "force": force,
-        }
+        Refused (OpenRunError) when the content has an open run of this workflow, and
+        (BusyError) while another process is starting one."""
+        run_id = f"{self.run_prefix}{uuid.uuid4().hex[:12]}"
+        payload = {**payload, "content_id": content_id, "run_id": run_id}
         busy = "another run of this content is being started right now; `zettelgraph runs`"
-        with self._exclusive(f"content-{content_id}", busy + " lists it"):
+        with self._exclusive(self._content_lock(content_id), busy + " lists it"):
             existing = self.open_run_of(content_id)
             if existing is not None:
                 raise OpenRunError(existing)
@@ -200,7 +215,7 @@ class ExtractionRuns:
             if view.status != "awaiting_review":
                 raise RunError(f"run {run_id} is {view.status}, not waiting for review")
             self._drive(Command(resume={"action": action, "feedback": feedback}), run_id, on_step)
-        return self._cards_after_commit(self.view(run_id), on_step)
+        return self._after_decision(self.view(run_id), on_step)
 
     def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:
         """Continue a run that stopped in the middle (a crash, a killed process)."""
@@ -210,7 +225,91 @@ class ExtractionRuns:
             if view.status != "interrupted":
                 raise RunError(f"run {run_id} is {view.status}; only an interrupted run resumes")
             self._drive(None, run_id, on_step)
-        return self._cards_after_commit(self.view(run_id), on_step)
+        return self._after_decision(self.view(run_id), on_step)
+
+    def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
+        """What follows a decision or a resume once the workflow has run (nothing here)."""
+        return view
+
+    def _drive(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
+        # durability="sync": each step's checkpoint is on disk before the next step starts, so
+        # a process killed between the store commit and the vault resumes at the vault.
+        for update in self.graph.stream(
+            payload, self._config(run_id), stream_mode="updates", durability="sync"
+        ):
+            if on_step is not None and isinstance(update, dict):
+                for name in update:
+                    if not name.startswith("__"):
+                        on_step(name)
+
+    def view(self, run_id: str, *, locked: bool = False) -> RunView:
+        """The run as it stands. A run that looks stopped in the middle is `running` while a
+        process holds its lock (`locked`: the caller holds it, so no one else can)."""
+        snapshot = self.graph.get_state(self._config(run_id)) if self.owns(run_id) else None
+        values: dict[str, Any] = dict(snapshot.values or {}) if snapshot else {}
+        if snapshot is None or not values:
+            raise RunError(f"no run {run_id!r}: `zettelgraph runs` lists them")
+        report = None
+        for task in snapshot.tasks:
+            for pending in task.interrupts:
+                if isinstance(pending.value, dict) and "report" in pending.value:
+                    report = pending.value["report"]
+        if report is not None:
+            status = "awaiting_review"
+        elif snapshot.next or snapshot.tasks:
+            # Steps left to run, or a step whose results were saved but not yet applied.
+            status = "running" if not locked and self._busy(run_id) else "interrupted"
+        else:
+            status = values.get("status", "running")
+        updated = snapshot.created_at
+        return RunView(
+            run_id=run_id,
+            content_id=values.get("content_id"),
+            title=(values.get("content") or {}).get("title"),
+            status=status,
+            next=list(snapshot.next),
+            report=report,
+            committed=values.get("committed", {}),
+            warnings=list(dict.fromkeys(values.get("warnings", []))),
+            updated_at=updated,
+        )
+
+    def list(self) -> list[RunView]:
+        """Every run, newest first."""
+        seen: dict[str, str] = {}
+        for item in self.checkpointer.list(None):
+            thread = item.config["configurable"]["thread_id"]
+            if not self.owns(thread):
+                continue
+            stamp = item.checkpoint.get("ts", "")
+            if thread not in seen or stamp > seen[thread]:
+                seen[thread] = stamp
+        runs = [self.view(thread) for thread in seen]
+        return sorted(runs, key=lambda r: r.updated_at or "", reverse=True)
+
+
+class ExtractionRuns(WorkflowRuns):
+    """Concept extraction runs (`run-...`)."""
+
+    def _build_graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
+        return build_concept_extraction_graph(self.services, self.checkpointer)
+
+    def start(
+        self,
+        content_id: str,
+        *,
+        suggestions: str | None = None,
+        force: bool = False,
+        on_step: StepCallback | None = None,
+    ) -> RunView:
+        """Run from the start up to the review (or the end, for skipped contents).
+
+        Refused (OpenRunError) when the content has an open run, and (BusyError) while another
+        process is starting one."""
+        return self._start(content_id, {"suggestions": suggestions, "force": force}, on_step)
+
+    def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
+        return self._cards_after_commit(view, on_step)
 
     def _cards_after_commit(self, view: RunView, on_step: StepCallback | None) -> RunView:
         """Cards for the concepts a run has just committed, when ZETTELGRAPH_CARDS_AFTER_APPROVAL
@@ -244,57 +343,3 @@ class ExtractionRuns:
             },
         }
         return view
-
-    def _drive(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
-        # durability="sync": each step's checkpoint is on disk before the next step starts, so
-        # a process killed between the store commit and the vault resumes at the vault.
-        for update in self.graph.stream(
-            payload, self._config(run_id), stream_mode="updates", durability="sync"
-        ):
-            if on_step is not None and isinstance(update, dict):
-                for name in update:
-                    if not name.startswith("__"):
-                        on_step(name)
-
-    def view(self, run_id: str, *, locked: bool = False) -> RunView:
-        """The run as it stands. A run that looks stopped in the middle is `running` while a
-        process holds its lock (`locked`: the caller holds it, so no one else can)."""
-        snapshot = self.graph.get_state(self._config(run_id))
-        values: dict[str, Any] = dict(snapshot.values or {})
-        if not values:
-            raise RunError(f"no run {run_id!r}: `zettelgraph runs` lists them")
-        report = None
-        for task in snapshot.tasks:
-            for pending in task.interrupts:
-                if isinstance(pending.value, dict) and "report" in pending.value:
-                    report = pending.value["report"]
-        if report is not None:
-            status = "awaiting_review"
-        elif snapshot.next or snapshot.tasks:
-            # Steps left to run, or a step whose results were saved but not yet applied.
-            status = "running" if not locked and self._busy(run_id) else "interrupted"
-        else:
-            status = values.get("status", "running")
-        updated = snapshot.created_at
-        return RunView(
-            run_id=run_id,
-            content_id=values.get("content_id"),
-            title=(values.get("content") or {}).get("title"),
-            status=status,
-            next=list(snapshot.next),
-            report=report,
-            committed=values.get("committed", {}),
-            warnings=list(dict.fromkeys(values.get("warnings", []))),
-            updated_at=updated,
-        )
-
-    def list(self) -> list[RunView]:
-        """Every run, newest first."""
-        seen: dict[str, str] = {}
-        for item in self.checkpointer.list(None):
-            thread = item.config["configurable"]["thread_id"]
-            stamp = item.checkpoint.get("ts", "")
-            if thread not in seen or stamp > seen[thread]:
-                seen[thread] = stamp
-        runs = [self.view(thread) for thread in seen]
-        return sorted(runs, key=lambda r: r.updated_at or "", reverse=True)

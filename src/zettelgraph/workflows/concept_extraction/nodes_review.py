@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
-from langgraph.types import interrupt
 
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.models import utcnow
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
-from zettelgraph.prompts.proposal_patch import ProposalPatch
+from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
 from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
@@ -23,6 +21,7 @@ from zettelgraph.workflows.concept_extraction.proposal import (
 from zettelgraph.workflows.concept_extraction.report import build_report, existing_titles
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.review import ask_reader
 
 
 def _views(state: ExtractionState, services: Services) -> dict[str, Any]:
@@ -129,9 +128,10 @@ def _patch_proposal(
     Returns the patch (None on failure, with the reason under "error") and the state update.
     """
     call = llm_call(call_name, services.llms.main_spec, f"round {round_number}")
+    typed = typed_patch(response_model, services.concept_vocabulary)
     try:
         patch = services.structured(
-            services.llms.main, name=call_name, messages=messages, response_model=response_model
+            services.llms.main, name=call_name, messages=messages, response_model=typed
         )
     except SOFT_LLM_ERRORS as exc:
         return None, {"llm_calls": [call], "error": str(exc)}
@@ -142,7 +142,7 @@ def _patch_proposal(
         emap=views["emap"],
         titles=views["titles"],
         call=f"{call_name}#{round_number}",
-        vocabulary=services.store_vocabulary,
+        vocabulary=services.concept_vocabulary,
     )
     # A patch is model output like any other: its relations pass the same checks.
     proposal, findings = guard_relations(proposal, services)
@@ -156,28 +156,9 @@ def _patch_proposal(
 
 def present_for_review(state: ExtractionState, services: Services) -> dict[str, Any]:
     """Pause for the reader (`interrupt`); resume with approve, feedback or abort."""
-    report = build_report(state, services.store, services.store_vocabulary)
-    answer = interrupt({"action": "human_review", "report": report})
-    action = answer.get("action") if isinstance(answer, dict) else None
-    if action == "approve":
-        return {"decision": "approve", "status": "approved", "approved_at": utcnow().isoformat()}
-    if action == "feedback" and str(answer.get("feedback", "")).strip():
-        rounds = state.get("phase_2_iteration", 0)
-        if rounds >= services.settings.review_max_rounds:
-            return {
-                "decision": "abort",
-                "status": "aborted",
-                "warnings": [
-                    f"stopped after {rounds} feedback rounds (ZETTELGRAPH_REVIEW_MAX_ROUNDS); "
-                    "the run is kept but nothing was written"
-                ],
-            }
-        return {"decision": "feedback", "human_feedback": str(answer["feedback"]).strip()}
-    if action == "abort":
-        return {"decision": "abort", "status": "aborted"}
-    raise ValueError(
-        f"a review answer must be approve, feedback (with text) or abort, not {answer!r}"
-    )
+    report = build_report(state, services.store, services.concept_vocabulary)
+    rounds = state.get("phase_2_iteration", 0)
+    return ask_reader(report, rounds, services.settings.review_max_rounds)
 
 
 def incorporate_feedback_node(state: ExtractionState, services: Services) -> dict[str, Any]:

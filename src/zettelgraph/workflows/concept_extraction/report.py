@@ -66,7 +66,8 @@ def build_report(
                 "source": names.get(r["source"], r["source"]),
                 "type": r["type"],
                 "target": names.get(r["target"], r["target"]),
-                "reverse": vocabulary.reverse_of(r["type"]),
+                # Empty for a one-way type (a pack may define one), which gets no reverse.
+                "reverse": vocabulary.reverse_of(r["type"]) or "",
                 "explanation": r["explanation"],
                 "confidence": r["confidence"],
                 "source_is_new": r["source"] in {c["key"] for c in proposal["concepts"]},

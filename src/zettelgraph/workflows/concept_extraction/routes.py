@@ -8,6 +8,7 @@ from langgraph.types import Send
 
 from zettelgraph.workflows.concept_extraction.proposal import quote_texts
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.workflows.review import after_review as after_review
 
 
 def after_check(state: ExtractionState) -> Literal["load_content_quotes", "__end__"]:
@@ -126,14 +127,3 @@ def after_critique(
     if state.get("quality_passes") or state.get("phase_1_iteration", 0) >= max_iterations:
         return "present_for_review"
     return "refine"
-
-
-def after_review(
-    state: ExtractionState,
-) -> Literal["commit", "incorporate_feedback", "__end__"]:
-    decision = state.get("decision")
-    if decision == "approve":
-        return "commit"
-    if decision == "feedback":
-        return "incorporate_feedback"
-    return "__end__"

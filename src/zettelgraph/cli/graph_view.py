@@ -1,0 +1,78 @@
+"""Rich rendering of a graph extraction run and its review report for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from zettelgraph.cli.report_view import print_run_end, print_run_title
+
+
+def print_graph_run(console: Console, run: dict[str, Any]) -> None:
+    """A graph extraction run: its proposal, what was dropped and why, and what to do next."""
+    print_run_title(console, run)
+    report = run.get("report")
+    if report:
+        _print_report(console, report)
+    committed = run.get("committed") or {}
+    if committed:
+        console.print(
+            f"written: {len(committed.get('entities_new', []))} new entities, "
+            f"{len(committed.get('entities_updated', []))} updated, "
+            f"{committed.get('relationships', 0)} relationships; "
+            f"notes: {committed.get('notes_written', 0)} new, "
+            f"{committed.get('notes_updated', 0)} updated"
+        )
+    # The drops are listed with the report already.
+    shown = frozenset(d["message"] for d in (report or {}).get("dropped", []))
+    print_run_end(console, run, shown)
+
+
+def _print_report(console: Console, report: dict[str, Any]) -> None:
+    packs = ", ".join(f"{p['name']} {p['version']}" for p in report.get("packs", []))
+    counts = report["counts"]
+    console.print(
+        f"\n[bold]{counts['entities_new']} new entities[/], {counts['entities_existing']} "
+        f"already in the graph, {counts['relationships']} relationships from "
+        f"{report['passages']} passages (pack {packs})"
+    )
+    for entity in report["entities"]:
+        mark = "new" if entity["status"] == "new" else f"in the graph, by {entity['matched_by']}"
+        console.print(
+            f"\n[bold green]{entity['name']}[/] ({entity['type']}, {mark})", highlight=False
+        )
+        if entity["description"]:
+            console.print(f"  {entity['description']}", highlight=False)
+        for key, value in entity["properties"].items():
+            console.print(f"  [dim]{key}:[/] {value}", highlight=False)
+        others = [n for n in entity["names"] if n != entity["name"]]
+        if others:
+            console.print(f"  [dim]also:[/] {', '.join(others)}", highlight=False)
+        for passage in entity["passages"][:1]:
+            console.print(f"  [dim]>[/] {passage['text'][:160]}", highlight=False)
+    if report["relationships"]:
+        console.print("\n[bold]Relationships[/]")
+        for r in report["relationships"]:
+            why = f"  [dim]{r['description']}[/]" if r["description"] else ""
+            console.print(f"  {r['source']} -[{r['type']}]-> {r['target']}{why}", highlight=False)
+    if report["already_stored"]:
+        console.print(
+            f"\n[dim]Already in the graph (not written again): "
+            f"{', '.join(report['already_stored'])}[/]",
+            highlight=False,
+        )
+    if report["dropped"]:
+        reasons = ", ".join(
+            f"{n} {r.replace('_', ' ')}" for r, n in report["dropped_by_reason"].items()
+        )
+        console.print(f"\n[bold yellow]Dropped[/] ({reasons})", highlight=False)
+        for item in report["dropped"]:
+            console.print(f"  {item['message']}", highlight=False)
+    usage = report["usage"]
+    console.print(
+        f"\n[dim]{usage['calls']} LLM calls, {usage['input_tokens']} tokens in, "
+        f"{usage['output_tokens']} out[/]"
+    )
+    for entry in report.get("feedback_log", []):
+        console.print(f"[dim]feedback {entry['round']}:[/] {entry['feedback']}", highlight=False)

@@ -1,0 +1,209 @@
+"""Load the content's passages and extract entities and relationships per batch (one LLM call
+per batch, batches in parallel), with the existing entities nearest to the batch as context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS, LLMRequestError, call_structured
+from zettelgraph.llm.tools import call_tools, uses_tool_calls
+from zettelgraph.llm.usage import UsageLog
+from zettelgraph.models import NodeLabel, utcnow
+from zettelgraph.packs.schema import PackSchema
+from zettelgraph.prompts import extract_graph
+from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.graph_extraction.packs import PackResolver, pack_versions
+from zettelgraph.workflows.graph_extraction.state import GraphState, empty_proposal
+
+# Existing entities shown with a batch: the best by full-text search of the batch and vector
+# search per passage, fused by rank, of the pack's types only. Enough for the people and
+# places a few passages name, few enough to keep the prompt short.
+CONTEXT_PER_PASSAGE = 8
+CONTEXT_MAX = 20
+RRF_K = 60
+
+
+def load_content(state: GraphState, services: Services, packs: PackResolver) -> dict[str, Any]:
+    """The content, its passages in reading order, and the packs' versions for provenance."""
+    content = services.store.get_content(state["content_id"])
+    if content is None:
+        raise ValueError(
+            f"no content with id {state['content_id']}: `zettelgraph contents` lists them"
+        )
+    schema = packs(state.get("packs"))
+    author = services.store.author_of(content.id)
+    update: dict[str, Any] = {
+        "content": {"title": content.title, "author": author.name if author else None},
+        "packs": [pack.name for pack in schema.packs],
+        "pack_versions": pack_versions(schema),
+        "status": "running",
+        "proposal": empty_proposal(),
+        "extraction_round": 0,
+        "review_rounds": 0,
+        "passages": [
+            {"id": q.id, "text": q.text, "page": q.page}
+            for q in services.store.quotes_of(content.id)
+        ],
+    }
+    if not update["passages"]:
+        update["status"] = "no_passages"
+        update["warnings"] = [f"'{content.title}' has no passages: nothing to extract"]
+    return update
+
+
+def call_id(round_number: int, index: int) -> str:
+    """The id of one extraction call, as provenance records it: round and batch."""
+    return f"{extract_graph.NAME}#r{round_number}b{index + 1}"
+
+
+def extract_batch(
+    payload: dict[str, Any], services: Services, packs: PackResolver
+) -> dict[str, Any]:
+    """One extraction call on one batch of passages (a `Send` branch)."""
+    schema = packs(payload["packs"])
+    passages: list[dict[str, Any]] = payload["passages"]
+    qmap = LocalIds("q", (p["id"] for p in passages))
+    known = context_entities(services, schema, [p["text"] for p in passages])
+    emap = LocalIds("e", (entity["id"] for entity in known))
+    spec = services.llms.main_spec
+    small = services.settings.is_small_model(spec)
+    data = extract_graph.ExtractGraphInput(
+        title=payload["content"]["title"],
+        author=payload["content"]["author"],
+        pack_schema=schema,
+        passages=[
+            extract_graph.PromptPassage(id=qmap.local(p["id"]), text=p["text"], page=p["page"])
+            for p in passages
+        ],
+        existing=[
+            extract_graph.KnownEntity(
+                id=emap.local(e["id"]), name=e["name"], type=e["type"], description=e["description"]
+            )
+            for e in known
+        ],
+        note=payload.get("note"),
+        language=services.settings.concept_language,
+        tool_calling=uses_tool_calls(spec),
+        max_calls=extract_graph.COMPACT_MAX_CALLS if small else extract_graph.MAX_CALLS,
+    )
+    this_call = call_id(payload["round"], payload["index"])
+    result: dict[str, Any] = {
+        "round": payload["round"],
+        "index": payload["index"],
+        "call": this_call,
+        "passage_ids": [p["id"] for p in passages],
+        "existing": {emap.local(e["id"]): e for e in known},
+        "entities": [],
+        "relationships": [],
+        "rejected": [],
+        "failed": False,
+    }
+    usage = UsageLog()
+    warnings: list[str] = []
+    try:
+        calls, rejected, mode = _ask(services, data, usage, small, warnings)
+    except SOFT_LLM_ERRORS as exc:
+        error = f"{this_call} failed, its {len(passages)} passages were not read: {exc}"
+        return {
+            "batch_results": [{**result, "failed": True}],
+            "warnings": [*warnings, error],
+            "errors": [error],
+            "llm_calls": [_call_record(this_call, spec, usage, "failed", payload["index"])],
+        }
+    finally:
+        services.usage.merge(usage)
+    for tool, args in calls:
+        key = "entities" if tool == extract_graph.ENTITY_TOOL else "relationships"
+        result[key].append(args)
+    result["rejected"] = rejected
+    return {
+        "batch_results": [result],
+        "warnings": warnings,
+        "llm_calls": [_call_record(this_call, spec, usage, mode, payload["index"])],
+    }
+
+
+def _ask(
+    services: Services,
+    data: extract_graph.ExtractGraphInput,
+    usage: UsageLog,
+    small: bool,
+    warnings: list[str],
+) -> tuple[list[tuple[str, dict[str, Any]]], list[str], str]:
+    """The answer's tool calls (name, arguments), the rejected ones, and how it was asked:
+    with bound tools, or as the JSON list (also when the provider refused the tools)."""
+    settings = services.settings
+    sampling = extract_graph.COMPACT_SAMPLING if small else extract_graph.SAMPLING
+    messages = extract_graph.messages(data)
+    if data.tool_calling:
+        try:
+            answer = call_tools(
+                services.llms.main,
+                name=extract_graph.NAME,
+                messages=messages,
+                tools=extract_graph.tools(data),
+                usage=usage,
+                retries=settings.llm_retries,
+                backoff=settings.llm_backoff,
+                sampling=sampling,
+            )
+            return [(n, a.model_dump()) for n, a in answer.calls], answer.rejected, "tools"
+        except LLMRequestError as exc:
+            warnings.append(f"tool calling was refused ({exc}); asked for the JSON list instead")
+            data = data.model_copy(update={"tool_calling": False})
+            messages = extract_graph.messages(data)
+    reply = call_structured(
+        services.llms.main,
+        name=extract_graph.NAME,
+        messages=messages,
+        response_model=extract_graph.GraphExtraction,
+        usage=usage,
+        retries=settings.llm_retries,
+        backoff=settings.llm_backoff,
+        sampling=sampling,
+        schema=extract_graph.request_schema(data),
+    )
+    return [(c.tool, c.args.model_dump()) for c in reply.calls], [], "json"
+
+
+def _call_record(call: str, model: str, usage: UsageLog, mode: str, index: int) -> dict[str, Any]:
+    """What the run keeps of one LLM call: enough to account for it after a restart."""
+    totals = usage.as_dict().get(extract_graph.NAME, {})
+    return {
+        "call": extract_graph.NAME,
+        "id": call,
+        "model": model,
+        "mode": mode,
+        "subject": f"batch {index + 1}",
+        "at": utcnow().isoformat(),
+        **{
+            key: totals.get(key, 0)
+            for key in ("input_tokens", "output_tokens", "retries", "repairs", "seconds")
+        },
+    }
+
+
+def context_entities(
+    services: Services, schema: PackSchema, texts: Sequence[str]
+) -> list[dict[str, str]]:
+    """The existing entities of the pack's types nearest to the passages: a full-text search
+    of the whole batch and a vector search per passage, fused by reciprocal rank, best
+    first, at most CONTEXT_MAX."""
+    store = services.store
+    if not texts:
+        return []
+    scores: dict[str, float] = {}
+    searches = [store.text_search(" ".join(texts), 2 * CONTEXT_MAX, label=NodeLabel.ENTITY)]
+    for vector in services.embedder.embed(list(texts)):
+        searches.append(store.vector_search(NodeLabel.ENTITY, vector, CONTEXT_PER_PASSAGE))
+    for hits in searches:
+        for rank, hit in enumerate(hits):
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
+    found = [e for e in store.get_entities(ranked) if e.entity_type in schema.entity_types]
+    return [
+        {"id": e.id, "name": e.name, "type": e.entity_type, "description": e.description}
+        for e in found[:CONTEXT_MAX]
+    ]

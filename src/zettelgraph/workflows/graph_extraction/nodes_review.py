@@ -1,0 +1,129 @@
+"""The reader's review: a report of what would be written and what was dropped, an interrupt,
+and their answer (approve, feedback that extracts again with their note, or abort)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.graph_extraction.state import GraphState
+from zettelgraph.workflows.review import ask_reader
+
+# Passages shown per entity or relationship in the report.
+SHOWN_PASSAGES = 3
+
+
+def build_report(state: GraphState) -> dict[str, Any]:
+    """What the reader needs to decide: entities (new or matched to the graph's), the
+    relationships between them, every drop with its reason, and what the calls cost."""
+    proposal = state["proposal"]
+    passages = {p["id"]: p for p in state.get("passages", [])}
+    names = {e["id"]: e["name"] for e in proposal["entities"]}
+    names.update({k: v["name"] for k, v in proposal["referenced"].items()})
+
+    def shown(ids: list[str]) -> list[dict[str, Any]]:
+        return [
+            {"id": pid, "text": passages[pid]["text"], "page": passages[pid].get("page")}
+            for pid in ids[:SHOWN_PASSAGES]
+            if pid in passages
+        ]
+
+    current = state.get("extraction_round", 0)
+    calls = state.get("llm_calls", [])
+    this_round = [c for c in calls if c.get("id", "").startswith(f"extract_graph#r{current}b")]
+    connected = {r["source"] for r in proposal["relationships"]} | {
+        r["target"] for r in proposal["relationships"]
+    }
+    return {
+        "run_id": state.get("run_id"),
+        "kind": "graph",
+        "content": {"id": state.get("content_id"), **state.get("content", {})},
+        "packs": state.get("pack_versions", []),
+        "passages": len(passages),
+        "entities": [
+            {
+                "id": e["id"],
+                "name": e["name"],
+                "type": e["type"],
+                "description": e["description"],
+                "properties": e["properties"],
+                "status": "existing" if e["existing"] else "new",
+                "matched_by": e["matched_by"],
+                "names": e["names"],
+                "passages": shown(e["passage_ids"]),
+                "connected": e["id"] in connected,
+            }
+            for e in proposal["entities"]
+        ],
+        "relationships": [
+            {
+                "source": names.get(r["source"], r["source"]),
+                "type": r["type"],
+                "target": names.get(r["target"], r["target"]),
+                "source_id": r["source"],
+                "target_id": r["target"],
+                "description": r["description"],
+                "passages": shown(r["passage_ids"]),
+            }
+            for r in proposal["relationships"]
+        ],
+        "referenced": proposal["referenced"],
+        "already_stored": proposal["already_stored"],
+        "dropped": proposal["dropped"],
+        "dropped_by_reason": dict(Counter(d["reason"] for d in proposal["dropped"])),
+        "counts": {
+            "entities_new": sum(1 for e in proposal["entities"] if not e["existing"]),
+            "entities_existing": sum(1 for e in proposal["entities"] if e["existing"]),
+            "relationships": len(proposal["relationships"]),
+            "already_stored": len(proposal["already_stored"]),
+            "dropped": len(proposal["dropped"]),
+        },
+        "usage": usage_of(calls, this_round),
+        "warnings": list(dict.fromkeys(state.get("warnings", []))),
+        "feedback_log": state.get("feedback_log", []),
+        "feedback_rounds": state.get("review_rounds", 0),
+    }
+
+
+def usage_of(calls: list[dict[str, Any]], this_round: list[dict[str, Any]]) -> dict[str, Any]:
+    """LLM calls and tokens of the whole run, and of the round the proposal comes from."""
+
+    def total(items: list[dict[str, Any]], key: str) -> int:
+        return int(sum(item.get(key, 0) or 0 for item in items))
+
+    return {
+        "calls": len(calls),
+        "input_tokens": total(calls, "input_tokens"),
+        "output_tokens": total(calls, "output_tokens"),
+        "round_calls": len(this_round),
+        "failed_calls": sum(1 for c in calls if c.get("mode") == "failed"),
+        "modes": dict(Counter(c.get("mode", "") for c in calls)),
+    }
+
+
+def present_for_review(state: GraphState, services: Services) -> dict[str, Any]:
+    """Pause for the reader (`interrupt`); resume with approve, feedback or abort."""
+    rounds = state.get("review_rounds", 0)
+    return ask_reader(build_report(state), rounds, services.settings.review_max_rounds)
+
+
+def incorporate_feedback(state: GraphState, services: Services) -> dict[str, Any]:
+    """Start the next extraction round: every batch again, with the reader's note."""
+    rounds = state.get("review_rounds", 0) + 1
+    feedback = state.get("human_feedback") or ""
+    return {
+        "review_rounds": rounds,
+        "extraction_round": state.get("extraction_round", 0) + 1,
+        "decision": None,
+        "feedback_log": [{"round": rounds, "feedback": feedback}],
+    }
+
+
+def extraction_note(state: GraphState) -> str | None:
+    """What the extraction calls are told from the reader: their suggestions at the start,
+    and every feedback since, newest last."""
+    parts = [state.get("suggestions") or ""]
+    parts += [entry["feedback"] for entry in state.get("feedback_log", [])]
+    text = "\n".join(part for part in parts if part.strip())
+    return text or None

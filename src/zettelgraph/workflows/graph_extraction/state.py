@@ -1,0 +1,111 @@
+"""State of the Graph Extraction workflow (seed 002): entities and relationships of a template
+pack's types, proposed from a content's passages, reviewed, then committed at once.
+
+Plain JSON-safe data, as in the concept workflow, so checkpoints survive across versions and
+processes. Lists filled by parallel branches (`Send`) use `operator.add` reducers; a feedback
+round extracts again, so batch results carry the round they belong to.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+Status = Literal[
+    "running",
+    "awaiting_review",
+    "approved",
+    "committed",
+    "aborted",
+    "no_passages",
+    "failed",  # every extraction call failed: nothing to review
+]
+Decision = Literal["approve", "feedback", "abort"]
+
+
+class DraftEntity(TypedDict):
+    id: str  # the Entity id: entity_id(type, name) for a new one, the stored id otherwise
+    name: str
+    type: str
+    description: str
+    properties: dict[str, Any]
+    existing: bool  # already in the graph (matched by name and type, or by embedding)
+    matched_by: str  # "new", "name" or "embedding" (and the score)
+    names: list[str]  # every name it was extracted under
+    passage_ids: list[str]
+    calls: list[str]  # the LLM calls that extracted it
+
+
+class DraftRelationship(TypedDict):
+    source: str  # Entity id
+    target: str
+    type: str
+    description: str
+    passage_ids: list[str]
+    calls: list[str]
+
+
+class Drop(TypedDict):
+    """Something the model proposed that is not kept, and why, for the reader."""
+
+    kind: str  # "entity", "property", "relationship" or "call"
+    reason: str  # unknown_entity_type, unresolved_name, unknown_id, wrong_endpoint_types ...
+    subject: str  # what it was, named
+    message: str  # one line saying what and why
+    call: str
+
+
+class Proposal(TypedDict):
+    entities: list[DraftEntity]  # new ones and existing ones this run mentions
+    relationships: list[DraftRelationship]
+    # Existing entities relationships point at but that no call extracted: id -> name, type.
+    referenced: dict[str, dict[str, str]]
+    dropped: list[Drop]
+    # Relationships the graph already holds: not written again, not a fault.
+    already_stored: list[str]
+
+
+class GraphInput(TypedDict, total=False):
+    content_id: str  # required
+    run_id: str  # required: the thread id
+    packs: list[str] | None  # the template packs to extract with; None: the active ones
+    suggestions: str | None
+
+
+class GraphOutput(TypedDict, total=False):
+    content_id: str
+    status: Status
+    proposal: Proposal
+    committed: dict[str, Any]
+    warnings: Annotated[list[str], operator.add]
+
+
+class GraphState(GraphInput, GraphOutput, total=False):
+    content: dict[str, Any]  # title, author
+    # The packs the run uses, with their versions, fixed when it starts: [{name, version}].
+    pack_versions: list[dict[str, str]]
+    passages: list[dict[str, Any]]  # id, text, page; in reading order
+    extraction_round: int  # 0, then one more per feedback round
+    batch_results: Annotated[list[dict[str, Any]], operator.add]
+    # Phase A's output, read by phase B: the run's entities and the names they answer to.
+    entities: list[DraftEntity]
+    entity_drops: list[Drop]
+    # Every call of a feedback round failed: the last proposal goes back to the reader.
+    round_failed: bool
+    review_rounds: int
+    decision: Decision | None
+    human_feedback: str | None
+    feedback_log: Annotated[list[dict[str, Any]], operator.add]
+    approved_at: str | None
+    llm_calls: Annotated[list[dict[str, Any]], operator.add]
+    errors: Annotated[list[str], operator.add]
+
+
+def empty_proposal() -> Proposal:
+    return {
+        "entities": [],
+        "relationships": [],
+        "referenced": {},
+        "dropped": [],
+        "already_stored": [],
+    }

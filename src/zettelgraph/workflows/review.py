@@ -1,0 +1,48 @@
+"""The reader's review, as every reviewed workflow takes it: one interrupt with a report, and
+an answer that is approve, feedback (with text) or abort. The workflows differ in their
+report and in what feedback does; the answer and the round limit are read here, once."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.types import interrupt
+
+from zettelgraph.models import utcnow
+
+
+def ask_reader(report: dict[str, Any], rounds: int, max_rounds: int) -> dict[str, Any]:
+    """Pause for the reader (`interrupt`) with `report`; the state update their answer makes.
+
+    `rounds` is how many feedback rounds the run has had: past `max_rounds`
+    (ZETTELGRAPH_REVIEW_MAX_ROUNDS) more feedback aborts the run, which writes nothing."""
+    answer = interrupt({"action": "human_review", "report": report})
+    action = answer.get("action") if isinstance(answer, dict) else None
+    if action == "approve":
+        return {"decision": "approve", "status": "approved", "approved_at": utcnow().isoformat()}
+    if action == "feedback" and str(answer.get("feedback", "")).strip():
+        if rounds >= max_rounds:
+            return {
+                "decision": "abort",
+                "status": "aborted",
+                "warnings": [
+                    f"stopped after {rounds} feedback rounds (ZETTELGRAPH_REVIEW_MAX_ROUNDS); "
+                    "the run is kept but nothing was written"
+                ],
+            }
+        return {"decision": "feedback", "human_feedback": str(answer["feedback"]).strip()}
+    if action == "abort":
+        return {"decision": "abort", "status": "aborted"}
+    raise ValueError(
+        f"a review answer must be approve, feedback (with text) or abort, not {answer!r}"
+    )
+
+
+def after_review(state: Any) -> Literal["commit", "incorporate_feedback", "__end__"]:
+    """Where the reader's decision leads: the commit, another round, or the end."""
+    decision = state.get("decision")
+    if decision == "approve":
+        return "commit"
+    if decision == "feedback":
+        return "incorporate_feedback"
+    return "__end__"
