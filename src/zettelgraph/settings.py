@@ -174,6 +174,11 @@ class Settings(BaseSettings):
         description="Spread due dates by a day or two (FSRS fuzz) so cards learned together "
         "do not all come due together.",
     )
+    entity_folders: dict[str, str] = Field(
+        default_factory=dict,
+        description='Vault folder of each pack\'s entity notes, as JSON ({"narrative": '
+        '"Personajes"}); a pack not named gets "09 - <pack>".',
+    )
     web_token: SecretStr | None = Field(
         default=None,
         description="Token the web app asks every request for; required to serve beyond 127.0.0.1.",

@@ -47,6 +47,21 @@ def test_graph_extract_then_review_approve(tmp_path: Path) -> None:
     committed = json.loads(done.stdout)
     assert committed["status"] == "committed"
     assert len(committed["committed"]["entities_new"]) == run["report"]["counts"]["entities_new"]
+    notes = sorted((home / "vault" / "09 - narrative").glob("*.md"))
+    assert len(notes) >= len(committed["committed"]["entities_new"]) > 0
+
+
+def test_entity_notes_go_to_the_folder_the_setting_names(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("ZETTELGRAPH_ENTITY_FOLDERS", '{"narrative": "Personajes"}')
+    home = tmp_path / "home"
+    content_id = ingest(home, "don_quijote.md")
+    run_id = json.loads(
+        cli(home, "graph-extract", content_id, "--pack", "narrative", "--json").stdout
+    )["run_id"]
+    done = json.loads(cli(home, "review", run_id, "--approve", "--json").stdout)
+    assert done["status"] == "committed" and done["committed"]["entities_new"]
+    assert list((home / "vault" / "Personajes").glob("*.md"))
+    assert not (home / "vault" / "09 - narrative").exists()
 
 
 def test_graph_extract_feedback_abort_and_errors(tmp_path: Path) -> None:

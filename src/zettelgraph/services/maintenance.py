@@ -22,7 +22,13 @@ def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
     """Write missing or outdated concept notes and entity notes (the active packs' types) and
     remove temporary files that killed writes left; with `check`, only report them (nothing
     written, in the vault or the store)."""
-    return sync_vault(services.store, services.vault, check=check, schema=services.packs)
+    return sync_vault(
+        services.store,
+        services.vault,
+        check=check,
+        schema=services.packs,
+        entity_folders=services.settings.entity_folders,
+    )
 
 
 def copy_graph(

@@ -169,7 +169,11 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> d
         # Every active pack, as `vault sync` renders them: a note drawn with the run's packs
         # alone would read as changed at the next sync and be rewritten.
         report = write_entity_notes(
-            services.store, services.settings.vault_path, services.packs, ids
+            services.store,
+            services.settings.vault_path,
+            services.packs,
+            ids,
+            folders=services.settings.entity_folders,
         )
     except OSError as exc:
         return {
