@@ -12,7 +12,7 @@ from typing import Any
 from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Quote, normalize_name
 from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
-from zettelgraph.services.runs import ExtractionRuns, RunView
+from zettelgraph.services.runs import RunView, WorkflowRuns
 from zettelgraph.store.base import GraphStore
 
 
@@ -149,8 +149,9 @@ def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
     }
 
 
-def inbox(runs: ExtractionRuns) -> list[dict[str, Any]]:
-    """Runs waiting for review: content, counts and how long they have waited."""
+def inbox(runs: WorkflowRuns) -> list[dict[str, Any]]:
+    """Runs waiting for review: content, counts and how long they have waited; concept runs
+    and graph extraction runs (`kind`) each with their own counts."""
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = []
     for view in runs.list():
@@ -165,14 +166,38 @@ def inbox_row(view: RunView, now: datetime) -> dict[str, Any]:
     age: float | None = None
     if view.updated_at:
         age = (now - datetime.fromisoformat(view.updated_at)).total_seconds()
+    if report.get("kind") == "graph":
+        return graph_inbox_row(view, report, age)
     return {
         "run_id": view.run_id,
+        "kind": "concepts",
         "content_id": view.content_id,
         "title": view.title,
         "concepts": len(report.get("concepts", [])),
         "relations": len(report.get("relations", [])),
         "quotes": report.get("quotes", 0),
         # The report's warnings are the run's (both come from the run state): count once.
+        "warnings": len(set(view.warnings) | set(report.get("warnings", []))),
+        "feedback_rounds": report.get("feedback_rounds", 0),
+        "updated_at": view.updated_at,
+        "age_seconds": age,
+    }
+
+
+def graph_inbox_row(view: RunView, report: dict[str, Any], age: float | None) -> dict[str, Any]:
+    """A graph extraction run waiting for review: what it proposes and what it dropped."""
+    counts = report.get("counts", {})
+    return {
+        "run_id": view.run_id,
+        "kind": "graph",
+        "content_id": view.content_id,
+        "title": view.title,
+        "packs": [pack["name"] for pack in report.get("packs", [])],
+        "entities": len(report.get("entities", [])),
+        "entities_new": counts.get("entities_new", 0),
+        "relationships": counts.get("relationships", 0),
+        "dropped": counts.get("dropped", 0),
+        "passages": report.get("passages", 0),
         "warnings": len(set(view.warnings) | set(report.get("warnings", []))),
         "feedback_rounds": report.get("feedback_rounds", 0),
         "updated_at": view.updated_at,

@@ -1,4 +1,5 @@
-"""What the web app changes, shared by its pages and its JSON API.
+"""What the web app changes, shared by its pages and its JSON API, for concept runs
+(`web.runs`) and graph extraction runs (`web.graph_runs`) alike.
 
 The rules (which decisions exist, one open run per content, one decision per run at a time)
 are `services/runs.py`'s; this module only maps each way a request can be refused to an HTTP
@@ -7,13 +8,20 @@ status, and the model's failures (`services/errors.py`) to a 502.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from fastapi import HTTPException
 
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
-from zettelgraph.services.runs import ACTIONS, BusyError, OpenRunError, RunError, RunView
+from zettelgraph.services.runs import (
+    ACTIONS,
+    BusyError,
+    OpenRunError,
+    RunError,
+    RunView,
+    WorkflowRuns,
+)
 from zettelgraph.web.state import WebState
 
 
@@ -28,15 +36,21 @@ def model_failures(then: str = "") -> Iterator[None]:
         raise HTTPException(status_code=502, detail=why + (f"; {then}" if then else "")) from exc
 
 
-def get_run(web: WebState, run_id: str) -> RunView:
-    """The run, or 404."""
+def get_run(web: WebState, run_id: str, runs: WorkflowRuns | None = None) -> RunView:
+    """The run of `runs` (default: the concept runs), or 404."""
     try:
-        return web.runs.view(run_id)
+        return (runs or web.runs).view(run_id)
     except RunError as exc:
         raise HTTPException(status_code=404, detail=str(exc)) from exc
 
 
-def decide(web: WebState, run_id: str, action: str, feedback: str | None = None) -> RunView:
+def decide(
+    web: WebState,
+    run_id: str,
+    action: str,
+    feedback: str | None = None,
+    runs: WorkflowRuns | None = None,
+) -> RunView:
     """Approve, send feedback on, or abort a run waiting for review.
 
     404: no such run. 409: the run is not waiting for review, or another decision on it is in
@@ -49,10 +63,11 @@ def decide(web: WebState, run_id: str, action: str, feedback: str | None = None)
         raise HTTPException(
             status_code=422, detail="feedback needs some text saying what to change"
         )
-    get_run(web, run_id)
+    runs = runs or web.runs
+    get_run(web, run_id, runs)
     try:
         with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
-            return web.runs.answer(run_id, action, feedback)
+            return runs.answer(run_id, action, feedback)
     except RunError as exc:
         raise HTTPException(status_code=409, detail=str(exc)) from exc
 
@@ -71,3 +86,43 @@ def start(
         return exc.run, False
     except BusyError as exc:
         raise HTTPException(status_code=409, detail=str(exc)) from exc
+
+
+def start_graph(
+    web: WebState,
+    content_id: str,
+    packs: Sequence[str] | None = None,
+    *,
+    suggestions: str | None = None,
+) -> tuple[RunView, bool]:
+    """Start a graph extraction run with `packs` (None: the active packs): (the new run, True),
+    or (the content's open graph run, False). 404 for an unknown content, 422 for a pack that
+    is unknown or cannot be extracted into this store, 409 while another start is in progress,
+    502 when the model fails."""
+    if web.services.store.get_content(content_id) is None:
+        raise HTTPException(status_code=404, detail=f"no source {content_id!r}")
+    then = "no run was started; fix the model setting (`zettelgraph doctor`) and start again"
+    try:
+        with model_failures(then):
+            view = web.graph_runs.start(content_id, packs=packs, suggestions=suggestions)
+            return view, True
+    except OpenRunError as exc:
+        return exc.run, False
+    except BusyError as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
+    except RunError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
+
+
+def graph_packs(web: WebState) -> list[dict[str, str]]:
+    """The active packs a graph run can extract with, one at a time (name, version,
+    description): the zettelkasten pack alone has no entity types, since Concepts are the
+    concept runs'."""
+    usable = []
+    for pack in web.services.packs.packs:
+        try:
+            web.graph_runs.schema([pack.name])
+        except RunError:
+            continue
+        usable.append({"name": pack.name, "version": pack.version, "description": pack.description})
+    return usable

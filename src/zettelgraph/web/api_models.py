@@ -177,6 +177,16 @@ class StartIn(BaseModel):
     force: bool = Field(default=False, description="Extract again from a processed content.")
 
 
+class GraphStartIn(BaseModel):
+    content_id: str = Field(min_length=1, max_length=200)
+    packs: list[str] | None = Field(
+        default=None,
+        max_length=20,
+        description="Template packs to extract with; null or empty: the active packs.",
+    )
+    suggestions: str | None = Field(default=None, max_length=10_000)
+
+
 class AskIn(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
     k: int | None = Field(default=None, ge=1, le=100)

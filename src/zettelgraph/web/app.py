@@ -1,9 +1,10 @@
 """The web app factory: review inbox, concept pages, graph view, sources, search and ask.
 
 `create_app(settings)` builds a FastAPI app whose lifespan opens the same collaborators the
-CLI uses (Services, the checkpointer, `ExtractionRuns`); pages (`web/pages.py`) and the JSON
-API (`web/api.py`) call the same services as the CLI (`services/`), never workflow logic of
-their own. Imports go one way: app -> pages/api -> actions -> state.
+CLI uses (Services, the checkpointer, `ExtractionRuns` and `GraphRuns`); pages
+(`web/pages.py`) and the JSON API (`web/api.py`) call the same services as the CLI
+(`services/`), never workflow logic of their own. Imports go one way: app -> pages/api ->
+actions -> state.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
@@ -35,7 +37,10 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         try:
             with open_checkpointer(settings) as checkpointer:
                 app.state.web = WebState(
-                    settings=settings, services=opened, runs=ExtractionRuns(opened, checkpointer)
+                    settings=settings,
+                    services=opened,
+                    runs=ExtractionRuns(opened, checkpointer),
+                    graph_runs=GraphRuns(opened, checkpointer),
                 )
                 yield
         finally:

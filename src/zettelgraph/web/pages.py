@@ -1,4 +1,5 @@
-"""Server-rendered pages: inbox and review (`pages_review`), concepts, sources, the graph
+"""Server-rendered pages: inbox and review (`pages_review`), graph extraction runs
+(`pages_graph_runs`), concepts, sources, the graph
 view and ask (`pages_explore`), pack entities (`pages_entities`), cards (`pages_cards`) and
 study (`pages_study`).
 
@@ -17,7 +18,15 @@ from fastapi.responses import HTMLResponse
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services import browse
 from zettelgraph.store.base import GraphStore
-from zettelgraph.web import pages_cards, pages_entities, pages_explore, pages_review, pages_study
+from zettelgraph.web import (
+    actions,
+    pages_cards,
+    pages_entities,
+    pages_explore,
+    pages_graph_runs,
+    pages_review,
+    pages_study,
+)
 from zettelgraph.web.pages_common import HTMLRoute, Web, render
 
 router = APIRouter()
@@ -94,6 +103,7 @@ def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
         (row["run_id"] for row in browse.inbox(web.runs) if row["content_id"] == content_id),
         None,
     )
+    graph_run = web.graph_runs.open_run_of(content_id)
     return render(
         request,
         "source.html",
@@ -101,10 +111,13 @@ def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
         content=detail,
         groups=_reading_groups(store, detail),
         waiting=waiting,
+        graph_waiting=graph_run.run_id if graph_run else None,
+        graph_packs=actions.graph_packs(web),
     )
 
 
 router.include_router(pages_review.router)
+router.include_router(pages_graph_runs.router)
 router.include_router(pages)
 router.include_router(pages_explore.router)
 router.include_router(pages_entities.router)

@@ -112,6 +112,10 @@ def run_href(run_id: str) -> str:
     return f"/runs/{quote(run_id, safe='')}"
 
 
+def graph_run_href(run_id: str) -> str:
+    return f"/graph-runs/{quote(run_id, safe='')}"
+
+
 _MARKER = re.compile(r"\[(\d{1,4})\]")
 
 
@@ -147,6 +151,7 @@ TEMPLATES.env.globals.setdefault("entity_href", entity_href)
 TEMPLATES.env.globals.setdefault("source_href", source_href)
 TEMPLATES.env.globals.setdefault("graph_href", graph_href)
 TEMPLATES.env.globals.setdefault("run_href", run_href)
+TEMPLATES.env.globals.setdefault("graph_run_href", graph_run_href)
 
 
 def render(

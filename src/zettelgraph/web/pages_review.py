@@ -1,4 +1,5 @@
-"""Review pages: the inbox of runs waiting for review, one run's report and the decisions on
+"""Review pages: the inbox of runs waiting for review (graph extraction runs included; their
+own review page is `pages_graph_runs`'s), one concept run's report and the decisions on
 it (approve, feedback, abort), and starting a run from the Sources page.
 
 Decisions go through `actions.decide`, the same path as the JSON API: one decision per run
@@ -60,7 +61,10 @@ def _committed_links(web: WebState, committed: dict[str, Any]) -> dict[str, list
 
 @router.get("/", response_class=HTMLResponse)
 def inbox_page(request: Request, web: Web) -> HTMLResponse:
-    return render(request, "inbox.html", "inbox", runs=browse.inbox(web.runs))
+    """Concept runs and graph extraction runs waiting for review, the newest first."""
+    rows = browse.inbox(web.runs) + browse.inbox(web.graph_runs)
+    rows.sort(key=lambda row: row["updated_at"] or "", reverse=True)
+    return render(request, "inbox.html", "inbox", runs=rows)
 
 
 def _review(request: Request, web: WebState, view: RunView) -> HTMLResponse:

@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
+from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services
@@ -26,6 +27,7 @@ class WebState:
     settings: Settings
     services: Services
     runs: ExtractionRuns
+    graph_runs: GraphRuns
 
 
 def state(request: Request) -> WebState:
