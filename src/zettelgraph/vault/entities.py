@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -29,7 +28,13 @@ from zettelgraph.vault.entity_notes import (
 )
 from zettelgraph.vault.notes import SourceQuote
 from zettelgraph.vault.passages import source_quotes
-from zettelgraph.vault.writer import Vault, VaultError, atomic_write, safe_note_name
+from zettelgraph.vault.writer import (
+    NotesReport,
+    Vault,
+    VaultError,
+    atomic_write,
+    safe_note_name,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,24 +44,8 @@ MISSING = "missing"
 DIFFERS = "note differs"
 
 
-@dataclass
-class EntityNotesReport:
-    """What a write or a check of entity notes found and did: entity ids `written` (new
-    notes) and `updated`; `drift` ({"entity_id", "title", "path", "reason"}) for every note
-    that was or would be written; `errors` ({"entity_id", "title", "path", "error"}) for the
-    notes that could not be."""
-
-    written: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    drift: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    # Leftover temporary files of interrupted note writes: found (check) or removed.
-    temp_files: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
+# What a write or a check of entity notes found and did (ids are entity ids).
+EntityNotesReport = NotesReport
 
 
 def entity_folder(pack: str, folders: Mapping[str, str] | None = None) -> str:

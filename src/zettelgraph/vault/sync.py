@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from zettelgraph.models import ChangeSet, Concept, normalize_name
 from zettelgraph.packs.schema import PackSchema
@@ -27,7 +25,7 @@ from zettelgraph.vault.notes import (
     note_state,
 )
 from zettelgraph.vault.passages import source_quotes
-from zettelgraph.vault.writer import Vault, VaultError
+from zettelgraph.vault.writer import NotesReport, Vault, VaultError
 
 log = logging.getLogger(__name__)
 
@@ -37,26 +35,10 @@ FRONT_MATTER_DIFFERS = "front matter differs"
 CONNECTIONS_DIFFER = "connections differ"
 
 
-@dataclass
-class SyncReport:
-    """What a sync found and did. `written`/`updated` hold concept ids (and entity ids, when
-    entity notes were synced too); every written or updated note also has a `drift` entry
-    with its path. Entries about an entity note have `entity_id` instead of `concept_id`."""
-
-    written: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    # {"concept_id", "title", "path", "reason"}: reason is one of the constants above.
-    drift: list[dict[str, Any]] = field(default_factory=list)
-    # {"concept_id", "title", "path", "error"}
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    # Leftover temporary files of interrupted note writes: found (check) or removed.
-    temp_files: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when every note could be checked and, unless checking only, written."""
-        return not self.errors
+# What a sync found and did: concept ids, and entity ids when entity notes were synced too
+# (their entries have `entity_id` instead of `concept_id`); `drift` reasons are the
+# constants above.
+SyncReport = NotesReport
 
 
 def note_for(store: GraphStore, concept_id: str) -> ConceptNote:
@@ -141,12 +123,7 @@ def sync_vault(
             )
     if schema is not None and concept_ids is None:
         entities = sync_entity_notes(store, vault.root, schema, check=check, folders=entity_folders)
-        report.written += entities.written
-        report.updated += entities.updated
-        report.unchanged += entities.unchanged
-        report.drift += entities.drift
-        report.errors += entities.errors
-        report.temp_files += entities.temp_files
+        report.absorb(entities)
     return report
 
 

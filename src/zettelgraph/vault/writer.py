@@ -18,6 +18,7 @@ import secrets
 import stat
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from zettelgraph.models import Concept
 from zettelgraph.processes import alive
@@ -48,6 +49,36 @@ _RESERVED = frozenset(
     + [f"{port}{n}" for port in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]]
 )
 _ENTITY_ID_LINE = re.compile(r"""^entity_id:[ \t]*['"]?([^'"\s#]+)""", re.MULTILINE)
+
+
+@dataclasses.dataclass
+class NotesReport:
+    """What a write, sync or check of notes found and did: ids `written` (new notes) and
+    `updated`; a `drift` entry ({"concept_id" or "entity_id", "title", "path", "reason"}) for
+    every note that was or would be written; `errors` ({..., "error"}) for the notes that
+    could not be. Concept and entity notes report alike, so a sync adds one to the other."""
+
+    written: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    unchanged: int = 0
+    drift: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # Leftover temporary files of interrupted note writes: found (check) or removed.
+    temp_files: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every note could be checked and, unless checking only, written."""
+        return not self.errors
+
+    def absorb(self, other: NotesReport) -> None:
+        """Add what another write or check of notes found and did."""
+        self.written += other.written
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.drift += other.drift
+        self.errors += other.errors
+        self.temp_files += other.temp_files
 
 
 class VaultError(Exception):
