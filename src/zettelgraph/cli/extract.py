@@ -41,10 +41,11 @@ if TYPE_CHECKING:
     from zettelgraph.workflows.context import Services
 
 RunsT = TypeVar("RunsT")
+ResultT = TypeVar("ResultT")
 
 
 @contextmanager
-def _open(
+def open_workflow_runs(
     ctx: typer.Context, make: Callable[[Services, BaseCheckpointSaver[Any]], RunsT]
 ) -> Iterator[RunsT]:
     """What `make` builds from the command's services and checkpoints; the run, checkpoint
@@ -70,7 +71,7 @@ def _open(
 def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
     from zettelgraph.services.runs import ExtractionRuns
 
-    with _open(ctx, ExtractionRuns) as runs:
+    with open_workflow_runs(ctx, ExtractionRuns) as runs:
         yield runs
 
 
@@ -78,7 +79,7 @@ def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
 def open_graph_runs(ctx: typer.Context) -> Iterator[GraphRuns]:
     from zettelgraph.services.graph_runs import GraphRuns
 
-    with _open(ctx, GraphRuns) as runs:
+    with open_workflow_runs(ctx, GraphRuns) as runs:
         yield runs
 
 
@@ -91,7 +92,7 @@ def open_every_run(ctx: typer.Context) -> Iterator[list[WorkflowRuns]]:
     def both(services: Services, checkpointer: BaseCheckpointSaver[Any]) -> list[WorkflowRuns]:
         return [ExtractionRuns(services, checkpointer), GraphRuns(services, checkpointer)]
 
-    with _open(ctx, both) as runs:
+    with open_workflow_runs(ctx, both) as runs:
         yield runs
 
 
@@ -114,7 +115,9 @@ def _show(run: RunView, as_json: bool) -> None:
         print_run(stdout(), run.as_dict())
 
 
-def _drive(action: Callable[[StepCallback], RunView], started: float | None = None) -> RunView:
+def drive_with_progress(
+    action: Callable[[StepCallback], ResultT], started: float | None = None
+) -> ResultT:
     """Run a workflow action showing its progress on stderr (see cli/progress.py); configuration
     errors end the command cleanly. `started`: when the command started (time.monotonic)."""
     from zettelgraph.cli.progress import step_progress
@@ -140,7 +143,7 @@ def extract(
     started = time.monotonic()
     with open_runs(ctx) as runs:
         cid = resolve_content_id(runs.services, content_id)
-        view = _drive(
+        view = drive_with_progress(
             lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step), started
         )
     _show(view, as_json)
@@ -193,7 +196,7 @@ def review(
         answered = run_id
         # The clock starts here, not with the command: time at the prompt or in $EDITOR is the
         # reader's, not the workflow's.
-        view = _drive(lambda step: runs.answer(answered, action, text, on_step=step))
+        view = drive_with_progress(lambda step: runs.answer(answered, action, text, on_step=step))
     _show(view, as_json)
 
 
@@ -275,7 +278,7 @@ def resume(
     started = time.monotonic()
     with open_every_run(ctx) as every:
         runs = _runs_of(every, run_id)
-        view = _drive(lambda step: runs.resume(run_id, on_step=step), started)
+        view = drive_with_progress(lambda step: runs.resume(run_id, on_step=step), started)
     _show(view, as_json)
 
 
@@ -304,7 +307,7 @@ def run(
         todo = [r for r in reports if not r["processed"] and r["id"] not in open_runs_of]
         for number, report in enumerate(todo, 1):
             announce(stderr(), f"extracting {number}/{len(todo)}: {report['title']}")
-            views.append(_drive(partial(_start, runs, report["id"]), started))
+            views.append(drive_with_progress(partial(_start, runs, report["id"]), started))
         usage.update(runs.services.usage.as_dict())
     if as_json:
         print_json(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import resolve_content_id
-from zettelgraph.cli.extract import _drive, _show, open_graph_runs
+from zettelgraph.cli.extract import _show, drive_with_progress, open_graph_runs
 
 
 def graph_extract(
@@ -33,7 +33,7 @@ def graph_extract(
     started = time.monotonic()
     with open_graph_runs(ctx) as runs:
         cid = resolve_content_id(runs.services, content_id)
-        view = _drive(
+        view = drive_with_progress(
             lambda step: runs.start(cid, packs=pack or None, suggestions=suggest, on_step=step),
             started,
         )

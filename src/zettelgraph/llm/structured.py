@@ -46,10 +46,8 @@ SOFT_LLM_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, Connect
 
 def is_transient(exc: BaseException) -> bool:
     """Whether an exception from a provider is worth retrying."""
-    status = getattr(exc, "status_code", None)
-    if status is None:
-        status = getattr(getattr(exc, "response", None), "status_code", None)
-    if isinstance(status, int):
+    status = _status(exc)
+    if status is not None:
         return status in (408, 409, 429) or status >= 500
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
@@ -65,6 +63,38 @@ def is_transient(exc: BaseException) -> bool:
             "ResourceExhausted",
         )
     )
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """What kind of failure an LLM error is, as the interfaces show it: a retry helps after a
+    timeout, a rate limit or a server error, not after a refused request or invalid output."""
+
+    kind: str  # timeout | rate_limit | server | refused | invalid_output | other
+    retryable: bool
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """The kind of an exception from an LLM call (its cause when it wraps one)."""
+    if isinstance(exc, StructuredOutputError):
+        return ErrorKind("invalid_output", False)
+    if isinstance(exc, LLMRequestError):
+        return ErrorKind("refused", False)
+    status, name = _status(exc), type(exc).__name__
+    if isinstance(exc, TimeoutError) or "Timeout" in name or status == 408:
+        return ErrorKind("timeout", True)
+    if status == 429 or "RateLimit" in name or "ResourceExhausted" in name:
+        return ErrorKind("rate_limit", True)
+    if is_transient(exc):
+        return ErrorKind("server", True)
+    return ErrorKind("other", False)
 
 
 @dataclass(frozen=True)

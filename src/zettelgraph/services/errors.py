@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm.factory import LLMConfigError
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS, ErrorKind, error_kind
 
 # The configured model cannot be used at all: not configured, or its extra is not installed.
 MODEL_UNUSABLE = (LLMConfigError, MissingExtraError)
@@ -18,3 +18,13 @@ def model_error_message(exc: Exception) -> str:
     if isinstance(exc, MODEL_UNUSABLE):
         return f"the configured LLM cannot be used: {exc}"
     return f"the LLM could not answer: {exc}"
+
+
+__all__ = [
+    "MODEL_ERRORS",
+    "MODEL_FAILED",
+    "MODEL_UNUSABLE",
+    "ErrorKind",
+    "error_kind",
+    "model_error_message",
+]

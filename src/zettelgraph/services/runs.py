@@ -177,22 +177,31 @@ class WorkflowRuns:
 
         Refused (OpenRunError) when the content has an open run of this workflow, and
         (BusyError) while another process is starting one."""
-        run_id = f"{self.run_prefix}{uuid.uuid4().hex[:12]}"
+        run_id = self.new_run_id()
         payload = {**payload, "content_id": content_id, "run_id": run_id}
         busy = "another run of this content is being started right now; `zettelgraph runs`"
         with self._exclusive(self._content_lock(content_id), busy + " lists it"):
             existing = self.open_run_of(content_id)
             if existing is not None:
                 raise OpenRunError(existing)
-            with self._exclusive(run_id, busy):
-                try:
-                    self._drive(payload, run_id, on_step)
-                except MODEL_UNUSABLE:
-                    # The model could not be used at all, so the run read nothing a reader
-                    # would resume; kept, it would hold the content as an open run.
-                    self.checkpointer.delete_thread(run_id)
-                    raise
+            self._launch(run_id, payload, on_step, busy)
         return self.view(run_id)
+
+    def new_run_id(self) -> str:
+        return f"{self.run_prefix}{uuid.uuid4().hex[:12]}"
+
+    def _launch(
+        self, run_id: str, payload: dict[str, Any], on_step: StepCallback | None, busy: str
+    ) -> None:
+        """Drive a new run from its first step, holding its lock."""
+        with self._exclusive(run_id, busy):
+            try:
+                self._drive(payload, run_id, on_step)
+            except MODEL_UNUSABLE:
+                # The model could not be used at all, so the run read nothing a reader
+                # would resume; kept, it would hold the content as an open run.
+                self.checkpointer.delete_thread(run_id)
+                raise
 
     def answer(
         self,
@@ -206,6 +215,10 @@ class WorkflowRuns:
             raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
         if action == "feedback" and not (feedback or "").strip():
             raise RunError("feedback needs some text saying what to change")
+        return self._decide(run_id, {"action": action, "feedback": feedback}, on_step)
+
+    def _decide(self, run_id: str, answer: dict[str, Any], on_step: StepCallback | None) -> RunView:
+        """Resume a run waiting for review with the reader's `answer`, holding its lock."""
         busy = (
             f"another decision on run {run_id} is in progress; wait for it to finish "
             "(`zettelgraph runs` shows the run's state) instead of deciding again"
@@ -214,7 +227,7 @@ class WorkflowRuns:
             view = self.view(run_id, locked=True)
             if view.status != "awaiting_review":
                 raise RunError(f"run {run_id} is {view.status}, not waiting for review")
-            self._drive(Command(resume={"action": action, "feedback": feedback}), run_id, on_step)
+            self._drive(Command(resume=answer), run_id, on_step)
         return self._after_decision(self.view(run_id), on_step)
 
     def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:

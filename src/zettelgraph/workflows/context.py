@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -83,18 +83,26 @@ class Services:
         messages: Sequence[BaseMessage],
         response_model: type[T],
         sampling: Sampling | None = None,
+        schema: dict[str, Any] | None = None,
+        usage: UsageLog | None = None,
     ) -> T:
-        """`call_structured` with this run's usage log and retry settings."""
-        return call_structured(
-            llm,
-            name=name,
-            messages=messages,
-            response_model=response_model,
-            usage=self.usage,
-            retries=self.settings.llm_retries,
-            backoff=self.settings.llm_backoff,
-            sampling=sampling,
-        )
+        """`call_structured` with the retry settings, recorded in this run's usage log (or in
+        `usage`, a log of the caller's own that is then merged into the run's)."""
+        own = usage or UsageLog()
+        try:
+            return call_structured(
+                llm,
+                name=name,
+                messages=messages,
+                response_model=response_model,
+                usage=own,
+                retries=self.settings.llm_retries,
+                backoff=self.settings.llm_backoff,
+                sampling=sampling,
+                schema=schema,
+            )
+        finally:
+            self.usage.merge(own)
 
     def check_embedder(self) -> None:
         """Raise EmbedderMismatchError when the store's vectors come from another embedder:

@@ -368,8 +368,11 @@ def test_a_persons_edits_survive_an_update(
     text = render_concept_note(sample_note())
     text = text.replace("---\n", "---\n" + dump(before), 1)
     text = text.replace("---\n# ", dump(after) + "---\n# ", 1)
-    text = text.replace("## Conexiones", f"{analysis}\n\n## Mi sección\n{section}\n\n## Conexiones")
-    text += f"{trailing}\n"
+    # The person's own section goes in the body only: a front matter value may itself read
+    # "## Conexiones" (hypothesis finds that one).
+    head, _, body = text.partition("---\n# ")
+    body = body.replace("## Conexiones", f"{analysis}\n\n## Mi sección\n{section}\n\n## Conexiones")
+    text = f"{head}---\n# {body}{trailing}\n"
 
     updated = update_concept_note(text, changed_note())
 
