@@ -1,0 +1,1 @@
+"""Experiments over the reader's contents: the tool registry and its data."""
