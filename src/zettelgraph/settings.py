@@ -183,6 +183,13 @@ class Settings(BaseSettings):
         default=None,
         description="Token the web app asks every request for; required to serve beyond 127.0.0.1.",
     )
+    # Provenance exports name the person who approves concepts and cards (a prov:Person).
+    reader: str = Field(
+        default="reader",
+        min_length=1,
+        max_length=200,
+        description="Your name as provenance exports record the approvals.",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> Settings:

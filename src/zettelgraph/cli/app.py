@@ -12,6 +12,7 @@ from zettelgraph.cli import (
     cards,
     concepts,
     contents,
+    export,
     extract,
     graph,
     ingest,
@@ -72,6 +73,7 @@ app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")
 app.add_typer(cards.cards_app, name="cards")
 app.add_typer(packs.packs_app, name="packs")
+app.add_typer(export.export_app, name="export")
 
 
 def main() -> None:

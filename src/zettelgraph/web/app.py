@@ -20,7 +20,7 @@ from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
-from zettelgraph.web import api, pages
+from zettelgraph.web import api, api_provenance, pages
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
 from zettelgraph.workflows.context import Services, open_services
@@ -63,5 +63,6 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     )
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router, prefix="/api")
+    app.include_router(api_provenance.router, prefix="/api")
     app.include_router(pages.router)
     return app
