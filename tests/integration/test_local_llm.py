@@ -261,3 +261,48 @@ def test_ask_end_to_end_with_the_local_model(
         assert {r.target_id for r in cites} == {by_n[n] for n in cited}
     finally:
         store.close()
+
+
+def test_an_experiment_end_to_end_with_the_local_model(
+    local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An experiment over an example on the offline 0.5B model, through its review to the
+    report: the plan names registered tools only, and every insight kept cites a passage the
+    report lists. Structure only, never wording. (Meditations, as ingested by the tests
+    above: ingesting it again makes no call.)"""
+    from zettelgraph.analysis.tools import TOOLS
+
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
+    monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "8192")
+    example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
+    runner = CliRunner()
+    base = ["--home", str(local_home), "--llm", "local:0.5b"]
+    ingested = runner.invoke(app, [*base, "ingest", str(example), "--json"])
+    assert ingested.exit_code == 0, ingested.output
+    [content] = json.loads(ingested.stdout)["contents"]
+    new = runner.invoke(
+        app,
+        [
+            *base,
+            *("experiment", "new", "--type", "single_document", "--term", "life"),
+            *("--contents", content["id"], "--json"),
+        ],
+    )
+    assert new.exit_code == 0, new.output
+    proposed = json.loads(new.stdout)
+    assert proposed["status"] == "awaiting_review"
+    plan = proposed["recommended_strategy"]
+    assert set(plan) == {content["id"]}
+    assert all(name in TOOLS for names in plan.values() for name in names)
+    done = runner.invoke(
+        app, [*base, "experiment", "review", proposed["id"], "--approve", "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout)
+    assert result["status"] == "completed"
+    assert Path(result["report_path"]).is_file()
+    listed = {p["n"] for p in result["synthesis"]["passages"]}
+    for insight in result["synthesis"]["insights"]:
+        assert insight["citations"] and set(insight["citations"]) <= listed
+    calls = {c["name"] for c in result["llm_calls"]}
+    assert calls >= {"experiment_analysis", "experiment_strategy"}

@@ -12,6 +12,7 @@ from zettelgraph.cli import (
     cards,
     concepts,
     contents,
+    experiments,
     export,
     extract,
     graph,
@@ -74,6 +75,7 @@ app.add_typer(store.store_app, name="store")
 app.add_typer(cards.cards_app, name="cards")
 app.add_typer(packs.packs_app, name="packs")
 app.add_typer(export.export_app, name="export")
+app.add_typer(experiments.experiment_app, name="experiment")
 
 
 def main() -> None:

@@ -1,0 +1,99 @@
+"""Rich rendering of experiments for the terminal: the plan waiting for review, the results,
+and what to do next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+
+def _documents(experiment: dict[str, Any]) -> dict[str, str]:
+    return {d["id"]: d["title"] for d in experiment.get("documents", [])}
+
+
+def print_experiment(console: Console, experiment: dict[str, Any]) -> None:
+    term = experiment.get("term") or {}
+    console.print(
+        f"[bold]{escape(experiment['id'])}[/]  {experiment.get('type')} on "
+        f"“{escape(term.get('term', ''))}” — [bold]{experiment['status']}[/]",
+        highlight=False,
+    )
+    if experiment.get("goal"):
+        console.print(f"goal: {escape(experiment['goal'])}", highlight=False)
+    titles = _documents(experiment)
+    passages = experiment.get("term_passages", {})
+    for d in experiment.get("documents", []):
+        meta = ", ".join(str(x) for x in (d.get("author"), d.get("year")) if x)
+        console.print(
+            f"  {d['id'][:8]}  {escape(d['title'])} ({escape(meta)}): "
+            f"{passages.get(d['id'], 0)} passages with the term",
+            highlight=False,
+        )
+    strategy = experiment.get("approved_strategy") or experiment.get("recommended_strategy")
+    if strategy:
+        label = "plan run" if experiment.get("approved_strategy") else "proposed plan"
+        source = experiment.get("strategy_source")
+        confidence = experiment.get("confidence")
+        how = "the type's defaults" if source == "defaults" else "the model"
+        if isinstance(confidence, float):
+            how += f", confidence {confidence:.2f}"
+        console.print(f"\n[bold]{label}[/] ({how})")
+        for content_id, tools in strategy.items():
+            shown = ", ".join(tools) or "(nothing)"
+            console.print(
+                f"  {escape(titles.get(content_id, content_id))}: {shown}", highlight=False
+            )
+        if experiment.get("strategy_reasoning"):
+            console.print(
+                f"  [dim]why:[/] {escape(experiment['strategy_reasoning'])}", highlight=False
+            )
+    runs = experiment.get("tool_runs") or []
+    if runs:
+        table = Table(title="tool results", show_lines=False)
+        for column in ("tool", "documents", "result", "s"):
+            table.add_column(column)
+        for run in runs:
+            where = "; ".join(titles.get(c, c)[:30] for c in run["document_ids"])
+            result = (
+                f"failed: {run['error']}" if run.get("error") else run["output"].get("summary", "")
+            )
+            table.add_row(run["tool"], escape(where), escape(result), f"{run['seconds']:.2f}")
+        console.print(table)
+    synthesis = experiment.get("synthesis") or {}
+    for insight in synthesis.get("insights", []):
+        marks = "".join(f" \\[{n}]" for n in insight["citations"])
+        console.print(f"• {escape(insight['text'])}{marks}", highlight=False)
+    for warning in experiment.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    if experiment.get("report_path"):
+        console.print(f"\nreport: {experiment['report_path']}", highlight=False)
+    if experiment["status"] == "awaiting_review":
+        console.print(
+            f"\nnext: zettelgraph experiment review {experiment['id']} --approve | "
+            "--tools CONTENT=TOOL,TOOL | --reject",
+            highlight=False,
+        )
+    elif experiment["status"] == "interrupted":
+        console.print(f"\nnext: zettelgraph experiment resume {experiment['id']}", highlight=False)
+
+
+def print_experiment_list(console: Console, experiments: list[dict[str, Any]]) -> None:
+    if not experiments:
+        console.print("no experiments yet: `zettelgraph experiment new --term T --contents ID`")
+        return
+    table = Table()
+    for column in ("id", "type", "term", "contents", "status", "created"):
+        table.add_column(column)
+    for e in experiments:
+        table.add_row(
+            e["id"],
+            str(e.get("type")),
+            escape((e.get("term") or {}).get("term", "")),
+            str(len(e.get("documents", []))),
+            e["status"],
+            str(e.get("created_at") or "")[:16],
+        )
+    console.print(table)

@@ -1,0 +1,227 @@
+"""Start, review, resume, show and list experiments (`exp-...`): what the CLI and the web
+app call.
+
+An experiment is a checkpointed run of the experiment workflow, like an extraction run, with
+the run rules of `runs.WorkflowRuns` (locks, one process driving a run at a time, resume
+after a crash). It differs in what it owns: it reads several contents and writes nothing to
+the graph, so any number of experiments may run over the same contents at once; and in its
+review, which decides on a plan (approve, modify the tools, or reject) instead of a proposal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+
+from zettelgraph.analysis.models import (
+    DocumentInfo,
+    ExperimentRecord,
+    ExperimentType,
+    FocusTerm,
+    LLMCallRecord,
+    ToolRun,
+)
+from zettelgraph.analysis.strategy import StrategyError, check_strategy
+from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.models import utcnow
+from zettelgraph.services.runs import RunError, RunView, StepCallback, WorkflowRuns
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.experiment.graph import RECURSION_LIMIT, build_experiment_graph
+from zettelgraph.workflows.experiment.nodes_plan import DECISIONS
+from zettelgraph.workflows.experiment.report import TYPE_TITLES, evolution_rows
+
+EXPERIMENT_PREFIX = "exp-"
+TYPES = tuple(t.value for t in ExperimentType)
+__all__ = ["DECISIONS", "TYPES", "TYPE_TITLES", "ExperimentRuns", "ExperimentView"]
+
+
+@dataclass
+class ExperimentView:
+    """An experiment as it stands: the run, and what its stages have produced so far."""
+
+    run: RunView
+    values: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def status(self) -> str:
+        return self.run.status
+
+    def as_dict(self) -> dict[str, Any]:
+        v = self.values
+        return {
+            "id": self.id,
+            "status": self.status,
+            "stage": v.get("stage"),
+            "type": v.get("type"),
+            "term": v.get("term"),
+            "goal": v.get("experiment_goal") or v.get("goal"),
+            "term_context": v.get("term_context"),
+            "documents": v.get("documents", []),
+            "term_passages": v.get("term_passages", {}),
+            "recommended_strategy": v.get("recommended_strategy"),
+            "strategy_reasoning": v.get("strategy_reasoning"),
+            "confidence": v.get("confidence"),
+            "strategy_source": v.get("strategy_source"),
+            "decision": v.get("decision"),
+            "review_notes": v.get("review_notes", ""),
+            "approved_strategy": v.get("approved_strategy"),
+            "tool_runs": v.get("tool_runs", []),
+            "synthesis": v.get("synthesis"),
+            # The term-evolution table as the report shows it: measures and usage per group.
+            "evolution": evolution_rows(v) if v.get("synthesis") else [],
+            "report_path": v.get("report_path"),
+            "charts": v.get("charts", []),
+            "llm_calls": v.get("llm_calls", []),
+            "warnings": self.run.warnings,
+            "created_at": v.get("created_at"),
+            "completed_at": v.get("completed_at"),
+            "review": self.run.report,
+        }
+
+    def record(self) -> ExperimentRecord:
+        """What the experiment did, for provenance."""
+        v = self.values
+
+        def when(key: str) -> datetime | None:
+            return datetime.fromisoformat(v[key]) if v.get(key) else None
+
+        return ExperimentRecord(
+            id=self.id,
+            type=ExperimentType(v["type"]),
+            term=FocusTerm.model_validate(v["term"]),
+            goal=v.get("experiment_goal") or v.get("goal") or "",
+            documents=[DocumentInfo.model_validate(d) for d in v.get("documents", [])],
+            status=self.status,
+            created_at=when("created_at") or utcnow(),
+            reviewed_at=when("reviewed_at"),
+            decision=v.get("decision"),
+            review_notes=v.get("review_notes", ""),
+            strategy=v.get("approved_strategy") or v.get("recommended_strategy") or {},
+            tool_runs=[ToolRun.model_validate(r) for r in v.get("tool_runs", [])],
+            llm_calls=[LLMCallRecord.model_validate(c) for c in v.get("llm_calls", [])],
+            completed_at=when("completed_at"),
+            report_path=v.get("report_path"),
+        )
+
+
+class ExperimentRuns(WorkflowRuns):
+    """The experiments of one store and checkpoint database."""
+
+    run_prefix = EXPERIMENT_PREFIX
+    recursion_limit = RECURSION_LIMIT
+
+    def _build_graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
+        return build_experiment_graph(self.services, self.checkpointer)
+
+    def new(
+        self,
+        kind: str,
+        term: FocusTerm,
+        content_ids: Sequence[str],
+        *,
+        goal: str | None = None,
+        on_step: StepCallback | None = None,
+    ) -> ExperimentView:
+        """Analyse the experiment and recommend a plan, up to the reader's review."""
+        if kind not in TYPES:
+            raise RunError(f"unknown experiment type {kind!r}: one of {', '.join(TYPES)}")
+        ids = list(dict.fromkeys(content_ids))
+        if not ids:
+            raise RunError("an experiment needs at least one content (--contents ID)")
+        missing = [cid for cid in ids if self.services.store.get_content(cid) is None]
+        if missing:
+            raise RunError(
+                f"no content with id {', '.join(missing)}: `zettelgraph contents` lists them"
+            )
+        if kind == ExperimentType.SINGLE_DOCUMENT and len(ids) != 1:
+            raise RunError("a single_document experiment reads exactly one content")
+        if kind in (ExperimentType.TEMPORAL, ExperimentType.CROSS_DOMAIN) and len(ids) < 2:
+            raise RunError(f"a {kind} experiment compares contents: give two or more")
+        run_id = self.new_run_id()
+        payload = {
+            "run_id": run_id,
+            "type": kind,
+            "term": term.model_dump(mode="json"),
+            "content_ids": ids,
+            "goal": (goal or "").strip() or None,
+            "created_at": utcnow().isoformat(),
+        }
+        self._launch(run_id, payload, on_step, f"experiment {run_id} is being started")
+        return self.show(run_id)
+
+    def review(
+        self,
+        run_id: str,
+        action: str,
+        *,
+        strategy: Mapping[str, Sequence[str]] | None = None,
+        notes: str = "",
+        on_step: StepCallback | None = None,
+    ) -> ExperimentView:
+        """The reader's decision on the plan: approve it, run a modified `strategy` (content
+        id -> tool names; refused with every reason when it cannot run), or reject."""
+        if action not in DECISIONS:
+            raise RunError(f"the review is one of {', '.join(DECISIONS)}, not {action!r}")
+        answer: dict[str, Any] = {"action": action, "notes": notes}
+        view = self.show(run_id)
+        if view.status != "awaiting_review":
+            raise RunError(f"experiment {run_id} is {view.status}, not waiting for review")
+        if action == "modify":
+            ids = view.values.get("content_ids", [])
+            try:
+                answer["strategy"] = check_strategy(strategy or {}, ids, TOOLS)
+            except StrategyError as exc:
+                raise RunError(f"the modified strategy cannot run: {exc}") from exc
+        self._decide(run_id, answer, on_step)
+        return self.show(run_id)
+
+    def answer(
+        self,
+        run_id: str,
+        action: str,
+        feedback: str | None = None,
+        on_step: StepCallback | None = None,
+    ) -> RunView:
+        raise RunError(
+            f"{run_id} is an experiment: `zettelgraph experiment review {run_id}` decides on it"
+        )
+
+    def continue_run(self, run_id: str, on_step: StepCallback | None = None) -> ExperimentView:
+        """Continue an experiment that stopped in the middle (a crash, a provider outage)."""
+        self.resume(run_id, on_step)
+        return self.show(run_id)
+
+    def show(self, run_id: str) -> ExperimentView:
+        if not self.owns(run_id):
+            raise RunError(f"no experiment {run_id!r}: `zettelgraph experiment list` lists them")
+        try:
+            run = self.view(run_id)
+        except RunError as exc:
+            raise RunError(
+                f"no experiment {run_id!r}: `zettelgraph experiment list` lists them"
+            ) from exc
+        snapshot = self.graph.get_state(self._config(run_id))
+        return ExperimentView(run=run, values=dict(snapshot.values or {}))
+
+    def experiments(self) -> list[ExperimentView]:
+        """Every experiment, newest first."""
+        return [self.show(run.run_id) for run in self.list()]
+
+    def record(self, run_id: str) -> ExperimentRecord:
+        return self.show(run_id).record()
+
+
+def load_experiment(services: Services, run_id: str) -> ExperimentRecord:
+    """An experiment's record from the configured checkpoint database (RunError if none)."""
+    from zettelgraph.services.checkpoints import open_checkpointer
+
+    with open_checkpointer(services.settings) as checkpointer:
+        return ExperimentRuns(services, checkpointer).record(run_id)

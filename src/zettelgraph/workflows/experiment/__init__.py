@@ -1,0 +1,1 @@
+"""Experiments over the reader's contents: analyse, recommend, review, execute, synthesise."""

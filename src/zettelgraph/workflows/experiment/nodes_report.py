@@ -1,0 +1,82 @@
+"""After the synthesis: the charts, the report and the tool results on disk (under
+ZETTELGRAPH_HOME/experiments/<id>/) and the report in the vault."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zettelgraph.analysis.charts import Chart, drift_chart, frequency_chart
+from zettelgraph.models import utcnow
+from zettelgraph.vault.experiments import write_experiment_note
+from zettelgraph.vault.writer import VaultError, atomic_write
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.experiment.report import (
+    TYPE_TITLES,
+    drift_by_group,
+    evolution_rows,
+    render,
+)
+from zettelgraph.workflows.experiment.state import ExperimentState
+
+
+def charts_of(state: ExperimentState) -> dict[str, Chart]:
+    """The charts the results call for: frequency when a group has a rate, drift when the
+    drift tool measured two groups or more."""
+    values: dict[str, Any] = dict(state)
+    synthesis = values.get("synthesis") or {}
+    grouping = synthesis.get("grouping", "document")
+    term = values["term"]["term"]
+    charts: dict[str, Chart] = {}
+    rates = [(r["group"], r["per_10k"]) for r in evolution_rows(values) if r["per_10k"] is not None]
+    if rates:
+        charts["frequency"] = frequency_chart(term, grouping, rates)
+    for run in values.get("tool_runs", []):
+        if run["tool"] != "semantic_drift" or run.get("error"):
+            continue
+        output = run["output"]
+        groups = list(drift_by_group(values, output.get("grouping", "")).items())
+        if len(groups) >= 2:
+            charts["drift"] = drift_chart(
+                term,
+                output.get("grouping", ""),
+                [(g, d.get("distance_to_previous"), d["distance_to_overall"]) for g, d in groups],
+            )
+    return charts
+
+
+def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
+    run_id = state["run_id"]
+    folder = services.settings.home / "experiments" / run_id
+    charts = charts_of(state)
+    files = {f"{name}.{fmt}": data for name, chart in charts.items() for fmt, data in chart.items()}
+    for name, data in files.items():
+        atomic_write(folder / name, data)
+    pictures = [name for name in files if name.endswith(".png")]
+    markdown = render(dict(state), pictures, services.llms.main_spec)
+    atomic_write(folder / "report.md", markdown)
+    atomic_write(
+        folder / "results.json",
+        json.dumps(state.get("tool_runs", []), ensure_ascii=False, indent=1),
+    )
+    warnings: list[str] = []
+    term = state["term"]["term"]
+    title = f"{term} ({TYPE_TITLES.get(state['type'], state['type'])}, {run_id})"
+    try:
+        write_experiment_note(
+            services.settings.vault_path,
+            run_id,
+            title,
+            markdown,
+            {name: files[name] for name in pictures},
+        )
+    except (OSError, VaultError) as exc:
+        warnings.append(f"the report was not written to the vault ({exc}); it is in {folder}")
+    return {
+        "report_path": str(folder / "report.md"),
+        "charts": sorted(files),
+        "status": "completed",
+        "stage": "report",
+        "completed_at": utcnow().isoformat(),
+        "warnings": warnings,
+    }

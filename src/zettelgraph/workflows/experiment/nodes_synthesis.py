@@ -1,0 +1,174 @@
+"""Stage 5: insights across the documents and how the term is used in each group.
+
+The evidence is the tools' own: their one-line findings and the passages they cite (spread
+over the documents, the term's concordance first). The model names passages by local id
+and the code turns them into [n] markers; an insight with no passage shown is dropped, and
+the drop is in the report. A failed call leaves the report with the tools' tables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.models import normalize_name
+from zettelgraph.prompts import experiment_synthesis as prompt
+from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.experiment.calls import ask, prompt_documents
+from zettelgraph.workflows.experiment.state import ExperimentState
+
+# Passages shown to the model: enough for every document to have its evidence, few enough
+# for a small model's context.
+MAX_PASSAGES = 12
+SMALL_MODEL_PASSAGES = 6
+# Tools whose citations contain the term itself come first.
+EVIDENCE_ORDER = ("concordance", "cooccurrence", "semantic_drift", "graph_concepts")
+
+
+def groups_of(kind: ExperimentType, documents: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
+    """(what a group is, the groups in order) for the term-evolution table."""
+    if kind is ExperimentType.TEMPORAL:
+        years = sorted({d["year"] for d in documents if d.get("year") is not None})
+        if years:
+            unknown = any(d.get("year") is None for d in documents)
+            return "year", [str(y) for y in years] + (["unknown"] if unknown else [])
+    if kind is ExperimentType.CROSS_DOMAIN:
+        domains = list(dict.fromkeys(d["domain"] for d in documents if d.get("domain")))
+        if len(domains) >= 2:
+            return "domain", domains
+        authors = list(dict.fromkeys(d["author"] for d in documents if d.get("author")))
+        if len(authors) >= 2:
+            return "author", authors
+    return "document", [d["title"] for d in documents]
+
+
+def evidence(runs: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` cited passages, taken in turn from each document so that every one has
+    its say, the concordance's first."""
+    rank = {name: i for i, name in enumerate(EVIDENCE_ORDER)}
+    ordered = sorted(
+        (r for r in runs if not r.get("error")), key=lambda r: rank.get(r["tool"], len(rank))
+    )
+    per_document: dict[str, list[dict[str, Any]]] = {}
+    seen: set[str] = set()
+    for run in ordered:
+        for citation in run.get("output", {}).get("citations", []):
+            if citation["passage_id"] in seen:
+                continue
+            seen.add(citation["passage_id"])
+            per_document.setdefault(citation["content_id"], []).append(citation)
+    chosen: list[dict[str, Any]] = []
+    while len(chosen) < limit and any(per_document.values()):
+        for queue in per_document.values():
+            if queue and len(chosen) < limit:
+                chosen.append(queue.pop(0))
+    return chosen
+
+
+def findings(runs: Sequence[dict[str, Any]], ids: LocalIds) -> list[str]:
+    """One line per tool result, naming the documents it covers."""
+    lines = []
+    for run in runs:
+        where = ", ".join(ids.local(c) for c in run["document_ids"])
+        if run.get("error"):
+            lines.append(f"[{run['tool']}] {where}: failed")
+        else:
+            lines.append(f"[{run['tool']}] {where}: {run['output'].get('summary', '')}")
+    return lines
+
+
+def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
+    kind = ExperimentType(state["type"])
+    documents = state.get("documents", [])
+    runs = state.get("tool_runs", [])
+    doc_ids = LocalIds("d", state["content_ids"])
+    small = services.settings.is_small_model(services.llms.main_spec)
+    shown = evidence(runs, SMALL_MODEL_PASSAGES if small else MAX_PASSAGES)
+    quote_ids = LocalIds("q", [c["passage_id"] for c in shown])
+    grouping, groups = groups_of(kind, documents)
+    passages = [{**c, "n": i + 1} for i, c in enumerate(shown)]
+    base: dict[str, Any] = {
+        "grouping": grouping,
+        "groups": groups,
+        "passages": passages,
+        "findings": findings(runs, doc_ids),
+        "insights": [],
+        "evolution": [],
+        "dropped": [],
+    }
+    if not shown:
+        return {
+            "synthesis": base,
+            "stage": "synthesize",
+            "warnings": ["no tool found a passage with the term: no insights were written"],
+        }
+    answer, record, warning = ask(
+        services,
+        name=prompt.NAME,
+        messages=prompt.messages(
+            prompt.SynthesisInput(
+                type=kind,
+                term=FocusTerm.model_validate(state["term"]),
+                goal=state.get("experiment_goal", ""),
+                questions=state.get("questions", []),
+                documents=prompt_documents(documents, state.get("term_passages", {}), doc_ids),
+                findings=base["findings"],
+                groups=groups,
+                passages=[
+                    prompt.PromptPassage(
+                        id=quote_ids.local(c["passage_id"]),
+                        document=doc_ids.local(c["content_id"]),
+                        source=", ".join(p for p in (c["title"], c.get("location")) if p),
+                        text=c["text"],
+                    )
+                    for c in shown
+                ],
+                language=services.settings.concept_language,
+            )
+        ),
+        response_model=prompt.Synthesis,
+        sampling=prompt.SAMPLING,
+    )
+    if answer is None:
+        return {
+            "synthesis": base,
+            "stage": "synthesize",
+            "llm_calls": [record],
+            "warnings": [f"{warning}; the report has the tools' results only"],
+        }
+    place = {c["passage_id"]: i + 1 for i, c in enumerate(shown)}
+
+    def markers(sources: Sequence[str]) -> list[int]:
+        real = [quote_ids.real(s) for s in sources]
+        return sorted({place[r] for r in real if r is not None})
+
+    seen: set[str] = set()
+    for insight in answer.insights:
+        text = " ".join(insight.text.split())
+        if normalize_name(text) in seen:
+            continue
+        seen.add(normalize_name(text))
+        cited = markers(insight.sources)
+        if cited:
+            base["insights"].append({"text": text, "citations": cited})
+        else:
+            base["dropped"].append({"text": text, "reason": "cites no passage shown"})
+    known = {normalize_name(g): g for g in groups}
+    for row in answer.evolution:
+        group = known.get(normalize_name(row.group))
+        cited = markers(row.sources)
+        if group is None:
+            base["dropped"].append({"text": row.usage, "reason": f"unknown group {row.group!r}"})
+        elif not cited:
+            base["dropped"].append({"text": row.usage, "reason": "cites no passage shown"})
+        else:
+            base["evolution"].append({"group": group, "usage": row.usage, "citations": cited})
+    warnings = []
+    if base["dropped"]:
+        warnings.append(
+            f"{len(base['dropped'])} statement(s) of the synthesis dropped: no passage shown "
+            "supports them (listed in the report)"
+        )
+    return {"synthesis": base, "stage": "synthesize", "llm_calls": [record], "warnings": warnings}

@@ -1,0 +1,63 @@
+"""State of the experiment workflow (seed 003's five stages).
+
+Plain JSON-safe data, so checkpoints survive across versions and processes. Stage outputs
+start absent (not empty) and are filled as the stages run; tool runs come from parallel
+branches (`Send`) and are gathered with an `operator.add` reducer, as are the LLM call
+records and warnings.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+Status = Literal[
+    "running",
+    "awaiting_review",
+    "executing",
+    "completed",
+    "rejected",
+    "failed",  # no document had a passage to read
+]
+Decision = Literal["approve", "modify", "reject"]
+
+
+class ExperimentInput(TypedDict, total=False):
+    run_id: str  # required: the thread id
+    type: str  # an ExperimentType value
+    term: dict[str, Any]  # a FocusTerm
+    content_ids: list[str]
+    goal: str | None  # the reader's own words
+    created_at: str
+
+
+class ExperimentState(ExperimentInput, total=False):
+    status: Status
+    stage: str  # analyze, recommend, review, execute, synthesize, report
+    documents: list[dict[str, Any]]  # DocumentInfo, in the order given
+    term_passages: dict[str, int]  # content id -> passages that contain the term
+    # Stage 1
+    experiment_goal: str
+    term_context: str
+    questions: list[str]
+    # Stage 2
+    recommended_strategy: dict[str, list[str]]  # content id -> tool names
+    strategy_reasoning: str
+    confidence: float | None
+    strategy_source: str  # "model" or "defaults" (the model's answer was unusable)
+    # Stage 3
+    decision: Decision | None
+    review_notes: str
+    modified_strategy: dict[str, list[str]] | None
+    approved_strategy: dict[str, list[str]]
+    reviewed_at: str
+    # Stage 4
+    tool_runs: Annotated[list[dict[str, Any]], operator.add]
+    # Stage 5
+    synthesis: dict[str, Any]
+    report_path: str
+    charts: list[str]
+    completed_at: str
+    # Throughout
+    llm_calls: Annotated[list[dict[str, Any]], operator.add]
+    warnings: Annotated[list[str], operator.add]
