@@ -16,11 +16,12 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
-from zettelgraph.web import api, api_provenance, pages
+from zettelgraph.web import api, api_experiments, api_provenance, pages, pages_experiments
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
 from zettelgraph.workflows.context import Services, open_services
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
                     services=opened,
                     runs=ExtractionRuns(opened, checkpointer),
                     graph_runs=GraphRuns(opened, checkpointer),
+                    experiments=ExperimentRuns(opened, checkpointer),
                 )
                 yield
         finally:
@@ -65,4 +67,6 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     app.include_router(api.router, prefix="/api")
     app.include_router(api_provenance.router, prefix="/api")
     app.include_router(pages.router)
+    app.include_router(api_experiments.router, prefix="/api")
+    app.include_router(pages_experiments.router)
     return app

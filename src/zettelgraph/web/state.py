@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
+from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
@@ -28,6 +29,7 @@ class WebState:
     services: Services
     runs: ExtractionRuns
     graph_runs: GraphRuns
+    experiments: ExperimentRuns
 
 
 def state(request: Request) -> WebState:
