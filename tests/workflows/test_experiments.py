@@ -139,3 +139,60 @@ def test_an_unusable_model_answer_falls_back_to_the_type_defaults(
     assert view.values["confidence"] is None
     assert any("defaults are proposed" in w for w in view.run.warnings)
     assert "semantic_drift" in view.values["recommended_strategy"][ids[0]]
+
+
+SYNTHESIS = {
+    "insights": [
+        {
+            "text": "La honra pesa más que la hacienda en Cervantes. En Galdós se compra.",
+            "sources": ["q1", "q2"],
+        },
+        {"text": "La honra pesa más que la hacienda en Cervantes.", "sources": ["q1"]},
+        {"text": "Honour matters more than money to both of these writers.", "sources": ["q1"]},
+        {"text": "En Galdós la honra es sobre todo apariencia ante los vecinos.", "sources": []},
+    ],
+    "evolution": [
+        {
+            "group": "1605",
+            "usage": "En 1605 la honra es la virtud del caballero andante.",
+            "sources": ["q1", "q2", "q3"],
+        },
+        {
+            "group": "1876",
+            "usage": "En 1876 la honra se ha vuelto dinero y apariencia social.",
+            "sources": ["q1", "q2", "q3"],
+        },
+        {"group": "1900", "usage": "En 1900 nadie habla de honra.", "sources": ["q1"]},
+    ],
+}
+
+
+def test_the_synthesis_keeps_only_cited_new_statements_in_the_report_language(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(replies={"experiment_synthesis": [SYNTHESIS]})
+    ids = add_books(h.services)
+    runs = ExperimentRuns(h.services, h.runs.checkpointer)
+    view = runs.new("temporal", HONRA, ids, goal="¿Cómo cambia la honra entre 1605 y 1876?")
+    done = runs.review(view.id, "modify", strategy={cid: ["concordance"] for cid in ids})
+    synthesis = done.values["synthesis"]
+    assert [i["text"] for i in synthesis["insights"]] == [
+        "La honra pesa más que la hacienda en Cervantes. En Galdós se compra."
+    ]
+    reasons = sorted(d["reason"] for d in synthesis["dropped"])
+    assert reasons == [
+        "cites no passage shown",
+        "not written in es",
+        "repeats an earlier finding",
+        "unknown group '1900'",
+    ]
+    # Each group's usage cites only its own book's passages.
+    content_of = {p["n"]: p["content_id"] for p in synthesis["passages"]}
+    by_year = {d["year"]: d["id"] for d in done.values["documents"]}
+    rows = {r["group"]: r for r in synthesis["evolution"]}
+    assert set(rows) == {"1605", "1876"}
+    for group, row in rows.items():
+        assert row["citations"]
+        assert {content_of[n] for n in row["citations"]} == {by_year[int(group)]}
+    report = Path(done.values["report_path"]).read_text(encoding="utf-8")
+    assert "## Left out" in report and "repeats an earlier finding" in report

@@ -37,14 +37,27 @@ def _term(state: ExperimentState) -> FocusTerm:
     return FocusTerm.model_validate(state["term"])
 
 
+def report_language(goal: str | None, services: Services) -> str:
+    """The experiment speaks the language of the reader's goal (as `ask` answers in the
+    question's); without a goal, or one too short to tell, the concept language."""
+    detected = services.detect_language(goal) if goal and len(goal.split()) >= 3 else None
+    return detected or services.settings.concept_language
+
+
 def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
     """Stage 1: the documents' metadata, the passages with the term, and the goal."""
     kind = ExperimentType(state["type"])
     term = _term(state)
+    language = report_language(state.get("goal"), services)
     documents = load_documents(services.store, state["content_ids"])
     counts = {d.info.id: len(passages_with_term(d.passages, term.term)) for d in documents}
     infos = [d.info.model_dump(mode="json") for d in documents]
-    update: dict[str, Any] = {"documents": infos, "term_passages": counts, "stage": "analyze"}
+    update: dict[str, Any] = {
+        "documents": infos,
+        "term_passages": counts,
+        "language": language,
+        "stage": "analyze",
+    }
     if not any(d.passages for d in documents):
         return {
             **update,
@@ -66,7 +79,7 @@ def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
                 term=term,
                 goal=state.get("goal"),
                 documents=prompt_documents(infos, counts, ids),
-                language=services.settings.concept_language,
+                language=language,
             )
         ),
         response_model=experiment_analysis.ExperimentAnalysis,
@@ -112,7 +125,7 @@ def recommend(state: ExperimentState, services: Services) -> dict[str, Any]:
             for tool in TOOLS.values()
         ],
         preferred=[name for name in PREFERRED[kind] if name in TOOLS],
-        language=services.settings.concept_language,
+        language=state.get("language") or services.settings.concept_language,
     )
     answer, record, warning = ask(
         services,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.guards import synthesis as guards
 from zettelgraph.models import normalize_name
 from zettelgraph.prompts import experiment_synthesis as prompt
 from zettelgraph.prompts.ids import LocalIds
@@ -27,21 +28,32 @@ SMALL_MODEL_PASSAGES = 6
 EVIDENCE_ORDER = ("concordance", "cooccurrence", "semantic_drift", "graph_concepts")
 
 
-def groups_of(kind: ExperimentType, documents: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
-    """(what a group is, the groups in order) for the term-evolution table."""
+def groups_of(
+    kind: ExperimentType, documents: Sequence[dict[str, Any]]
+) -> tuple[str, dict[str, list[str]]]:
+    """(what a group is, each group's content ids, in the groups' order) for the
+    term-evolution table."""
+
+    def by(key: str, missing: str | None = None) -> dict[str, list[str]]:
+        groups: dict[str, list[str]] = {}
+        for d in documents:
+            value = d.get(key)
+            label = str(value) if value is not None else missing
+            if label is not None:
+                groups.setdefault(label, []).append(d["id"])
+        return groups
+
     if kind is ExperimentType.TEMPORAL:
-        years = sorted({d["year"] for d in documents if d.get("year") is not None})
-        if years:
-            unknown = any(d.get("year") is None for d in documents)
-            return "year", [str(y) for y in years] + (["unknown"] if unknown else [])
+        years = by("year", "unknown")
+        if set(years) - {"unknown"}:
+            ordered = sorted((g for g in years if g != "unknown"), key=int)
+            return "year", {g: years[g] for g in [*ordered, "unknown"] if g in years}
     if kind is ExperimentType.CROSS_DOMAIN:
-        domains = list(dict.fromkeys(d["domain"] for d in documents if d.get("domain")))
-        if len(domains) >= 2:
-            return "domain", domains
-        authors = list(dict.fromkeys(d["author"] for d in documents if d.get("author")))
-        if len(authors) >= 2:
-            return "author", authors
-    return "document", [d["title"] for d in documents]
+        for key in ("domain", "author"):
+            groups = by(key)
+            if len(groups) >= 2:
+                return key, groups
+    return "document", by("title")
 
 
 def evidence(runs: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -87,7 +99,8 @@ def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
     small = services.settings.is_small_model(services.llms.main_spec)
     shown = evidence(runs, SMALL_MODEL_PASSAGES if small else MAX_PASSAGES)
     quote_ids = LocalIds("q", [c["passage_id"] for c in shown])
-    grouping, groups = groups_of(kind, documents)
+    grouping, members = groups_of(kind, documents)
+    groups = list(members)
     passages = [{**c, "n": i + 1} for i, c in enumerate(shown)]
     base: dict[str, Any] = {
         "grouping": grouping,
@@ -125,7 +138,7 @@ def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
                     )
                     for c in shown
                 ],
-                language=services.settings.concept_language,
+                language=state.get("language") or services.settings.concept_language,
             )
         ),
         response_model=prompt.Synthesis,
@@ -144,31 +157,52 @@ def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
         real = [quote_ids.real(s) for s in sources]
         return sorted({place[r] for r in real if r is not None})
 
-    seen: set[str] = set()
+    language = state.get("language") or services.settings.concept_language
+    detect = services.detect_language
+
+    def drop(text: str, reason: str) -> None:
+        base["dropped"].append({"text": text, "reason": reason})
+
+    said: list[str] = []
     for insight in answer.insights:
-        text = " ".join(insight.text.split())
-        if normalize_name(text) in seen:
-            continue
-        seen.add(normalize_name(text))
+        fresh = guards.new_sentences(insight.text, said)
+        text = " ".join(fresh)
         cited = markers(insight.sources)
-        if cited:
-            base["insights"].append({"text": text, "citations": cited})
+        if not fresh:
+            drop(insight.text, "repeats an earlier finding")
+        elif not cited:
+            drop(text, "cites no passage shown")
+        elif guards.off_language(text, language, detect):
+            drop(text, f"not written in {language}")
         else:
-            base["dropped"].append({"text": text, "reason": "cites no passage shown"})
+            said.extend(fresh)
+            base["insights"].append({"text": text, "citations": cited})
     known = {normalize_name(g): g for g in groups}
+    content_of = {i + 1: c["content_id"] for i, c in enumerate(shown)}
+    rows: dict[str, dict[str, Any]] = {}
     for row in answer.evolution:
         group = known.get(normalize_name(row.group))
-        cited = markers(row.sources)
+        text = " ".join(row.usage.split())
+        # Only the passages of the group itself speak for how the group uses the term.
+        cited = [n for n in markers(row.sources) if content_of[n] in members.get(group or "", [])]
         if group is None:
-            base["dropped"].append({"text": row.usage, "reason": f"unknown group {row.group!r}"})
+            drop(text, f"unknown group {row.group!r}")
+        elif group in rows:
+            drop(text, f"a second usage for {group}")
         elif not cited:
-            base["dropped"].append({"text": row.usage, "reason": "cites no passage shown"})
+            drop(text, f"cites no passage of {group}")
+        elif guards.off_language(text, language, detect):
+            drop(text, f"not written in {language}")
         else:
-            base["evolution"].append({"group": group, "usage": row.usage, "citations": cited})
+            rows[group] = {"group": group, "usage": text, "citations": cited}
+    for group in guards.repeated_across_groups({g: r["usage"] for g, r in rows.items()}):
+        drop(rows.pop(group)["usage"], "the same words as another group's usage")
+    base["evolution"] = [rows[g] for g in groups if g in rows]
     warnings = []
     if base["dropped"]:
         warnings.append(
-            f"{len(base['dropped'])} statement(s) of the synthesis dropped: no passage shown "
-            "supports them (listed in the report)"
+            f"{len(base['dropped'])} statement(s) of the synthesis dropped: repeated, not in "
+            "the report's language, or with no passage that supports them (listed in the "
+            "report, with the reason for each)"
         )
     return {"synthesis": base, "stage": "synthesize", "llm_calls": [record], "warnings": warnings}

@@ -36,6 +36,7 @@ class ExperimentState(ExperimentInput, total=False):
     stage: str  # analyze, recommend, review, execute, synthesize, report
     documents: list[dict[str, Any]]  # DocumentInfo, in the order given
     term_passages: dict[str, int]  # content id -> passages that contain the term
+    language: str  # what the model writes in: the goal's language, else the concept language
     # Stage 1
     experiment_goal: str
     term_context: str

@@ -1,0 +1,52 @@
+"""The checks on an experiment's synthesis (`guards/synthesis.py`)."""
+
+from __future__ import annotations
+
+from zettelgraph.guards.language import detector_for
+from zettelgraph.guards.synthesis import (
+    new_sentences,
+    off_language,
+    repeated_across_groups,
+    sentences,
+)
+
+
+def test_sentences_split_at_their_ends() -> None:
+    assert sentences("Uno.  Dos?  ¡Tres!\nCuatro") == ["Uno.", "Dos?", "¡Tres!", "Cuatro"]
+    assert sentences("   ") == []
+
+
+def test_a_sentence_said_before_is_not_new_whatever_its_case_accents_or_wording() -> None:
+    said = ["La honra vale más que la hacienda del hidalgo."]
+    assert new_sentences("la HONRA vale mas que la hacienda!  Y se pierde pronto.", said) == [
+        "Y se pierde pronto."
+    ]
+    # Repeated inside one text too, and a shorter sentence made of an earlier one's words.
+    assert new_sentences("Se pierde pronto. Se pierde.", []) == ["Se pierde pronto."]
+    assert (
+        new_sentences(
+            "Both approach life in different ways.",
+            ["Both writers stress facts of life, but approach life in different ways."],
+        )
+        == []
+    )
+
+
+def test_only_a_plainly_foreign_statement_is_off_language() -> None:
+    detect = detector_for("es")
+    assert off_language("Honour matters more than money to both of these writers.", "es", detect)
+    assert not off_language("La honra pesa más que la hacienda en Cervantes.", "es", detect)
+    # Names read as Latin to the detector; the sentence is still English enough.
+    english = "Marcus Aurelius' 'Meditations' is a philosophical guide on living a fulfilling life."
+    assert not off_language(english, "en", detector_for("en"))
+    assert not off_language("Vida deliberada.", "en", detect)  # too short to judge
+
+
+def test_groups_with_the_same_usage_are_both_named() -> None:
+    usages = {
+        "1605": "Thoreau uses life as a journey.",
+        "1876": "thoreau uses LIFE as a journey",
+        "1900": "Another use.",
+    }
+    assert repeated_across_groups(usages) == {"1605", "1876"}
+    assert repeated_across_groups({"a": "x y", "b": "y z"}) == set()
