@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from zettelgraph.guards.language import detector_for
 from zettelgraph.guards.synthesis import (
+    borrowed,
     new_sentences,
     off_language,
-    repeated_across_groups,
     sentences,
+    shared,
 )
 
 
@@ -42,11 +43,22 @@ def test_only_a_plainly_foreign_statement_is_off_language() -> None:
     assert not off_language("Vida deliberada.", "en", detect)  # too short to judge
 
 
-def test_groups_with_the_same_usage_are_both_named() -> None:
-    usages = {
-        "1605": "Thoreau uses life as a journey.",
-        "1876": "thoreau uses LIFE as a journey",
-        "1900": "Another use.",
+def test_sentences_said_of_two_groups_are_named_for_both() -> None:
+    rows = {
+        "Walden": ["Thoreau lives deliberately.", "He also describes the present and the future."],
+        "Meditations": ["Life is what thoughts make.", "He also describes the present and future."],
     }
-    assert repeated_across_groups(usages) == {"1605", "1876"}
-    assert repeated_across_groups({"a": "x y", "b": "y z"}) == set()
+    assert shared(rows) == {"Walden": {1}, "Meditations": {1}}
+    assert shared({"a": ["x y z"], "b": ["u v w"]}) == {"a": set(), "b": set()}
+
+
+def test_a_sentence_made_of_another_groups_passages_is_borrowed() -> None:
+    walden = "I went to the woods because I wished to live deliberately. Our life is frittered."
+    meditations = "The universe is change; our life is what our thoughts make it."
+    sentence = "He also says life is change and what our thoughts make."
+    assert borrowed(sentence, walden, meditations, {"life"})
+    assert not borrowed(
+        "Thoreau went to the woods to live deliberately.", walden, meditations, {"life"}
+    )
+    # One shared word is not enough to tell.
+    assert not borrowed("Thoreau speaks of change.", walden, meditations, {"life"})

@@ -16,6 +16,7 @@ from zettelgraph.guards import synthesis as guards
 from zettelgraph.models import normalize_name
 from zettelgraph.prompts import experiment_synthesis as prompt
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.text import word_set
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
 from zettelgraph.workflows.experiment.state import ExperimentState
@@ -194,15 +195,39 @@ def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
         elif guards.off_language(text, language, detect):
             drop(text, f"not written in {language}")
         else:
-            rows[group] = {"group": group, "usage": text, "citations": cited}
-    for group in guards.repeated_across_groups({g: r["usage"] for g, r in rows.items()}):
-        drop(rows.pop(group)["usage"], "the same words as another group's usage")
+            rows[group] = {
+                "group": group,
+                "sentences": guards.new_sentences(text, []),
+                "citations": cited,
+            }
+    term_words = word_set(state["term"]["term"])
+
+    def passages_of(group: str, own: bool) -> str:
+        return " ".join(c["text"] for c in shown if (c["content_id"] in members[group]) == own)
+
+    repeated = guards.shared({g: r["sentences"] for g, r in rows.items()})
+    for group, entry in list(rows.items()):
+        kept = []
+        for i, sentence in enumerate(entry["sentences"]):
+            if i in repeated[group]:
+                drop(sentence, "said of another group too")
+            elif guards.borrowed(
+                sentence, passages_of(group, True), passages_of(group, False), term_words
+            ):
+                drop(sentence, f"from another group's passages, not {group}'s")
+            else:
+                kept.append(sentence)
+        if kept:
+            entry["usage"] = " ".join(kept)
+            del entry["sentences"]
+        else:
+            del rows[group]
     base["evolution"] = [rows[g] for g in groups if g in rows]
     warnings = []
     if base["dropped"]:
         warnings.append(
             f"{len(base['dropped'])} statement(s) of the synthesis dropped: repeated, not in "
-            "the report's language, or with no passage that supports them (listed in the "
-            "report, with the reason for each)"
+            "the report's language, or not supported by the passages of what they describe "
+            "(listed in the report, with the reason for each)"
         )
     return {"synthesis": base, "stage": "synthesize", "llm_calls": [record], "warnings": warnings}
