@@ -4,12 +4,14 @@
 
 The app is served on a free loopback port over HOME; `--pages` picks what is saved as PNG:
 `review` (the waiting run with the most new concepts), `concept` (the concept with the most
-relations), `graph` (its Graph view), `cards` (the proposed cards) and `study` (the next
-card of a study session, its answer shown). The docs' images were made from the README's
+relations), `graph` (its Graph view), `cards` (the proposed cards), `study` (the next
+card of a study session, its answer shown) and `experiment` (the newest completed experiment,
+full page). The docs' images were made from the README's
 first command on the default offline model: `zettelgraph --home HOME run examples/`, then
 `--pages review`, then `zettelgraph --home HOME review RUN_ID --approve` (the Walden run),
 then `--pages concept,graph`; the card pages after `zettelgraph --home HOME --llm local
-cards generate` (`--pages cards`) and `cards approve --all` (`--pages study`).
+cards generate` (`--pages cards`) and `cards approve --all` (`--pages study`); the
+experiment page after the README's experiment (`--pages experiment`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,22 @@ def _targets(settings: Settings) -> tuple[str | None, str | None]:
         max(concepts, key=lambda row: (row["relations"], row["quotes"]))["id"] if concepts else None
     )
     return run, busiest
+
+
+def _completed_experiment(settings: Settings) -> str | None:
+    from zettelgraph.services.experiments import ExperimentRuns
+
+    services = open_services(settings)
+    try:
+        with open_checkpointer(settings) as checkpointer:
+            done = [
+                view.id
+                for view in ExperimentRuns(services, checkpointer).experiments()
+                if view.status == "completed"
+            ]
+    finally:
+        services.close()
+    return done[0] if done else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
             if "study" in pages:
                 page.goto(f"{base}/study?reveal=1")
                 page.screenshot(path=str(args.out / "study.png"))
+            if "experiment" in pages:
+                experiment = _completed_experiment(settings)
+                if experiment is None:
+                    parser.error("HOME has no completed experiment")
+                page.goto(f"{base}/experiments/{experiment}")
+                page.screenshot(path=str(args.out / "experiment.png"), full_page=True)
             browser.close()
     finally:
         server.should_exit = True
