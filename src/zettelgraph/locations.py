@@ -21,9 +21,11 @@ _RANGED = ("page", "slide", "turn", "paragraph")
 def merge_locations(locations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One location covering every given one, in reading order.
 
-    Numbered places become a range when they differ; line ranges take the outer bounds;
-    anything else (heading path, speaker, symbol) is taken from the first block, since a
-    passage never spans two sections, speakers or definitions.
+    Numbered places become a range when they differ; line ranges, subtitle times (`start` /
+    `end`) and cue numbers (`cues`) take the outer bounds; a heading path that changes adds
+    the last one as `heading_path_end`; several speakers become `speakers` (in order of
+    first appearance). Anything else (symbol) is taken from the first block, since a passage
+    never spans two definitions.
     """
     if not locations:
         return {}
@@ -42,7 +44,50 @@ def merge_locations(locations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out["line_start"] = min(starts)
     if ends:
         out["line_end"] = max(ends)
+    _merge_spans(locations, out)
+    _merge_ocr(locations, out)
     return out
+
+
+def _merge_spans(locations: Sequence[Mapping[str, Any]], out: dict[str, Any]) -> None:
+    """The heading paths, times, cues and speakers part of `merge_locations`."""
+    paths = [loc["heading_path"] for loc in locations if isinstance(loc.get("heading_path"), list)]
+    if paths and paths[-1] != paths[0]:
+        out["heading_path_end"] = paths[-1]
+    # "HH:MM:SS" with hours of any width: shorter is earlier, then text order.
+    times = [loc[k] for loc in locations for k in ("start", "end") if isinstance(loc.get(k), str)]
+    if times:
+        out["start"] = min(times, key=lambda t: (len(t), t))
+        out["end"] = max(times, key=lambda t: (len(t), t))
+    cues = [n for loc in locations if isinstance(loc.get("cues"), list) for n in loc["cues"]]
+    if cues:
+        out["cues"] = [min(cues), max(cues)]
+    speakers = list(dict.fromkeys(loc["speaker"] for loc in locations if loc.get("speaker")))
+    if len(speakers) > 1:
+        del out["speaker"]
+        out["speakers"] = speakers
+
+
+def _merge_ocr(locations: Sequence[Mapping[str, Any]], out: dict[str, Any]) -> None:
+    """Text read by OCR: a passage is marked `ocr` only when all of it was; in one picture,
+    its region is the box around its paragraphs' regions; its confidence is the lowest."""
+    if not all(loc.get("ocr") for loc in locations):
+        for key in ("ocr", "region", "confidence", "image"):
+            out.pop(key, None)
+        return
+    pictures = {(loc.get("page"), loc.get("slide"), loc.get("image")) for loc in locations}
+    boxes = [loc["region"] for loc in locations if isinstance(loc.get("region"), list)]
+    if len(pictures) > 1 or len(boxes) < len(locations):
+        out.pop("region", None)
+        if len({loc.get("image") for loc in locations}) > 1:
+            out.pop("image", None)
+    elif boxes:
+        left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        right, bottom = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+        out["region"] = [left, top, right - left, bottom - top]
+    scores = [loc["confidence"] for loc in locations if isinstance(loc.get("confidence"), int)]
+    if scores:
+        out["confidence"] = min(scores)
 
 
 def _span(location: Mapping[str, Any], key: str) -> str | None:
@@ -55,22 +100,27 @@ def _span(location: Mapping[str, Any], key: str) -> str | None:
 
 def location_label(location: Mapping[str, Any], *, page: str | None = None) -> str:
     """A short human form: "p. 12", "pp. 3–4", "slide 5 (notes)", "Intro > Setup, lines 4–9",
-    "turn 3 (assistant)". `page` is a book-note quote's own page field."""
+    "3.1 Setup → 3.2 Usage, lines 40–58", "turn 3 (assistant)", "00:12:03–00:13:10 (Ann)".
+    `page` is a book-note quote's own page field."""
     parts: list[str] = []
-    path = location.get("heading_path")
-    if isinstance(path, list) and path:
-        parts.append(" > ".join(str(p) for p in path))
+    headings = _headings(location)
+    if headings:
+        parts.append(headings)
     if location.get("symbol"):
         parts.append(str(location["symbol"]))
     pages = _span(location, "page")
     if pages:
         label = location.get("page_label")
-        parts.append(f"p. {label}" if label else page_label(pages))
+        scan = " (scan)" if location.get("ocr") else ""  # read by OCR from a scanned page
+        parts.append((f"p. {label}" if label else page_label(pages)) + scan)
     elif page:
         parts.append(page_label(page))
     slides = _span(location, "slide")
     if slides:
         parts.append(f"slide{'s' if '–' in slides else ''} {slides}")
+    if location.get("ocr") and not pages:
+        image = location.get("image")
+        parts.append(f"image {image} (OCR)" if image else "image (OCR)")
     turns = _span(location, "turn")
     if turns:
         speaker = location.get("speaker")
@@ -80,7 +130,29 @@ def location_label(location: Mapping[str, Any], *, page: str | None = None) -> s
         parts.append(f"line {start}" if end in (None, start) else f"lines {start}–{end}")
     if location.get("kind") == "notes":
         parts.append("speaker notes")
+    if isinstance(location.get("start"), str) and not turns:
+        start, end = location["start"], location.get("end")
+        times = start if end in (None, start) else f"{start}–{end}"
+        speakers = location.get("speakers") or [location.get("speaker")]
+        named = ", ".join(str(s) for s in speakers if s)
+        parts.append(f"{times} ({named})" if named else times)
     return ", ".join(parts)
+
+
+def _headings(location: Mapping[str, Any]) -> str:
+    """Headings as a citation says them: "Intro > Setup"; across headings "Install > 3.1
+    Setup → 3.2 Usage" (the path both share said once); "up to Usage" when the passage starts
+    before any heading."""
+    paths = [location.get(key) for key in ("heading_path", "heading_path_end")]
+    first, last = ([str(p) for p in path] if isinstance(path, list) else [] for path in paths)
+    if not last or last == first:
+        return " > ".join(first)
+    if not first:
+        return "up to " + " > ".join(last)
+    shared = 0
+    while shared < min(len(first), len(last)) and first[shared] == last[shared]:
+        shared += 1
+    return f"{' > '.join(first)} → {' > '.join(last[shared:] or last)}"
 
 
 def page_label(page: str) -> str:

@@ -11,7 +11,7 @@ import unicodedata
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -177,6 +177,13 @@ class Answer(Node):
     model: str = ""
     recipe: str = ""
     citations: list[dict[str, Any]] = Field(default_factory=list)
+    # A conversation: the turns of one chat share its id (answers stored before chats have
+    # none). A follow-up is searched as `standalone_question`, its rewrite without the chat.
+    chat_id: str | None = None
+    turn: int = Field(default=1, ge=1)
+    standalone_question: str = ""
+    # The PassageFilter the passages were searched with (`PassageFilter.model_dump`).
+    passage_filter: dict[str, Any] = Field(default_factory=dict)
 
 
 class ItemType(StrEnum):
@@ -349,6 +356,46 @@ class ChangeSet(BaseModel):
             *self.review_logs,
             *self.entities,
         ]
+
+
+PlaceUnit = Literal["page", "slide", "turn", "time"]
+
+
+class PlaceRange(BaseModel):
+    """A stretch of a source: pages, slides or turns (numbers), or a time span (seconds).
+
+    Both ends are inclusive; None leaves that side open. A passage is inside when its own
+    span overlaps the range."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    unit: PlaceUnit
+    start: float | None = None
+    end: float | None = None
+
+
+class PassageFilter(BaseModel):
+    """Which passages a search may return. Every criterion given must hold; within one,
+    any of its values does. An empty filter admits every passage.
+
+    `authors` are names, matched like `normalize_name` (case, accents, spacing); `kinds`
+    are Content kinds (book, pdf, pptx, transcript...), matched case-insensitively."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content_ids: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    places: tuple[PlaceRange, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.content_ids or self.kinds or self.authors or self.places)
+
+    @property
+    def by_content(self) -> bool:
+        """Whether it narrows by Content (id, kind or author), not only by place."""
+        return bool(self.content_ids or self.kinds or self.authors)
 
 
 class SearchHit(BaseModel):

@@ -8,8 +8,9 @@ at every level, so the next level applies instead of an empty path or name.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
@@ -122,6 +123,11 @@ class Settings(BaseSettings):
         default=4, ge=1, le=50, description="Nearest new concepts shown to each relation call."
     )
     review_max_rounds: int = Field(default=10, ge=1, le=100, description="Feedback rounds.")
+    author_search: Literal["none", "duckduckgo", "tavily"] = Field(
+        default="none",
+        description="Web search behind new authors' biographies (the `search` extra); none: "
+        "the model's memory, marked as not verified.",
+    )
     cards_after_approval: bool = Field(
         default=False,
         description="Generate learning items (cards) for a run's concepts once its approval "
@@ -150,6 +156,14 @@ class Settings(BaseSettings):
         default=None, ge=1, le=256, description="Parallel LLM calls; default 16, or 1 on local."
     )
     max_file_mb: float = Field(default=20.0, gt=0, description="Largest file accepted.")
+    tesseract: str | None = Field(
+        default=None, description="Tesseract OCR program (path or name); default: on PATH."
+    )
+    ocr_languages: str = Field(
+        default="spa+eng",
+        pattern=r"^[A-Za-z0-9_/-]+(\+[A-Za-z0-9_/-]+)*$",
+        description="Tesseract languages for OCR, joined by '+' (spa+eng, deu, chi_sim).",
+    )
     chunk_tokens: int = Field(
         default=256, ge=16, le=4096, description="Tokens per document passage (child chunk)."
     )
@@ -182,6 +196,16 @@ class Settings(BaseSettings):
     web_token: SecretStr | None = Field(
         default=None,
         description="Token the web app asks every request for; required to serve beyond 127.0.0.1.",
+    )
+    # The MCP server (`zettelgraph mcp`): an assistant reads the graph; these say what else.
+    mcp_roots: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="Folders the MCP tool ingest_notes may read, separated by os.pathsep "
+        "(':' on Linux and macOS, ';' on Windows); none by default, so it reads nothing.",
+    )
+    mcp_allow_approve: bool = Field(
+        default=False,
+        description="Offer MCP clients the approve_run tool; off, only you approve runs.",
     )
     # Provenance exports name the person who approves concepts and cards (a prov:Person).
     reader: str = Field(
@@ -225,12 +249,21 @@ class Settings(BaseSettings):
         "store",
         "checkpoints",
         "vault",
+        "tesseract",
         mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         # Whitespace-only values that got past the sources (e.g. "  " in the environment).
         return None if _blank(value) else value
+
+    @field_validator("mcp_roots", mode="before")
+    @classmethod
+    def _root_folders(cls, value: Any) -> Any:
+        names = value.split(os.pathsep) if isinstance(value, str) else value
+        if not isinstance(names, list | tuple):
+            return value
+        return [Path(str(name).strip()).expanduser() for name in names if str(name).strip()]
 
     @field_validator("packs", mode="before")
     @classmethod

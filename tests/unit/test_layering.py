@@ -1,7 +1,8 @@
-"""The layers hold: `cli/` and `web/` call `services/`, which calls the workflows, the store,
-the vault and retrieval; nothing below calls up; and no module imports itself back through
-others (an import circle). Read from the source with `ast`, imports inside functions included
-(the CLI imports late to start fast), `if TYPE_CHECKING:` blocks left out."""
+"""The layers hold: `cli/`, `web/` and `mcp_server/` call `services/`, which calls the
+workflows, the store, the vault and retrieval; nothing below calls up; and no module imports
+itself back through others (an import circle). Read from the source with `ast`, imports
+inside functions included (the CLI imports late to start fast), `if TYPE_CHECKING:` blocks
+left out."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-FRONT_ENDS = ("zettelgraph.cli", "zettelgraph.web")
+FRONT_ENDS = ("zettelgraph.cli", "zettelgraph.web", "zettelgraph.mcp_server")
 # `export` writes what services choose (approved cards) to files for other tools: it sits on
 # the service floor, beside `services`, and uses their card filter and errors.
 UPPER = ("zettelgraph.services", "zettelgraph.export", *FRONT_ENDS)

@@ -34,7 +34,10 @@ def test_downloads_are_attachments_in_each_format(web: Web) -> None:
     disposition = everything.headers["content-disposition"]
     assert disposition == 'attachment; filename="zettelgraph-provenance.ttl"'
     graph = Graph().parse(data=everything.text, format="turtle")
-    query = PREFIXES + "SELECT ?c WHERE { ?c a zg:Concept ; prov:wasDerivedFrom [ a zg:Quote ] }"
+    query = (
+        PREFIXES
+        + "SELECT DISTINCT ?c WHERE { ?c a zg:Concept ; prov:wasDerivedFrom [ a zg:Quote ] }"
+    )
     assert len(list(graph.query(query))) == len(concepts)
 
     concept = concepts[0]

@@ -133,7 +133,7 @@ def test_killed_mid_commit_then_resumed_equals_an_uninterrupted_run(
 ) -> None:
     crash_url, clean_url = two_graphs
 
-    crashed = child(tmp_path / "crash-home", crash_url, crash_after=3)
+    crashed = child(tmp_path / "crash-home", crash_url, crash_after=2)
     assert crashed.returncode == 17, crashed.stderr
     run_id = json.loads(crashed.stdout.splitlines()[0])["run_id"]
     clean = child(tmp_path / "clean-home", clean_url, crash_after=0)

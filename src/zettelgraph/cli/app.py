@@ -17,6 +17,8 @@ from zettelgraph.cli import (
     extract,
     graph,
     ingest,
+    links,
+    mcp,
     packs,
     search,
     serve,
@@ -68,7 +70,9 @@ app.command("search")(search.search)
 app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
 app.command("concept")(concepts.show_concept)
+app.command("link")(links.link)
 app.command("serve")(serve.serve)
+app.command("mcp")(mcp.mcp)
 app.command("study")(study.study)
 app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")

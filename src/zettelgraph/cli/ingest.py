@@ -30,14 +30,15 @@ def ingest(
         str | None,
         typer.Option(
             "--type",
-            help="Read every file as: notes, pdf, docx, pptx, markdown, text, code, transcript "
-            "(default: by file type and content).",
+            help="Read every file as: notes, pdf, docx, pptx, markdown, text, code, transcript, "
+            "image (default: by file type and content).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
-    code, chat transcripts) into the graph: Contents, authors, sections and passages."""
+    code, chat transcripts, images through OCR) into the graph: Contents, authors, sections
+    and passages."""
     reports, errors, skipped = ingest_files(
         ctx, paths, title, author, file_type=file_type, quiet=as_json
     )

@@ -84,12 +84,20 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print("\n[bold yellow]Quotes supporting no concept[/]")
         for quote in report["unattributed_quotes"]:
             console.print(f"  {quote['text'][:120]}", highlight=False)
+            if quote.get("reason"):
+                console.print(f"    [dim]why:[/] {quote['reason']}", highlight=False)
     if report["disconnected_concepts"]:
         console.print(
             "\n[yellow]Concepts without relations:[/] "
             + ", ".join(report["disconnected_concepts"]),
             highlight=False,
         )
+    # Reports of runs started before these fields existed have neither.
+    notes = [*report.get("extraction_notes", []), *report.get("notes", [])]
+    if notes:
+        console.print("\n[bold]Notes from the model[/]")
+        for note in notes:
+            console.print(f"  {note}", highlight=False)
     checks = report.get("checks") or {}
     if checks:
         done = "; ".join(

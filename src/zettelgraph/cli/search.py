@@ -1,4 +1,9 @@
-"""`zettelgraph search QUERY` (no LLM) and `zettelgraph ask QUESTION` (a cited answer)."""
+"""`zettelgraph search QUERY` (no LLM) and `zettelgraph ask QUESTION` (a cited answer, a turn
+of a chat), both narrowed by `--content`, `--kind`, `--author` and `--where`.
+
+Help texts go through Rich markup: a literal bracket is written `\\[` there (`[n]` would be
+read as a style and vanish), and their line breaks are kept, so help lines stay short.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from zettelgraph.cli.common import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from zettelgraph.models import SearchResult
+    from zettelgraph.models import Answer, PassageFilter, SearchResult
     from zettelgraph.workflows.context import Services
 
 T = TypeVar("T")
@@ -27,6 +32,48 @@ RecipeOption = Annotated[
 ]
 KOption = Annotated[int | None, typer.Option("-k", min=1, max=100, help="How many passages.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+ContentOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--content",
+        help="Only this source: its id (or first characters) or its title. Repeatable.",
+        show_default=False,
+    ),
+]
+KindOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--kind",
+        help="Only sources of this kind: book, pdf, pptx, docx, transcript... Repeatable.",
+        show_default=False,
+    ),
+]
+AuthorOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--author",
+        help="Only sources by this author (case and accents ignored). Repeatable.",
+        show_default=False,
+    ),
+]
+WhereOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--where",
+        help="Only passages in this stretch: pages=12-40 (or p. 12-40), slides=3-5, "
+        "turns=2-6, time=00:10:00-00:20:00; open ends as pages=100-. Repeatable (any).",
+        show_default=False,
+    ),
+]
+ChatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--chat",
+        help="Continue this chat (every answer prints its chat id); without a question, "
+        "show the conversation.",
+        show_default=False,
+    ),
+]
 
 
 def _result_json(result: SearchResult) -> dict[str, Any]:
@@ -34,20 +81,27 @@ def _result_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _print_results(results: list[SearchResult]) -> None:
+    from rich.markup import escape
+
     out = stdout()
     for r in results:
         where = ", ".join(part for part in (r.content_title, r.author, r.location_label) if part)
         methods = "+".join(r.methods)
-        out.print(f"[bold][{r.n}][/] {where}  [dim]{r.score:.3f} {methods}[/]", highlight=False)
-        out.print(f"    {r.text[:400]}{'…' if len(r.text) > 400 else ''}", highlight=False)
+        out.print(
+            f"[bold]\\[{r.n}][/] {escape(where)}  [dim]{r.score:.3f} {methods}[/]", highlight=False
+        )
+        text = f"{r.text[:400]}{'…' if len(r.text) > 400 else ''}"
+        out.print(f"    {escape(text)}", highlight=False)
         if r.concepts:
             titles = "; ".join(c["title"] for c in r.concepts)
-            out.print(f"    [dim]concepts: {titles}[/]", highlight=False)
+            out.print(f"    [dim]concepts: {escape(titles)}[/]", highlight=False)
         out.print(f"    [dim]passage {r.passage_id}[/]", highlight=False)
 
 
 def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     """Run `work` with the configured services, turning known failures into clear errors."""
+    from rich.markup import escape
+
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.store.base import EmbedderMismatchError
 
@@ -56,12 +110,30 @@ def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
         return work(services)
     except EmbedderMismatchError as exc:
         fail(str(exc))
-    except ValueError as exc:  # an unknown recipe
-        fail(str(exc), code=2)
+    except ValueError as exc:  # an unknown recipe, a filter that cannot be used, no such chat
+        fail(escape(str(exc)), code=2)
     except MODEL_ERRORS as exc:
         fail(model_error_message(exc))
     finally:
         services.close()
+
+
+def _filter(
+    services: Services,
+    content: list[str] | None,
+    kind: list[str] | None,
+    author: list[str] | None,
+    where: list[str] | None,
+) -> PassageFilter | None:
+    from zettelgraph.services.ask import passage_filter
+
+    return passage_filter(
+        services,
+        contents=content or (),
+        kinds=kind or (),
+        authors=author or (),
+        where=where or (),
+    )
 
 
 def search(
@@ -69,12 +141,20 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
     k: KOption = None,
     recipe: RecipeOption = None,
+    content: ContentOption = None,
+    kind: KindOption = None,
+    author: AuthorOption = None,
+    where: WhereOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Find passages in everything you have read: full-text + vector + graph, with citations."""
     from zettelgraph.services.ask import search as run_search
 
-    results = _served(ctx, lambda services: run_search(services, query, k=k, recipe=recipe))
+    def work(services: Services) -> list[SearchResult]:
+        passages = _filter(services, content, kind, author, where)
+        return run_search(services, query, k=k, recipe=recipe, passages=passages)
+
+    results = _served(ctx, work)
     if as_json:
         print_json({"query": query, "results": [_result_json(r) for r in results]})
         return
@@ -86,21 +166,52 @@ def search(
 
 def ask(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="A question about what you have read.")],
+    question: Annotated[
+        str | None,
+        typer.Argument(help="A question about what you have read.", show_default=False),
+    ] = None,
     k: KOption = None,
     recipe: RecipeOption = None,
+    content: ContentOption = None,
+    kind: KindOption = None,
+    author: AuthorOption = None,
+    where: WhereOption = None,
+    chat: ChatOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Answer a question from your passages, citing them as [n]; the answer is stored."""
-    from zettelgraph.services.ask import ask as run_ask
+    """Answer a question from your passages, citing them as \\[n]; the answer is stored.
 
-    outcome = _served(ctx, lambda services: run_ask(services, question, k=k, recipe=recipe))
+    Every answer starts a chat and prints its id.
+    `--chat ID QUESTION` asks a follow-up ("and the second one?") that
+    uses the earlier turns, within the last filter unless you give one.
+    `--chat ID` alone shows the conversation so far.
+    """
+    from zettelgraph.services.ask import ask as run_ask
+    from zettelgraph.services.ask import chat_thread
+
+    if not (question or "").strip():
+        if chat is None:
+            fail("write a question, or give --chat ID to show a conversation", code=2)
+        turns = _served(ctx, lambda services: chat_thread(services, chat))
+        _show_thread(turns, as_json)
+        return
+    asked = (question or "").strip()
+
+    def work(services: Services) -> Any:
+        passages = _filter(services, content, kind, author, where)
+        return run_ask(services, asked, k=k, recipe=recipe, passages=passages, chat_id=chat)
+
+    outcome = _served(ctx, work)
     answer = outcome.answer
     if as_json:
         print_json(outcome.as_dict())
         return
+    from rich.markup import escape
+
     out = stdout()
-    out.print(answer.answer, highlight=False)
+    if answer.standalone_question:
+        out.print(f"[dim]searched: {escape(answer.standalone_question)}[/]", highlight=False)
+    out.print(escape(answer.answer), highlight=False)
     cited = [
         r for r in outcome.results if any(c["n"] == r.n and c["cited"] for c in answer.citations)
     ]
@@ -108,4 +219,36 @@ def ask(
         out.print("")
         _print_results(cited)
     for warning in outcome.warnings:
-        out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        out.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    out.print("")
+    out.print(
+        f"[dim]chat {answer.chat_id}, turn {answer.turn}: continue with "
+        f'zettelgraph ask --chat {answer.chat_id} "..."[/]',
+        highlight=False,
+    )
+
+
+def _show_thread(turns: list[Answer], as_json: bool) -> None:
+    """A chat's turns: each question, its answer and the passages it cites."""
+    from rich.markup import escape
+
+    from zettelgraph.services.ask import answer_dict
+
+    if as_json:
+        print_json({"chat_id": turns[0].chat_id, "turns": [answer_dict(a) for a in turns]})
+        return
+    out = stdout()
+    for answer in turns:
+        out.print(f"[bold]{answer.turn}. {escape(answer.question)}[/]", highlight=False)
+        if answer.standalone_question:
+            out.print(f"   [dim]searched: {escape(answer.standalone_question)}[/]")
+        out.print(f"   {escape(answer.answer)}", highlight=False)
+        for citation in answer.citations:
+            if citation.get("cited"):
+                where = ", ".join(
+                    str(citation[key])
+                    for key in ("content_title", "author", "location")
+                    if citation.get(key)
+                )
+                out.print(f"   [dim]\\[{citation['n']}] {escape(where)}[/]", highlight=False)
+        out.print("")

@@ -12,7 +12,14 @@ Where the cut may fall depends on the block kind:
   page or slide, so a citation names one page;
 - speaker notes (`notes`) and chat turns (`turn`): a passage stays inside its block, so a
   citation names one slide's notes or one speaker;
-- code (`code`): a definition is one passage; a definition too long for one is cut at lines.
+- code (`code`): a definition is one passage; a definition too long for one is cut at lines;
+- subtitle cues (`cue`): whole cues are packed (a cue is never split, the overlap is whole
+  cues); a pause of over `PAUSE_SECONDS` starts a new passage, and so does a change of
+  speaker once the passage holds a quarter of `child_tokens` (a short "Yes." stays with its
+  neighbours, each speaker's words then opened by "Name: ").
+
+A passage that runs across headings keeps the first heading path and records the last as
+`heading_path_end` (`merge_locations`), so "3.1 Setup" into "3.2 Usage" is cited as both.
 
 Tokens are counted as words and punctuation marks (`\\w+|[^\\w\\s]`): close to what
 subword tokenisers give for prose, needs no model, and is the same on every machine.
@@ -21,11 +28,12 @@ subword tokenisers give for prose, needs no model, and is the same on every mach
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from zettelgraph.ingest.parsed import Block, ParsedDocument
+from zettelgraph.ingest.subtitles import PAUSE_SECONDS, clock_seconds
 from zettelgraph.locations import merge_locations
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -152,16 +160,26 @@ def _line_piece(
     return "\n".join(lines[start:stop]).strip("\n"), piece
 
 
-class _Packer:
-    """Packs sentences into passages of about `limit` tokens with sentence overlap."""
+_Unit = tuple[str, int, dict[str, Any]]  # (sentence or cue, tokens, location)
 
-    def __init__(self, config: ChunkingConfig, section: int, out: list[ChunkedPassage]):
+
+class _Packer:
+    """Packs sentences (or cues) into passages of about `limit` tokens with overlap."""
+
+    def __init__(
+        self,
+        config: ChunkingConfig,
+        section: int,
+        out: list[ChunkedPassage],
+        render: Callable[[list[_Unit]], str] | None = None,
+    ):
         self.config = config
         self.section = section
         self.out = out
-        self.units: list[tuple[str, int, dict[str, Any]]] = []  # (sentence, tokens, location)
+        self.render = render
+        self.units: list[_Unit] = []
         self.size = 0
-        self.fresh = 0  # sentences added since the last passage was emitted
+        self.fresh = 0  # units added since the last passage was emitted
 
     def add(self, sentence: str, location: dict[str, Any]) -> None:
         tokens = count_tokens(sentence)
@@ -173,7 +191,7 @@ class _Packer:
         self.fresh += 1
 
     def _keep_overlap(self, incoming: int) -> None:
-        kept: list[tuple[str, int, dict[str, Any]]] = []
+        kept: list[_Unit] = []
         size = 0
         budget = min(self.config.overlap_tokens, self.config.child_tokens - incoming)
         for unit in reversed(self.units):
@@ -186,7 +204,7 @@ class _Packer:
     def _emit(self) -> None:
         if self.fresh == 0:
             return
-        text = " ".join(unit[0] for unit in self.units)
+        text = self.render(self.units) if self.render else " ".join(u[0] for u in self.units)
         location = merge_locations([unit[2] for unit in self.units])
         self.out.append(ChunkedPassage(text=text, location=location, section=self.section))
         self.fresh = 0
@@ -197,9 +215,35 @@ class _Packer:
 
 
 def _location(block: Block) -> dict[str, Any]:
-    return (
-        block.location if block.kind in ("text", "code") else {**block.location, "kind": block.kind}
-    )
+    plain = block.kind in ("text", "code", "cue")
+    return block.location if plain else {**block.location, "kind": block.kind}
+
+
+def _cue_text(units: list[_Unit], turn: str = " ") -> str:
+    """Cues joined; when several people speak, each one's words open with "Name: " (after
+    `turn`: a paragraph break in a section's text)."""
+    speakers = {unit[2].get("speaker") for unit in units} - {None}
+    if len(speakers) < 2:
+        return " ".join(unit[0] for unit in units)
+    out = ""
+    previous: object = None
+    for text, _, location in units:
+        speaker = location.get("speaker")
+        if speaker and speaker != previous:
+            out += f"{turn if out else ''}{speaker}: {text}"
+        else:
+            out += f" {text}" if out else text
+        previous = speaker
+    return out
+
+
+def _cue_break(before: Block, cue: Block, size: int, config: ChunkingConfig) -> bool:
+    """Whether `cue` starts a new passage after `before` (rule in the module docstring)."""
+    end, start = clock_seconds(before.location.get("end")), clock_seconds(cue.location.get("start"))
+    if end is not None and start is not None and start - end > PAUSE_SECONDS:
+        return True
+    speaker_changed = before.location.get("speaker") != cue.location.get("speaker")
+    return speaker_changed and size >= config.child_tokens // 4
 
 
 def _parents(document: ParsedDocument, config: ChunkingConfig) -> list[list[Block]]:
@@ -231,18 +275,29 @@ def chunk_document(document: ParsedDocument, config: ChunkingConfig) -> ChunkedD
     for blocks in _parents(document, config):
         index = len(out.sections)
         title = blocks[0].group_title
+        cues = blocks[0].kind == "cue"
+        text = "\n\n".join(block.text for block in blocks)
+        if cues:  # a section of a transcript is a paragraph per speaker, not per cue
+            text = _cue_text([(block.text, 0, block.location) for block in blocks], "\n\n")
         out.sections.append(
             ChunkedSection(
                 title=title,
-                text="\n\n".join(block.text for block in blocks),
+                text=text,
                 location=merge_locations([block.location for block in blocks]),
                 kind=blocks[0].kind,
             )
         )
-        packer = _Packer(config, index, out.passages)
+        packer = _Packer(config, index, out.passages, _cue_text if cues else None)
         place: tuple[object, object] | None = None
+        previous: Block | None = None
         for block in blocks:
             location = _location(block)
+            if block.kind == "cue":
+                if previous is not None and _cue_break(previous, block, packer.size, config):
+                    packer.flush()
+                packer.add(block.text, location)  # whole: a cue is never split
+                previous = block
+                continue
             if (block.location.get("page"), block.location.get("slide")) != place:
                 packer.flush()
                 place = (block.location.get("page"), block.location.get("slide"))

@@ -1,12 +1,14 @@
 """Read any file a person gives us (PDF, Word, PowerPoint, markdown, text, code, chat
-transcripts) into `ParsedDocument`s: blocks of text with their exact locations.
+transcripts, images through OCR) into `ParsedDocument`s: blocks of text with their exact
+locations.
 
 `read_documents` is the one entry point. It checks the file (present, not empty, under the
 size limit), takes its type from the suffix and confirms it by content (`detect_type`),
 because a mislabelled file otherwise fails deep inside a library with a message nobody can
 act on. Then the reader for the type runs (`readers_office`, `readers_text`,
-`transcripts`). A markdown or text file that is mostly speaker turns is read as a
-transcript. Every failure is a DocumentError that names the file and says what to do.
+`transcripts`, `subtitles`). A markdown or text file that is mostly speaker turns is read
+as a transcript, a text file of SRT cues as subtitles. Every failure is a DocumentError that
+names the file and says what to do.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ import zipfile
 from pathlib import Path
 
 from zettelgraph.ingest.errors import read_limited
+from zettelgraph.ingest.ocr import Ocr, OcrConfig
 from zettelgraph.ingest.parsed import DocumentError, FileType, ParsedDocument
-from zettelgraph.ingest.readers_office import read_docx, read_pdf, read_pptx
+from zettelgraph.ingest.readers_image import IMAGE_SUFFIXES, read_image, sniff_image
+from zettelgraph.ingest.readers_office import read_docx, read_pptx
+from zettelgraph.ingest.readers_pdf import read_pdf
 from zettelgraph.ingest.readers_text import decode_text, read_code, read_markdown, read_text
+from zettelgraph.ingest.subtitles import SUBTITLE_SUFFIXES, looks_like_subtitles, read_subtitles
 from zettelgraph.ingest.transcripts import (
     looks_like_transcript,
     read_json_transcripts,
@@ -40,6 +46,9 @@ SUFFIXES: dict[str, FileType] = {
     ".markdown": "markdown",
     ".txt": "text",
     ".json": "transcript",
+    ".srt": "transcript",  # subtitles: a video's or meeting's transcript (`subtitles.py`)
+    ".vtt": "transcript",
+    **dict.fromkeys(IMAGE_SUFFIXES, "image"),  # read by OCR (`ocr.py`)
     **dict.fromkeys(CODE_SUFFIXES, "code"),
 }
 _TEXT_TYPES = frozenset({"markdown", "text", "code", "transcript"})
@@ -48,6 +57,7 @@ _DESCRIBED: dict[FileType, str] = {
     "pdf": "a PDF",
     "docx": "a Word document (.docx)",
     "pptx": "a PowerPoint file (.pptx)",
+    "image": "an image (PNG, JPEG, TIFF, WebP or GIF)",
     "markdown": "text",
     "text": "text",
     "code": "text",
@@ -61,9 +71,6 @@ _MAGIC = (
         "a legacy Office file (.doc, .ppt or .xls)",
         "Open it in Word or PowerPoint and save it as .docx or .pptx",
     ),
-    (b"\x89PNG", "a PNG image", "Images are not read; use a PDF with a text layer"),
-    (b"\xff\xd8\xff", "a JPEG image", "Images are not read; use a PDF with a text layer"),
-    (b"GIF8", "a GIF image", "Images are not read; use a PDF with a text layer"),
     (b"\x1f\x8b", "a gzip archive", "Unpack it and ingest the files inside"),
     (b"7z\xbc\xaf", "a 7-Zip archive", "Unpack it and ingest the files inside"),
     (b"Rar!", "a RAR archive", "Unpack it and ingest the files inside"),
@@ -107,7 +114,7 @@ def detect_type(path: Path, head: bytes) -> FileType:
         return actual
     if actual == expected or (actual == "text" and expected in _TEXT_TYPES):
         return expected
-    if actual is not None:
+    if actual is not None and actual != "image":  # an image's advice names its own suffix
         advice = f"Rename it to {_RENAME[actual]} (or read it with --type {actual})"
         if actual == "text":
             advice = "Rename it to .txt or .md (or read it with --type text)"
@@ -118,12 +125,13 @@ def detect_type(path: Path, head: bytes) -> FileType:
 
 
 def read_documents(
-    path: Path, *, max_bytes: int, file_type: FileType | None = None
+    path: Path, *, max_bytes: int, file_type: FileType | None = None, ocr: OcrConfig | None = None
 ) -> list[ParsedDocument]:
     """Read a file into documents (several for a chat export with several conversations).
 
     `file_type` forces a reader (the --type option) instead of detecting it; text readers
-    still refuse a file that is a PDF, an Office file or binary data.
+    still refuse a file that is a PDF, an Office file or binary data. `ocr` says which
+    Tesseract reads images and scanned pages (default: `tesseract` on PATH, spa+eng).
     """
     data = read_limited(path, max_bytes=max_bytes, error=DocumentError, expected="a document file")
     if not data:
@@ -143,29 +151,37 @@ def read_documents(
                 f"{file_type} so the type is detected from the file",
                 path=str(path),
             )
-    documents = _read_as(kind, data, path, detected=file_type is None)
+    documents = _read_as(kind, data, path, detected=file_type is None, ocr=Ocr(ocr or OcrConfig()))
     for document in documents:
         if not document.blocks:
             raise DocumentError(
                 f"no text found in this {kind} file. Check that it is the file you meant "
-                "(an empty document or one with only images has nothing to ingest)",
+                "(an empty document, or one whose pictures hold no readable text, has "
+                "nothing to ingest)",
                 path=str(path),
             )
     return documents
 
 
-def _read_as(kind: FileType, data: bytes, path: Path, *, detected: bool) -> list[ParsedDocument]:
+def _read_as(
+    kind: FileType, data: bytes, path: Path, *, detected: bool, ocr: Ocr
+) -> list[ParsedDocument]:
     if kind == "pdf":
-        return [read_pdf(data, path)]
+        return [read_pdf(data, path, ocr=ocr)]
     if kind == "docx":
-        return [read_docx(data, path)]
+        return [read_docx(data, path, ocr)]
     if kind == "pptx":
-        return [read_pptx(data, path)]
+        return [read_pptx(data, path, ocr)]
+    if kind == "image":
+        return [read_image(data, path, ocr)]
     text = decode_text(data, path)
     if kind == "code":
         return [read_code(text, path)]
     suffix = path.suffix.lower()
     markdown = kind == "markdown" or (kind == "transcript" and SUFFIXES.get(suffix) == "markdown")
+    subtitles = suffix in SUBTITLE_SUFFIXES or looks_like_subtitles(text)
+    if subtitles and (kind == "transcript" or (detected and kind == "text")):
+        return [read_subtitles(text, path)]
     if kind == "transcript":
         json_like = suffix not in SUFFIXES and text.lstrip()[:1] in ("[", "{")
         if suffix == ".json" or json_like:
@@ -182,6 +198,9 @@ def _sniff(path: Path, head: bytes) -> tuple[FileType | None, str, str]:
         return "pdf", "a PDF", "Rename it to .pdf"
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _sniff_zip(path, head)
+    if image := sniff_image(head):
+        looks, suffix = image
+        return "image", looks, f"Rename it to {suffix} (or read it with --type image)"
     for magic, looks, advice in _MAGIC:
         if head.startswith(magic):
             return None, looks, advice

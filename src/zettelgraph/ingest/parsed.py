@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from zettelgraph.ingest.errors import BookNotesError
 
-FileType = Literal["pdf", "docx", "pptx", "markdown", "text", "code", "transcript"]
-BlockKind = Literal["text", "notes", "code", "turn"]
+FileType = Literal["pdf", "docx", "pptx", "markdown", "text", "code", "transcript", "image"]
+BlockKind = Literal["text", "notes", "code", "turn", "cue"]
 
 
 class DocumentError(BookNotesError):
@@ -27,7 +27,10 @@ class Block(BaseModel):
     `location` keys (only those that apply): `page` (1-based int), `slide` (1-based int),
     `heading_path` (list of headings, outermost first), `line_start` / `line_end` (1-based,
     inclusive), `turn` (1-based int), `speaker` (str), `symbol` (dotted name of a code
-    definition).
+    definition), `start` / `end` ("HH:MM:SS") and `cues` ([first, last]) for a subtitle cue.
+    Text read by OCR has `ocr` (true), `region` ([x, y, width, height] in the image's
+    pixels), `confidence` (0-100) and, where a page, slide or document holds several pictures,
+    `image` (1-based).
 
     Consecutive blocks with the same `group` form one parent chunk (a section, a slide or
     slide group, an exchange, a module or class); `group_title` names it for a citation.

@@ -1,21 +1,23 @@
-"""Readers for PDF, Word (.docx) and PowerPoint (.pptx) files.
+"""Readers for Word (.docx) and PowerPoint (.pptx) files, and what they share with the PDF
+reader (`readers_pdf.py`): the guard around library calls, text cleaning, size limits.
 
-Each library's own errors (pypdf, python-docx, python-pptx, zipfile, lxml) are turned into a
+Each library's own errors (python-docx, python-pptx, pypdf, zipfile, lxml) are turned into a
 DocumentError that names the file and says what to do: the libraries raise many different
 exception types on damaged files, so each call that parses the file is guarded broadly.
 
-Not read: images (no OCR), Word headers, footers, footnotes and comments, and charts and
-SmartArt in slides.
+Pictures (PNG, JPEG, TIFF, GIF, WebP) are read by OCR (`ingest/ocr.py`): in a Word file as
+blocks after their paragraph, in a deck after the slide's text. Not read: vector pictures
+(EMF, WMF, SVG), Word headers, footers, footnotes and comments, and charts and SmartArt.
 """
 
 from __future__ import annotations
 
 import io
 import re
-import time
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,14 +28,12 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from pptx.shapes.base import BaseShape
 from pptx.shapes.group import GroupShape
-from pypdf import PdfReader
-from pypdf.errors import DependencyError
-from pypdf.generic import Destination
+from pptx.shapes.picture import Picture
 
+from zettelgraph.ingest.ocr import Ocr
 from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
 
 _T = TypeVar("_T")
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])([-\u00ad])\n(?=([^\W\d_]))")
 _HEADING_STYLE = re.compile(r"heading\s*([1-9])\b", re.IGNORECASE)
 _MARK = r"cont(?:inued|['’]d|d)?\.?"
 # "Results (cont.)", "Results (continued)", "Results – cont'd": the slide goes on.
@@ -46,9 +46,10 @@ _CONTINUED = re.compile(rf"(?:\s*[(\[]\s*{_MARK}\s*[)\]]|[\s,:;–—-]+{_MARK})
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_XML_PART_BYTES = 64 * 1024 * 1024
 MAX_PARTS = 10_000
-# A 300-page book reads in under a second; a PDF whose pages take minutes is built to hang.
-READ_SECONDS = 120.0
 _MB = 1024 * 1024
+# Pictures Pillow decodes; vector formats (EMF, WMF, SVG) are drawings it cannot rasterise.
+_RASTER = ("image/png", "image/jpeg", "image/tiff", "image/gif", "image/webp", "image/bmp")
+_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"
 
 
 def check_unpacked_size(data: bytes, path: Path, what: str) -> None:
@@ -84,7 +85,7 @@ def check_unpacked_size(data: bytes, path: Path, what: str) -> None:
         )
 
 
-def _guard(path: Path, what: str, action: str, call: Callable[[], _T]) -> _T:
+def guard(path: Path, what: str, action: str, call: Callable[[], _T]) -> _T:
     """Run a library call; any failure becomes a DocumentError saying what to do."""
     try:
         return call()
@@ -97,178 +98,94 @@ def _guard(path: Path, what: str, action: str, call: Callable[[], _T]) -> _T:
         ) from exc
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
     """NFC, '\\n' newlines, no trailing spaces, no blank lines at either end."""
     text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
     return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
 
 
-def _meta(value: object) -> str | None:
+def meta_text(value: object) -> str | None:
     text = value.strip() if isinstance(value, str) else ""
     return unicodedata.normalize("NFC", text) if text else None
-
-
-# --- PDF --------------------------------------------------------------------------------
-
-
-def pdf_paragraphs(page_text: str) -> list[str]:
-    """Paragraphs at blank lines; line-break hyphens joined, other line breaks spaces."""
-    paragraphs: list[str] = []
-    for chunk in re.split(r"\n[ \t]*\n", _clean(page_text)):
-        lines = [line.strip() for line in chunk.split("\n")]
-        joined = _HYPHEN_BREAK.sub(_join_hyphen, "\n".join(line for line in lines if line))
-        if text := joined.replace("\n", " "):
-            paragraphs.append(text)
-    return paragraphs
-
-
-def _join_hyphen(match: re.Match[str]) -> str:
-    # "infor-\nmation" is one word; "Jean-\nPaul" keeps its hyphen; a soft hyphen goes.
-    return "" if match[1] == "\u00ad" or match[2].islower() else "-"
-
-
-def read_pdf(data: bytes, path: Path, *, seconds: float = READ_SECONDS) -> ParsedDocument:
-    """A PDF through its text layer: blocks per page, grouped by top-level bookmark. Reading
-    stops with an error once `seconds` have passed (checked between pages)."""
-    deadline = time.monotonic() + seconds
-    redo = "The file may be damaged: download or export it again"
-    reader = _guard(path, "a PDF", redo, lambda: PdfReader(io.BytesIO(data)))
-    if reader.is_encrypted:
-        try:
-            opened = bool(reader.decrypt(""))  # an empty user password opens many PDFs
-        except DependencyError as exc:
-            raise DocumentError(
-                f"is encrypted and cannot be opened ({exc}). Remove the password (e.g. qpdf "
-                "--decrypt in.pdf out.pdf) and ingest it again",
-                path=str(path),
-            ) from exc
-        except Exception:  # an unsupported or damaged encryption dictionary
-            opened = False
-        if not opened:
-            raise DocumentError(
-                "is encrypted with a password. Remove the password (e.g. qpdf --decrypt "
-                "--password=... in.pdf out.pdf) and ingest it again",
-                path=str(path),
-            )
-    count = _guard(path, "a PDF", redo, lambda: len(reader.pages))
-    if count == 0:
-        raise DocumentError(f"the PDF has no pages. {redo}", path=str(path))
-    labels = _guard(path, "a PDF", redo, lambda: _page_labels(reader))
-    starts = _outline_starts(reader)
-    blocks: list[Block] = []
-    warnings: list[str] = []
-    failures: list[Exception] = []
-    for index in range(count):
-        if time.monotonic() >= deadline:
-            raise DocumentError(
-                f"reading took more than {seconds:.0f} s and stopped at page {index + 1} of "
-                f"{count}: a file this slow to read is damaged or built to be. Split it "
-                "(e.g. qpdf --split-pages) or export its text, and ingest that",
-                path=str(path),
-            )
-        try:
-            paragraphs = pdf_paragraphs(reader.pages[index].extract_text() or "")
-        except Exception as exc:  # one damaged page should not cost the other pages
-            failures.append(exc)
-            warnings.append(f"page {index + 1}: text could not be extracted ({exc})")
-            continue
-        if not paragraphs:
-            warnings.append(f"page {index + 1}: no text (an image-only page?)")
-        location: dict[str, Any] = {"page": index + 1}
-        if labels:
-            location["page_label"] = labels[index]
-        chapter = max(
-            (s for s in starts if s[0] <= index), default=None, key=lambda s: (s[0], s[2])
-        )
-        if chapter is None:
-            group, group_title = f"page-{index + 1}", f"Page {index + 1}"
-        else:
-            group, group_title = f"outline-{chapter[2]}", chapter[1]
-        blocks.extend(
-            Block(text=text, location=dict(location), group=group, group_title=group_title)
-            for text in paragraphs
-        )
-    if not blocks and failures:
-        detail = str(failures[0]) or type(failures[0]).__name__
-        raise DocumentError(
-            f"cannot be read as a PDF ({detail}). {redo}", path=str(path)
-        ) from failures[0]
-    if not blocks:
-        raise DocumentError(
-            f"no text layer in any of its {count} page(s) (a scanned or image-only PDF?). "
-            "Run OCR on it first (e.g. ocrmypdf in.pdf out.pdf) and ingest the result",
-            path=str(path),
-        )
-    try:
-        info = reader.metadata
-    except Exception:  # damaged metadata costs the title, not the text
-        info = None
-    return ParsedDocument(
-        path=str(path),
-        file_type="pdf",
-        title=_meta(info.get("/Title")) if info else None,
-        author=_meta(info.get("/Author")) if info else None,
-        metadata={"pages": count},
-        blocks=blocks,
-        warnings=warnings,
-    )
-
-
-def _page_labels(reader: PdfReader) -> list[str] | None:
-    """Printed page labels ('iv', '12'), only when the PDF defines them."""
-    labelled = "/PageLabels" in reader.root_object
-    return [str(label) for label in reader.page_labels] if labelled else None
-
-
-def _outline_starts(reader: PdfReader) -> list[tuple[int, str, int]]:
-    """(0-based first page, title, position) of each top-level bookmark with a page."""
-    try:
-        outline = reader.outline
-    except Exception:  # a broken outline costs the grouping, not the text
-        return []
-    starts: list[tuple[int, str, int]] = []
-    for position, entry in enumerate(outline):
-        if not isinstance(entry, Destination):
-            continue  # a nested list holds the children of the entry before it
-        try:
-            page = reader.get_destination_page_number(entry)
-        except Exception:
-            continue
-        title = _meta(entry.title)
-        if title and page is not None and page >= 0:
-            starts.append((page, title, position))
-    return starts
 
 
 # --- DOCX -------------------------------------------------------------------------------
 
 
-def read_docx(data: bytes, path: Path) -> ParsedDocument:
-    """A Word document: body paragraphs and table rows under their heading path."""
+@dataclass(frozen=True)
+class _Picture:
+    """A picture met while walking a Word file, read by OCR once the (guarded) walk is done,
+    so an OCR problem is never reported as a damaged document."""
+
+    blob: bytes
+    number: int
+    location: dict[str, Any]
+    group: str
+    group_title: str
+
+
+def read_docx(data: bytes, path: Path, ocr: Ocr | None = None) -> ParsedDocument:
+    """A Word document: body paragraphs and table rows under their heading path, and the
+    text of its pictures after the paragraph (or table) that holds them."""
+    ocr = ocr or Ocr()
     redo = "Open it in Word (or LibreOffice) and save it again as .docx"
     check_unpacked_size(data, path, "a Word document")
-    document = _guard(path, "a Word document", redo, lambda: docx.Document(io.BytesIO(data)))
+    document = guard(path, "a Word document", redo, lambda: docx.Document(io.BytesIO(data)))
     # Damaged XML can fail anywhere while walking the body, so the whole walk is guarded.
-    title, author, blocks = _guard(
+    title, author, walked = guard(
         path, "a Word document", redo, lambda: _docx_body(document, path.name)
     )
+    blocks: list[Block] = []
+    for item in walked:
+        if isinstance(item, Block):
+            blocks.append(item)
+            continue
+        blocks.extend(
+            ocr.picture_blocks(
+                item.blob,
+                where=f"image {item.number}",
+                location=item.location,
+                group=item.group,
+                group_title=item.group_title,
+            )
+        )
+    _refuse_without_ocr(blocks, ocr, path)
     return ParsedDocument(
-        path=str(path), file_type="docx", title=title, author=author, blocks=blocks
+        path=str(path),
+        file_type="docx",
+        title=title,
+        author=author,
+        blocks=blocks,
+        warnings=ocr.report(),
     )
 
 
-def _docx_body(document: Any, file_name: str) -> tuple[str | None, str | None, list[Block]]:
+def _refuse_without_ocr(blocks: list[Block], ocr: Ocr, path: Path) -> None:
+    """A document whose only text is in pictures needs Tesseract: say so, and how."""
+    if not blocks and ocr.missing is not None:
+        raise DocumentError(
+            f"has no text outside its {ocr.skipped} picture(s), and reading those needs OCR. "
+            f"{ocr.missing}",
+            path=str(path),
+        )
+
+
+def _docx_body(
+    document: Any, file_name: str
+) -> tuple[str | None, str | None, list[Block | _Picture]]:
     core = document.core_properties
-    title, author = _meta(core.title), _meta(core.author)
+    title, author = meta_text(core.title), meta_text(core.author)
     headings: list[tuple[int, str, int]] = []  # (level, text, paragraph number)
-    blocks: list[Block] = []
-    paragraph_number = table_number = 0
+    blocks: list[Block | _Picture] = []
+    paragraph_number = table_number = picture_number = 0
     for item in document.iter_inner_content():
         # (text, location) of each block this item gives
         found: list[tuple[str, dict[str, Any]]] = []
+        place: dict[str, Any] = {}
         if isinstance(item, Paragraph):
             paragraph_number += 1
-            text = _clean(item.text)
+            place = {"paragraph": paragraph_number}
+            text = clean(item.text)
             level = _heading_level(item)
             if level == 0:
                 title = title or text or None  # the 'Title' paragraph is the title, not text
@@ -280,6 +197,7 @@ def _docx_body(document: Any, file_name: str) -> tuple[str | None, str | None, l
                 found = [(text, {"paragraph": paragraph_number})]
         elif isinstance(item, Table):
             table_number += 1
+            place = {"table": table_number}
             rows = enumerate(_table_rows(item), 1)
             found = [(text, {"table": table_number, "row": row}) for row, text in rows]
         parents = [h for h in headings if h[0] <= 2]
@@ -295,7 +213,22 @@ def _docx_body(document: Any, file_name: str) -> tuple[str | None, str | None, l
             for text, where in found
             if text
         )
+        for blob in _docx_pictures(item, document.part):
+            picture_number += 1
+            location = {"heading_path": [h[1] for h in headings], **place}
+            location["image"] = picture_number
+            blocks.append(_Picture(blob, picture_number, location, group, group_title))
     return title, author, blocks
+
+
+def _docx_pictures(item: Paragraph | Table, part: Any) -> Iterator[bytes]:
+    """The raster pictures embedded in a paragraph or table, in document order (DrawingML
+    `a:blip`, and VML `v:imagedata` from older files); linked pictures are not in the file."""
+    for element in item._element.iter(qn("a:blip"), _VML_IMAGE):
+        target = element.get(qn("r:embed")) or element.get(qn("r:id"))
+        related = part.related_parts.get(target) if target else None
+        if related is not None and related.content_type in _RASTER:
+            yield related.blob
 
 
 def _table_rows(table: Table) -> Iterator[str]:
@@ -305,7 +238,7 @@ def _table_rows(table: Table) -> Iterator[str]:
         for cell in row.cells:
             if not cells or cell._tc is not cells[-1]._tc:  # merged cells repeat
                 cells.append(cell)
-        texts = [_clean(cell.text) for cell in cells]
+        texts = [clean(cell.text) for cell in cells]
         yield " | ".join(texts) if any(texts) else ""
 
 
@@ -338,12 +271,14 @@ def _outline_level(element: Any) -> int | None:
 # --- PPTX -------------------------------------------------------------------------------
 
 
-def read_pptx(data: bytes, path: Path) -> ParsedDocument:
-    """A slide deck: per slide a body block and a speaker-notes block."""
+def read_pptx(data: bytes, path: Path, ocr: Ocr | None = None) -> ParsedDocument:
+    """A slide deck: per slide a body block, the text of its pictures and a speaker-notes
+    block."""
+    ocr = ocr or Ocr()
     redo = "Open it in PowerPoint (or LibreOffice) and save it again as .pptx"
     check_unpacked_size(data, path, "a PowerPoint file")
-    deck = _guard(path, "a PowerPoint file", redo, lambda: pptx.Presentation(io.BytesIO(data)))
-    slides = _guard(path, "a PowerPoint file", redo, lambda: [_slide(s) for s in deck.slides])
+    deck = guard(path, "a PowerPoint file", redo, lambda: pptx.Presentation(io.BytesIO(data)))
+    slides = guard(path, "a PowerPoint file", redo, lambda: [_slide(s) for s in deck.slides])
     blocks: list[Block] = []
     warnings: list[str] = []
     number = 0
@@ -360,7 +295,7 @@ def read_pptx(data: bytes, path: Path) -> ParsedDocument:
         label = f"Slide {number + 1}" if last == number else f"Slides {number + 1}–{last + 1}"
         group_title = f"{label}: {base}" if base else label
         for index in range(number, last + 1):
-            slide_title, body, notes = slides[index]
+            slide_title, body, notes, pictures = slides[index]
             location: dict[str, Any] = {"slide": index + 1}
             if slide_title:
                 location["title"] = slide_title
@@ -369,6 +304,17 @@ def read_pptx(data: bytes, path: Path) -> ParsedDocument:
                 text = body or slide_title or ""  # a title-only slide keeps its title
                 blocks.append(
                     Block(text=text, location=location, group=group, group_title=group_title)
+                )
+            seen = len(blocks)
+            for picture, blob in enumerate(pictures, 1):
+                blocks.extend(
+                    ocr.picture_blocks(
+                        blob,
+                        where=f"slide {index + 1}, image {picture}",
+                        location={**location, "image": picture},
+                        group=group,
+                        group_title=group_title,
+                    )
                 )
             if notes:
                 blocks.append(
@@ -380,15 +326,17 @@ def read_pptx(data: bytes, path: Path) -> ParsedDocument:
                         kind="notes",
                     )
                 )
-            if not (body or slide_title or notes):
-                warnings.append(f"slide {index + 1}: no text (pictures or charts only?)")
+            if not (body or slide_title or notes or len(blocks) > seen):
+                warnings.append(f"slide {index + 1}: no text (charts, or pictures without text?)")
         number = last + 1
+    warnings.extend(ocr.report())
+    _refuse_without_ocr(blocks, ocr, path)
     core = deck.core_properties
     return ParsedDocument(
         path=str(path),
         file_type="pptx",
-        title=_meta(core.title) or (slides[0][0] if slides else None),
-        author=_meta(core.author),
+        title=meta_text(core.title) or (slides[0][0] if slides else None),
+        author=meta_text(core.author),
         metadata={"slides": len(slides)},
         blocks=blocks,
         warnings=warnings,
@@ -399,13 +347,13 @@ def _fold(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
-def _slide(slide: Any) -> tuple[str | None, str, str]:
-    """(title, body text, notes text) of a slide."""
+def _slide(slide: Any) -> tuple[str | None, str, str, list[bytes]]:
+    """(title, body text, notes text, raster pictures) of a slide."""
     title_shape = slide.shapes.title
     title = None
     if title_shape is not None and title_shape.has_text_frame:
         # A line break inside a title ('\v' in python-pptx) is just a space in a title.
-        title = " ".join(_clean(title_shape.text_frame.text.replace("\v", " ")).split()) or None
+        title = " ".join(clean(title_shape.text_frame.text.replace("\v", " ")).split()) or None
     parts = [
         text
         for shape in _shapes(slide.shapes)
@@ -414,8 +362,21 @@ def _slide(slide: Any) -> tuple[str | None, str, str]:
     ]
     notes = ""
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
-        notes = _clean(slide.notes_slide.notes_text_frame.text.replace("\v", "\n"))
-    return title, "\n".join(parts), notes
+        notes = clean(slide.notes_slide.notes_text_frame.text.replace("\v", "\n"))
+    pictures = [blob for shape in _shapes(slide.shapes) if (blob := _picture(shape))]
+    return title, "\n".join(parts), notes, pictures
+
+
+def _picture(shape: BaseShape) -> bytes | None:
+    """A picture shape's embedded raster image; None for other shapes, linked pictures and
+    vector ones."""
+    if not isinstance(shape, Picture):
+        return None
+    try:
+        image = shape.image  # a linked picture has none in the file
+    except (ValueError, KeyError, AttributeError):
+        return None
+    return image.blob if image.content_type in _RASTER else None
 
 
 def _shapes(shapes: Any) -> Iterator[BaseShape]:
@@ -430,9 +391,9 @@ def _shapes(shapes: Any) -> Iterator[BaseShape]:
 def _shape_text(shape: Any) -> str:
     """A text frame's non-blank paragraphs, or a table's rows as 'a | b' lines."""
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-        paragraphs = (_clean(p.text.replace("\v", "\n")) for p in shape.text_frame.paragraphs)
+        paragraphs = (clean(p.text.replace("\v", "\n")) for p in shape.text_frame.paragraphs)
         return "\n".join(p for p in paragraphs if p)
     if getattr(shape, "has_table", False) and shape.has_table:
-        rows = (" | ".join(_clean(cell.text) for cell in row.cells) for row in shape.table.rows)
+        rows = (" | ".join(clean(cell.text) for cell in row.cells) for row in shape.table.rows)
         return "\n".join(row for row in rows if row.replace("|", "").strip())
     return ""

@@ -53,7 +53,7 @@ _KNOWN = re.compile(
     r"|bard|bot|chatbot|system|copilot|llama[\w.-]*|mistral|perplexity|grok|deepseek)(?: said)?"
 )
 _USER_ROLES = frozenset({"user", "human", "me", "you"})
-_STOP_LABELS = frozenset(
+STOP_LABELS = frozenset(
     "note notes tip warning caution important example examples "  # noqa: SIM905
     "summary source sources step todo see also date time title author tags tag update edit "
     "answer question result output input error http https".split()
@@ -108,7 +108,7 @@ def _turn_starts(lines: list[str], body_start: int, *, forced: bool) -> list[_St
         for pattern in (_HEADING_TURN, _BOLD_TURN, _PLAIN_TURN):
             match = pattern.match(line)
             name = match["name"].strip() if match else ""
-            if match and len(name.split()) <= 3 and name.casefold() not in _STOP_LABELS:
+            if match and len(name.split()) <= 3 and name.casefold() not in STOP_LABELS:
                 quote = match.groupdict().get("quote") or ""
                 rest = match.groupdict().get("rest") or ""
                 candidates.append(_Start(number, name, rest.strip(), bool(quote.strip())))

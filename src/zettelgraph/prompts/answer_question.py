@@ -4,9 +4,14 @@ The model answers in sentences, each naming the passages (q1, q2, ...) that supp
 code turns those into [n] markers, where n is the passage's place in the search results. So
 a marker can never point at a passage that was not shown, and a sentence the model could not
 support with a passage is visible as such.
+
+In a chat, the earlier turns come first, short and without their markers: they tell the model
+what "it" or "and then?" refers to, never what to cite (only this turn's passages have ids).
 """
 
 from __future__ import annotations
+
+import re
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
@@ -16,6 +21,28 @@ from zettelgraph.prompts.ids import QuoteRef
 NAME = "answer_question"
 # Passage text shown per passage: enough for a paragraph of evidence, bounded for small models.
 MAX_PASSAGE_CHARS = 1500
+# Earlier turns of a chat shown: the latest few, each clipped; context, not evidence.
+MAX_TURNS = 4
+MAX_TURN_QUESTION_CHARS = 300
+MAX_TURN_ANSWER_CHARS = 500
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+class PromptTurn(BaseModel):
+    """One earlier turn of a chat: what the reader asked and what was answered."""
+
+    question: str
+    answer: str
+
+
+def turn_lines(turns: list[PromptTurn]) -> str:
+    """The latest turns as "Reader: ... / Answer: ..." lines, markers dropped, clipped."""
+    lines = []
+    for turn in turns[-MAX_TURNS:]:
+        answer = _MARKER.sub("", turn.answer).strip()
+        lines.append(f"Reader: {_clip(turn.question, MAX_TURN_QUESTION_CHARS)}")
+        lines.append(f"Answer: {_clip(answer, MAX_TURN_ANSWER_CHARS)}")
+    return "\n".join(lines)
 
 
 class PromptPassage(BaseModel):
@@ -28,6 +55,10 @@ class PromptPassage(BaseModel):
 class AnswerQuestionInput(BaseModel):
     question: str
     passages: list[PromptPassage]
+    # Earlier turns of the chat, oldest first (empty for a first question), and the question
+    # rewritten without them (what the passages were searched with), when it differs.
+    history: list[PromptTurn] = Field(default_factory=list)
+    standalone: str | None = None
 
 
 class AnswerSentence(BaseModel):
@@ -57,6 +88,12 @@ def messages(data: AnswerQuestionInput) -> list[BaseMessage]:
             block += f"\n(context: {_clip(passage.context, 300)})"
         blocks.append(block)
     evidence = "\n\n".join(blocks) or "(no passages found)"
+    conversation = ""
+    if data.history:
+        conversation = f"Conversation so far:\n{turn_lines(data.history)}\n\n---\n"
+    question = f"Question: {data.question}\n"
+    if data.standalone:
+        question += f"(That is: {data.standalone})\n"
     return [
         SystemMessage(
             content=(
@@ -66,11 +103,18 @@ def messages(data: AnswerQuestionInput) -> list[BaseMessage]:
                 "outside knowledge. If the passages do not contain the answer, set answerable "
                 "to false and write one sentence saying that the notes do not answer the "
                 "question. Always write in the language of the question."
+                + (
+                    " The conversation so far is given only so you know what the question "
+                    "refers to: it is not evidence, and nothing from it may be said unless "
+                    "a passage given now supports it."
+                    if data.history
+                    else ""
+                )
             )
         ),
         HumanMessage(
             content=(
-                f"Passages:\n{evidence}\n\n---\nQuestion: {data.question}\n\n"
+                f"{conversation}Passages:\n{evidence}\n\n---\n{question}\n"
                 "Give `language` (the question's language code), `answerable`, and the answer "
                 "as `sentences`, each with its `sources` (passage ids exactly as written above)."
             )

@@ -52,10 +52,20 @@ class CandidateConcept(BaseModel):
     )
 
 
+class UnattributedQuote(BaseModel):
+    """A quote the model found no idea in, and why: the reader sees the reason in the review
+    (seed 000, step 2.1) instead of guessing whether the quote was skipped or read."""
+
+    quote_id: QuoteRef
+    reason: str = Field(default="", max_length=300, description="Why it gives no concept.")
+
+
 class ExtractedConcepts(BaseModel):
     candidate_concepts: list[CandidateConcept] = Field(max_length=25)
-    unattributed_quote_ids: list[QuoteRef] = Field(default_factory=list, max_length=60)
-    extraction_notes: str = Field(default="", max_length=800)
+    unattributed_quotes: list[UnattributedQuote] = Field(default_factory=list, max_length=60)
+    extraction_notes: str = Field(
+        default="", max_length=800, description="What the reader should know: doubts, choices."
+    )
 
 
 class CompactConcept(BaseModel):
@@ -98,7 +108,7 @@ EXAMPLE_ANSWER = {
             "source_quote_ids": ["q1"],
         }
     ],
-    "unattributed_quote_ids": ["q2"],
+    "unattributed_quotes": [{"quote_id": "q2", "reason": "Solo narra una llegada."}],
 }
 
 RULES = {
@@ -111,7 +121,7 @@ Reglas:
   fuera de este libro. No copies la cita.
 - analysis y summary_short: una frase corta cada uno.
 - source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.
-- Una cita que solo narra o describe no da concepto: {no_concept}.
+- Una cita que solo narra o describe no da concepto: {no_concept}.{notes_rule}
 - Escribe todo en español, aunque la cita esté en otro idioma.
 Ejemplo (de otro libro: no lo copies).
 Citas:
@@ -127,7 +137,7 @@ Rules:
   book. Do not copy the quote.
 - analysis and summary_short: one short sentence each.
 - source_quote_ids: only the quotes (q1, q2...) that express that idea.
-- A quote that only narrates or describes gives no concept: {no_concept}.
+- A quote that only narrates or describes gives no concept: {no_concept}.{notes_rule}
 - Write everything in {language}, whatever the language of the quote.
 Example (from another book, in Spanish: do not copy it; write yours in {language}).
 Quotes:
@@ -138,8 +148,16 @@ Answer:
 
 
 NO_CONCEPT = {
-    False: {"es": "ponla en unattributed_quote_ids", "en": "list it in unattributed_quote_ids"},
+    False: {
+        "es": "ponla en unattributed_quotes y di por qué",
+        "en": "list it in unattributed_quotes and say why",
+    },
     True: {"es": "no escribas ninguno para ella", "en": "write none for it"},
+}
+# Only the full answer has notes: the compact one (small models) keeps to the concepts.
+NOTES_RULE = {
+    "es": "\n- extraction_notes: lo que el lector deba saber (dudas, decisiones), o nada.",
+    "en": "\n- extraction_notes: what the reader should know (doubts, choices), or nothing.",
 }
 FINAL = {
     "es": "\nEscribe title, concept, analysis y summary_short en español, con tus palabras.",
@@ -153,19 +171,18 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
     )
     example = dict(EXAMPLE_ANSWER)
     if data.compact:
-        example.pop("unattributed_quote_ids")
+        example.pop("unattributed_quotes")
     no_concept = NO_CONCEPT[data.compact].get(data.language, NO_CONCEPT[data.compact]["en"])
     rules = RULES.get(data.language, RULES["en"]).format(
         quotes=EXAMPLE_QUOTE,
         answer=json.dumps(example, ensure_ascii=False),
         language=language_name(data.language),
         no_concept=no_concept,
+        notes_rule="" if data.compact else NOTES_RULE.get(data.language, NOTES_RULE["en"]),
     )
-    suggestions = (
-        f"\nThe reader's suggestions (follow them):\n{data.suggestions}\n"
-        if data.suggestions
-        else ""
-    )
+    # A blank line before them, as before the quotes.
+    suggestions = suggestions_block(data.suggestions)
+    suggestions = "\n" + suggestions if suggestions else ""
     return [
         SystemMessage(content=rules),
         HumanMessage(
@@ -176,3 +193,13 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
             + FINAL.get(data.language, FINAL["en"]).format(language=language_name(data.language))
         ),
     ]
+
+
+def suggestions_block(suggestions: str | None, *, keep: bool = False, end: str = "") -> str:
+    """The reader's suggestions as every proposal prompt shows them (extraction, critique,
+    refinement), ending in a newline and `end`; empty without any. `keep`: the proposal
+    already follows them, and a rewrite must not undo that."""
+    if not suggestions or not suggestions.strip():
+        return ""
+    how = "keep following them; do not undo what they ask for" if keep else "follow them"
+    return f"The reader's suggestions ({how}):\n{suggestions.strip()}\n{end}"

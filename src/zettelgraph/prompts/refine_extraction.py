@@ -1,10 +1,14 @@
-"""Call 1.3: fix what the self-critique found, as a patch to the proposal."""
+"""Call 1.3: fix what the self-critique found, as a patch to the proposal.
+
+The reader's suggestions are shown again (seed 001, step 1.9): the refinement rewrites
+concepts, and without them it could undo what the reader asked the extraction for."""
 
 from __future__ import annotations
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from zettelgraph.prompts.extract_concepts import suggestions_block
 from zettelgraph.prompts.proposal_patch import PATCH_GUIDE, ProposalPatch
 from zettelgraph.prompts.quality import atomicity_guide, checklist
 
@@ -16,6 +20,7 @@ class RefineInput(BaseModel):
     quotes: str
     critique: str
     language: str = "es"
+    suggestions: str | None = None  # the reader's, given when the run started
 
 
 Refinement = ProposalPatch
@@ -32,6 +37,8 @@ def messages(data: RefineInput) -> list[BaseMessage]:
         ),
         HumanMessage(
             content=f"Quotes:\n{data.quotes}\n\nProposal:\n{data.proposal}\n\n"
-            f"Critique:\n{data.critique}\n\n{PATCH_GUIDE}"
+            f"Critique:\n{data.critique}\n\n"
+            + suggestions_block(data.suggestions, keep=True, end="\n")
+            + PATCH_GUIDE
         ),
     ]

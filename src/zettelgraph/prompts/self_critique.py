@@ -1,4 +1,6 @@
-"""Call 1.2: check the current proposal against the quality checklist."""
+"""Call 1.2: check the current proposal against the quality checklist, and against the
+reader's suggestions when they gave some (seed 001, step 1.8): a critique that does not know
+them would ask the refinement to undo what the reader asked for."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import Literal
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from zettelgraph.prompts.extract_concepts import suggestions_block
 from zettelgraph.prompts.quality import checklist
 
 NAME = "self_critique"
@@ -17,16 +20,28 @@ CRITERIA = (
     "relation_accuracy",
     "language",
     "edge_cases",
+    "suggestions",
 )
 Criterion = Literal[
-    "atomicity", "distinctness", "quote_coverage", "relation_accuracy", "language", "edge_cases"
+    "atomicity",
+    "distinctness",
+    "quote_coverage",
+    "relation_accuracy",
+    "language",
+    "edge_cases",
+    "suggestions",
 ]
+SUGGESTIONS_CRITERION = (
+    "7. suggestions: the proposal follows the reader's suggestions below; where they "
+    "conflict with the other criteria, the reader's suggestions win."
+)
 
 
 class SelfCritiqueInput(BaseModel):
     proposal: str  # the proposal rendered with local ids (render.proposal_text)
     quotes: str  # the quotes with local ids
     language: str = "es"
+    suggestions: str | None = None  # the reader's, given when the run started
 
 
 class Issue(BaseModel):
@@ -37,7 +52,7 @@ class Issue(BaseModel):
 
 
 class Critique(BaseModel):
-    failed_criteria: list[Criterion] = Field(max_length=6)
+    failed_criteria: list[Criterion] = Field(max_length=len(CRITERIA))
     issues: list[Issue] = Field(max_length=20)
     overall_passes: bool
     critique_summary: str = Field(max_length=800)
@@ -47,15 +62,19 @@ class Critique(BaseModel):
 
 
 def messages(data: SelfCritiqueInput) -> list[BaseMessage]:
+    system = (
+        "You review a proposed set of Zettelkasten concepts extracted from quotes, "
+        "strictly, against a checklist, and say precisely what to fix.\n" + checklist(data.language)
+    )
+    suggestions = suggestions_block(data.suggestions, end="\n")
+    if suggestions:
+        system += "\n" + SUGGESTIONS_CRITERION
     return [
-        SystemMessage(
-            content="You review a proposed set of Zettelkasten concepts extracted from quotes, "
-            "strictly, against a checklist, and say precisely what to fix.\n"
-            + checklist(data.language)
-        ),
+        SystemMessage(content=system),
         HumanMessage(
             content=f"Quotes:\n{data.quotes}\n\nProposal:\n{data.proposal}\n\n"
-            "List each failed criterion, the issues (with the id of the concept or quote "
+            + suggestions
+            + "List each failed criterion, the issues (with the id of the concept or quote "
             "concerned) and concrete improvement suggestions. overall_passes is true only if "
             "no criterion fails."
         ),

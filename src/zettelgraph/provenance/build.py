@@ -310,6 +310,9 @@ class ProvenanceBuilder:
             )
             self.doc.wasGeneratedBy(name, approval)
             self.doc.wasAttributedTo(name, self.reader)
+        elif p.get("provenance") == "reader":
+            # A link the reader made (`zettelgraph link`): their own act, no run, no model.
+            self.doc.wasAttributedTo(name, self.reader)
 
     def graph_entity(self, entity: Entity, *, full: bool) -> None:
         """A person, place, work... found by graph extraction, derived from its passages and

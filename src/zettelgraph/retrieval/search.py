@@ -6,7 +6,10 @@
           -> top k passages, each with its Content, author, location, parent section
              (the passage in context), the concepts it supports, and which methods found it
 
-No LLM is called: search is fast, offline and deterministic.
+No LLM is called: search is fast, offline and deterministic. A `PassageFilter` (contents,
+kinds, authors, places) is applied by the store inside the full-text and vector searches,
+so each still proposes its candidates among the admitted passages; passages reached
+through concepts are checked against it here (docs/design.md, "Filtered search").
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from numpy.typing import NDArray
 
 from zettelgraph.embeddings import Embedder
 from zettelgraph.locations import quote_place
-from zettelgraph.models import Concept, NodeLabel, SearchResult
+from zettelgraph.models import Concept, Content, NodeLabel, PassageFilter, Quote, SearchResult
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
 from zettelgraph.retrieval.recipes import SearchRecipe
 from zettelgraph.retrieval.stopwords import content_words
 from zettelgraph.store.base import GraphStore
 from zettelgraph.store.rules import query_tokens
+from zettelgraph.store.scope import admits
 
 
 @dataclass
@@ -35,35 +39,50 @@ class Retriever:
     store: GraphStore
     embedder: Embedder
 
-    def candidates(self, query: str, recipe: SearchRecipe) -> list[Fused]:
-        """Every passage any method found, fused and ranked (the benchmark reads this)."""
+    def candidates(
+        self, query: str, recipe: SearchRecipe, passages: PassageFilter | None = None
+    ) -> list[Fused]:
+        """Every passage any method found among those `passages` admits, fused and ranked
+        (the benchmark reads this)."""
         lists: dict[str, Ranked] = {}
         weights = recipe.weights
+        if passages is not None and not passages.active:
+            passages = None
         if recipe.fulltext_weight > 0:
-            lists["fulltext"] = self.fulltext(query, recipe)
+            lists["fulltext"] = self.fulltext(query, recipe, passages)
         vector: NDArray[np.float32] | None = None
         if recipe.vector_weight > 0 or recipe.graph_weight > 0:
             vector = self.embedder.embed([query])[0]
         if recipe.vector_weight > 0 and vector is not None:
-            hits = self.store.vector_search(NodeLabel.QUOTE, vector, recipe.candidates)
+            hits = self.store.vector_search(
+                NodeLabel.QUOTE, vector, recipe.candidates, passages=passages
+            )
             lists["vector"] = [(hit.id, hit.score) for hit in hits]
         fused = fuse(lists, weights, recipe)
         if recipe.graph_weight > 0 and vector is not None:
-            graph = self.graph(fused, vector, recipe)
+            graph = self.graph(fused, vector, recipe, passages)
             if graph:
                 lists["graph"] = graph
                 fused = fuse(lists, weights, recipe)
         return fused
 
-    def fulltext(self, query: str, recipe: SearchRecipe) -> Ranked:
+    def fulltext(
+        self, query: str, recipe: SearchRecipe, passages: PassageFilter | None = None
+    ) -> Ranked:
         tokens = query_tokens(query)
         if recipe.drop_stopwords:
             tokens = content_words(tokens)
-        hits = self.store.text_search(" ".join(tokens), recipe.candidates, label=NodeLabel.QUOTE)
+        hits = self.store.text_search(
+            " ".join(tokens), recipe.candidates, label=NodeLabel.QUOTE, passages=passages
+        )
         return [(hit.id, hit.score) for hit in hits]
 
     def graph(
-        self, fused: list[Fused], vector: NDArray[np.float32], recipe: SearchRecipe
+        self,
+        fused: list[Fused],
+        vector: NDArray[np.float32],
+        recipe: SearchRecipe,
+        passages: PassageFilter | None = None,
     ) -> Ranked:
         """Passages reached through concepts, scored by how strongly their concept was reached.
 
@@ -92,17 +111,45 @@ class Retriever:
             ):
                 source = relation.source_id
                 reached[source] = max(reached.get(source, 0.0), strength)
-        # Concept -> Concept SUPPORTS edges also arrive here: keep passages only.
-        passages = {q.id for q in self.store.get_quotes(list(reached))}
-        ranked = [(pid, score) for pid, score in reached.items() if pid in passages]
+        # Concept -> Concept SUPPORTS edges also arrive here: keep passages only, and of
+        # those the ones the filter admits (before the cut, so the list stays full).
+        quotes = self.store.get_quotes(list(reached))
+        if passages is not None:
+            quotes = self._admitted(quotes, passages)
+        kept = {q.id for q in quotes}
+        ranked = [(pid, score) for pid, score in reached.items() if pid in kept]
         ranked.sort(key=lambda item: (-item[1], item[0]))
         return ranked[: recipe.candidates]
 
-    def search(self, query: str, k: int, recipe: SearchRecipe) -> list[SearchResult]:
-        """The top `k` passages with their citations, best first."""
+    def _admitted(self, quotes: list[Quote], passages: PassageFilter) -> list[Quote]:
+        """The quotes the filter admits, each Content (and its author) read once."""
+        kinds: dict[str, str] = {}
+        authors: dict[str, str | None] = {}
+        for content_id in {q.content_id for q in quotes}:
+            content: Content | None = self.store.get_content(content_id)
+            kinds[content_id] = content.kind if content else ""
+            author = self.store.author_of(content_id) if passages.authors else None
+            authors[content_id] = author.name if author else None
+        return [
+            q
+            for q in quotes
+            if admits(
+                passages,
+                content_id=q.content_id,
+                kind=kinds[q.content_id],
+                author=authors[q.content_id],
+                location=q.location,
+                page=q.page,
+            )
+        ]
+
+    def search(
+        self, query: str, k: int, recipe: SearchRecipe, passages: PassageFilter | None = None
+    ) -> list[SearchResult]:
+        """The top `k` passages (among those `passages` admits) with citations, best first."""
         if not query_tokens(query):
             return []
-        top = self.candidates(query, recipe)[:k]
+        top = self.candidates(query, recipe, passages)[:k]
         return self.results(top)
 
     def results(self, ranked: list[Fused]) -> list[SearchResult]:

@@ -1,21 +1,40 @@
-"""Search and ask: the service functions the CLI and the web app share.
+"""Search and ask: the service functions the CLI, the web app and the MCP server share.
 
 `ask` retrieves passages with the configured recipe, asks the main LLM for an answer whose
 every sentence names its passages, turns those into [n] markers (n = the passage's place in
 the results), and stores the Answer with a CITES relation to every passage it cites. An
 answer the passages do not support is stored too, marked `answerable: false`, so the record
 of what was asked is complete.
+
+Every answer is a turn of a chat. A follow-up (`chat_id` of an earlier answer) is first
+rewritten into a standalone question by the fast model (`prompts/condense_question.py`),
+which is what gets searched; the answer model sees the earlier turns as context, and its
+[n] markers still point only at this turn's passages. A follow-up without a filter of its
+own searches within the previous turn's filter.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.models import Answer, ChangeSet, Relation, SearchResult, stable_id, utcnow
-from zettelgraph.prompts import answer_question
+from zettelgraph.models import (
+    Answer,
+    ChangeSet,
+    NodeLabel,
+    PassageFilter,
+    Person,
+    Relation,
+    SearchResult,
+    stable_id,
+    utcnow,
+)
+from zettelgraph.prompts import answer_question, condense_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.relations import CITES
+from zettelgraph.retrieval.filters import FilterError, build_filter, filter_fields
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.retrieval.stopwords import STOPWORDS
@@ -26,9 +45,48 @@ CANNOT_ANSWER = {
     "es": "Tus lecturas no contienen la respuesta a esta pregunta.",
     "en": "Your reading does not contain the answer to this question.",
 }
+# Authors a filter form suggests (a datalist; any other name can still be typed).
+_AUTHORS_SHOWN = 1000
 _ENGLISH_HINTS = frozenset(
     ["what", "who", "when", "where", "why", "how", "which", "is", "are", "does", "do", "the", "of"]
 )
+
+# FilterError is raised here for the front ends, which do not import retrieval.
+__all__ = [
+    "AskResult",
+    "FilterError",
+    "UnknownChatError",
+    "answer_dict",
+    "ask",
+    "chat_thread",
+    "filter_choices",
+    "filter_fields",
+    "guess_language",
+    "new_chat_id",
+    "passage_filter",
+    "search",
+]
+
+
+class UnknownChatError(ValueError):
+    """A chat id no answer carries."""
+
+
+def answer_dict(answer: Answer) -> dict[str, Any]:
+    """One turn as `ask --json` prints it (without its passages)."""
+    return {
+        "answer_id": answer.id,
+        "chat_id": answer.chat_id,
+        "turn": answer.turn,
+        "question": answer.question,
+        "standalone_question": answer.standalone_question or None,
+        "answer": answer.answer,
+        "answerable": answer.answerable,
+        "language": answer.language,
+        "citations": answer.citations,
+        "passage_filter": answer.passage_filter,
+        "created_at": answer.created_at.isoformat(),
+    }
 
 
 @dataclass
@@ -40,12 +98,7 @@ class AskResult:
     def as_dict(self) -> dict[str, Any]:
         """What `zettelgraph ask --json` prints and `POST /api/ask` returns."""
         return {
-            "answer_id": self.answer.id,
-            "question": self.answer.question,
-            "answer": self.answer.answer,
-            "answerable": self.answer.answerable,
-            "language": self.answer.language,
-            "citations": self.answer.citations,
+            **answer_dict(self.answer),
             "passages": [r.model_dump(mode="json") for r in self.results],
             "warnings": self.warnings,
         }
@@ -57,19 +110,64 @@ def _recipe(services: Services, recipe: str | SearchRecipe | None) -> SearchReci
     return recipe_named(recipe or services.settings.search_recipe)
 
 
+def passage_filter(
+    services: Services,
+    *,
+    contents: Iterable[str] = (),
+    kinds: Iterable[str] = (),
+    authors: Iterable[str] = (),
+    where: Iterable[str] = (),
+) -> PassageFilter | None:
+    """The filter for `--content` (ids, id prefixes or titles), `--kind`, `--author` and
+    `--where` (see `retrieval/filters.py`); None when none is given. Raises FilterError
+    with what to write instead."""
+    return build_filter(
+        services.store, contents=contents, kinds=kinds, authors=authors, where=where
+    )
+
+
+def filter_choices(services: Services) -> dict[str, list[Any]]:
+    """What a filter form offers: every source (id, title, kind), kind and author."""
+    contents = services.store.list_contents()
+    persons = services.store.nodes(NodeLabel.PERSON, limit=_AUTHORS_SHOWN)
+    return {
+        "contents": [{"id": c.id, "title": c.title, "kind": c.kind} for c in contents],
+        "kinds": sorted({c.kind for c in contents}),
+        "authors": sorted(p.name for p in persons if isinstance(p, Person)),
+    }
+
+
 def search(
     services: Services,
     query: str,
     *,
     k: int | None = None,
     recipe: str | SearchRecipe | None = None,
+    passages: PassageFilter | None = None,
 ) -> list[SearchResult]:
-    """The top passages for a query, with citations; no LLM call.
+    """The top passages for a query among those `passages` admits, with citations; no LLM
+    call.
 
     Raises EmbedderMismatchError when the store was embedded with another model."""
     services.check_embedder()
     retriever = Retriever(services.store, services.embedder)
-    return retriever.search(query, k or services.settings.search_k, _recipe(services, recipe))
+    chosen = _recipe(services, recipe)
+    return retriever.search(query, k or services.settings.search_k, chosen, passages)
+
+
+def chat_thread(services: Services, chat_id: str) -> list[Answer]:
+    """A chat's answers, first turn first; UnknownChatError when there is no such chat."""
+    turns = services.store.chat_answers(chat_id.strip()) if chat_id.strip() else []
+    if not turns:
+        raise UnknownChatError(
+            f"no chat {chat_id!r}: every answer starts one and names it "
+            "(`zettelgraph ask QUESTION` prints the chat id to continue with)"
+        )
+    return turns
+
+
+def new_chat_id() -> str:
+    return f"chat-{uuid.uuid4().hex[:12]}"
 
 
 def guess_language(question: str, default: str) -> str:
@@ -92,19 +190,35 @@ def ask(
     *,
     k: int | None = None,
     recipe: str | SearchRecipe | None = None,
+    passages: PassageFilter | None = None,
+    chat_id: str | None = None,
 ) -> AskResult:
-    """Answer from the reader's own passages, with citations, and store the answer."""
+    """Answer from the reader's own passages, with citations, and store the answer.
+
+    Without `chat_id` the answer starts a new chat; with one it is that chat's next turn
+    (UnknownChatError if no answer carries it). `passages` None in a follow-up keeps the
+    previous turn's filter; an empty PassageFilter searches everything."""
     chosen = _recipe(services, recipe)
-    results = search(services, question, k=k, recipe=chosen)
+    earlier = chat_thread(services, chat_id) if chat_id else []
+    if passages is None and earlier and earlier[-1].passage_filter:
+        passages = PassageFilter.model_validate(earlier[-1].passage_filter)
+    active = passages if passages is not None and passages.active else None
+    history = [answer_question.PromptTurn(question=a.question, answer=a.answer) for a in earlier]
+    standalone = _standalone(services, question, history) if history else question
+    results = search(services, standalone, k=k, recipe=chosen, passages=active)
     warnings: list[str] = []
     language = guess_language(question, services.settings.concept_language)
     text, answerable, model = _cannot_answer(language), False, ""
     cited: set[int] = set()
     if results:
         model = services.llms.main_spec
-        text, cited, answerable, language, warnings = _answer(services, question, results)
+        text, cited, answerable, language, warnings = _answer(
+            services, question, results, history, standalone
+        )
+    chat = earlier[-1].chat_id if earlier else new_chat_id()
+    turn = max((a.turn for a in earlier), default=0) + 1
     answer = Answer(
-        id=stable_id("answer", question, utcnow().isoformat()),
+        id=stable_id("answer", chat or "", str(turn), question, utcnow().isoformat()),
         question=question,
         answer=text,
         answerable=answerable,
@@ -112,6 +226,10 @@ def ask(
         model=model,
         recipe=chosen.name,
         citations=[{**r.citation(), "cited": r.n in cited} for r in results],
+        chat_id=chat,
+        turn=turn,
+        standalone_question=standalone if standalone != question else "",
+        passage_filter=active.model_dump(mode="json") if active is not None else {},
     )
     relations = [
         Relation(
@@ -127,8 +245,28 @@ def ask(
     return AskResult(answer=answer, results=results, warnings=warnings)
 
 
+def _standalone(
+    services: Services, question: str, history: list[answer_question.PromptTurn]
+) -> str:
+    """The follow-up rewritten to stand alone (the question itself if the rewrite is empty)."""
+    reply = services.structured(
+        services.llms.fast,
+        name=condense_question.NAME,
+        messages=condense_question.messages(
+            condense_question.CondenseQuestionInput(history=history, question=question)
+        ),
+        response_model=condense_question.CondensedQuestion,
+    )
+    rewritten = " ".join(reply.question.split())
+    return rewritten if query_tokens(rewritten) else question
+
+
 def _answer(
-    services: Services, question: str, results: list[SearchResult]
+    services: Services,
+    question: str,
+    results: list[SearchResult],
+    history: list[answer_question.PromptTurn],
+    standalone: str,
 ) -> tuple[str, set[int], bool, str, list[str]]:
     """(answer text with [n] markers, cited n's, answerable, language, warnings)."""
     ids = LocalIds("q", [r.passage_id for r in results])
@@ -153,7 +291,12 @@ def _answer(
         services.llms.main,
         name=answer_question.NAME,
         messages=answer_question.messages(
-            answer_question.AnswerQuestionInput(question=question, passages=passages)
+            answer_question.AnswerQuestionInput(
+                question=question,
+                passages=passages,
+                history=history,
+                standalone=standalone if standalone != question else None,
+            )
         ),
         response_model=answer_question.AnswerQuestion,
     )

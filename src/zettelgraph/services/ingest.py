@@ -17,6 +17,7 @@ from typing import Any, get_args
 
 from zettelgraph.embeddings import EmbeddingError
 from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError
+from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import FileType
 from zettelgraph.ingest.reading import graph_inputs
 from zettelgraph.services.errors import MODEL_UNUSABLE
@@ -33,8 +34,9 @@ class IngestError(ValueError):
     """Arguments that cannot be ingested at all (nothing was read)."""
 
 
-# Found by a folder scan: book notes and office documents.
-SCAN_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx")
+# Found by a folder scan: book notes, office documents and subtitles. Images are read only
+# when named: a vault folder is full of attachments that are not reading.
+SCAN_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".srt", ".vtt")
 
 
 class FileSet:
@@ -137,12 +139,13 @@ def _run(
     services.check_embedder()
     graph = build_quote_parse_graph(services)
     max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
+    ocr = ocr_config(services.settings)
     for done, path in enumerate(file_set.files):
         progress(done, f"{path.name}: reading")
         scanned = path in file_set.folder_of
         try:
             for job in graph_inputs(
-                path, file_type=file_type, max_bytes=max_bytes, scanned=scanned
+                path, file_type=file_type, max_bytes=max_bytes, scanned=scanned, ocr=ocr
             ):
                 final: dict[str, Any] = {}
                 job.update(title_flag=title, author_flag=author)

@@ -28,6 +28,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
@@ -37,6 +38,7 @@ from zettelgraph.workflows.concept_extraction.graph import (
     RECURSION_LIMIT,
     build_concept_extraction_graph,
 )
+from zettelgraph.workflows.concept_extraction.limits import at_recursion_limit
 from zettelgraph.workflows.context import Services
 
 StepCallback = Callable[[str], None]
@@ -245,6 +247,34 @@ class WorkflowRuns:
         return view
 
     def _drive(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
+        try:
+            self._stream(payload, run_id, on_step)
+        except GraphRecursionError:
+            # Seed 000, 3.6: past its step limit a run is shown with what it has, not lost
+            # in an error. The workflow says how (`_at_recursion_limit`); LangGraph drops
+            # the pending steps and follows the edges of the node the update is made as.
+            config = self._config(run_id)
+            snapshot = self.graph.get_state(config)
+            if not snapshot.next:
+                return  # it ended on its last allowed step, which LangGraph counts as past it
+            routed = self._at_recursion_limit(dict(snapshot.values or {}), list(snapshot.next))
+            if routed is None:
+                raise RunError(
+                    f"run {run_id} stopped after {self.recursion_limit} steps (the workflow's "
+                    f"recursion limit); `zettelgraph resume {run_id}` goes on from there"
+                ) from None
+            update, as_node = routed
+            self.graph.update_state(config, update, as_node=as_node)
+            self._stream(None, run_id, on_step)
+
+    def _at_recursion_limit(
+        self, values: dict[str, Any], pending: list[str]
+    ) -> tuple[dict[str, Any], str] | None:
+        """The update (and the node it is made as) that ends a run stopped by the recursion
+        limit before `pending`; None leaves it interrupted, for `resume`."""
+        return None
+
+    def _stream(self, payload: Any, run_id: str, on_step: StepCallback | None) -> None:
         # durability="sync": each step's checkpoint is on disk before the next step starts, so
         # a process killed between the store commit and the vault resumes at the vault.
         for update in self.graph.stream(
@@ -323,6 +353,11 @@ class ExtractionRuns(WorkflowRuns):
 
     def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
         return self._cards_after_commit(view, on_step)
+
+    def _at_recursion_limit(
+        self, values: dict[str, Any], pending: list[str]
+    ) -> tuple[dict[str, Any], str] | None:
+        return at_recursion_limit(values, pending, self.recursion_limit)
 
     def _cards_after_commit(self, view: RunView, on_step: StepCallback | None) -> RunView:
         """Cards for the concepts a run has just committed, when ZETTELGRAPH_CARDS_AFTER_APPROVAL

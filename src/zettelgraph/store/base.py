@@ -23,6 +23,7 @@ from zettelgraph.models import (
     Entity,
     LearningItem,
     NodeLabel,
+    PassageFilter,
     Person,
     Quote,
     Relation,
@@ -137,6 +138,9 @@ class GraphStore(Protocol):
     def answers(self, *, limit: int = 50) -> list[Answer]:
         """Up to `limit` Answers, newest first (by created_at, ties by id)."""
 
+    def chat_answers(self, chat_id: str) -> list[Answer]:
+        """The Answers of one chat (`Answer.chat_id`), by turn (ties by created_at, id)."""
+
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         """The known LearningItems among `item_ids`, once each, in the order asked."""
 
@@ -166,11 +170,22 @@ class GraphStore(Protocol):
         k: int,
         *,
         min_score: float | None = None,
+        passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
-        """Top-k nodes of `label` by cosine similarity, best first."""
+        """Top-k nodes of `label` by cosine similarity, best first. With an active
+        `passages` filter, the top k among the Quotes it admits (exact over them); any other
+        label with a filter is a ValueError."""
 
-    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
-        """Full-text matches (accent-insensitive), best first."""
+    def text_search(
+        self,
+        query: str,
+        k: int,
+        *,
+        label: NodeLabel | None = None,
+        passages: PassageFilter | None = None,
+    ) -> list[SearchHit]:
+        """Full-text matches (accent-insensitive), best first. With an active `passages`
+        filter, only Quotes it admits: k of them whenever k such Quotes match."""
 
     def vectors(
         self, label: NodeLabel | None = None

@@ -46,6 +46,7 @@ from zettelgraph.models import (
     LearningItem,
     Node,
     NodeLabel,
+    PassageFilter,
     Person,
     Quote,
     Relation,
@@ -65,6 +66,11 @@ from zettelgraph.store.base import (
     check_expectations,
 )
 from zettelgraph.store.cypher_props import node_properties
+from zettelgraph.store.cypher_scope import (
+    passage_scope,
+    scoped_text_hits,
+    scoped_vector_rows,
+)
 from zettelgraph.store.rules import (
     SEARCHED_LABELS,
     check_dims,
@@ -73,7 +79,9 @@ from zettelgraph.store.rules import (
     checked_vectors,
     query_tokens,
     relations_to_write,
+    sortable_time,
 )
+from zettelgraph.store.scope import active_filter
 
 NodeT = TypeVar("NodeT", bound=Node)
 
@@ -142,8 +150,15 @@ class CypherStore(ABC):
         """`tail` (over `n`) run on the vector index's candidates for `$q`; None if no index."""
 
     @abstractmethod
-    def _text_hits(self, label: NodeLabel, words: list[str], k: int) -> list[tuple[str, float]]:
-        """(id, score) full-text matches of any of the (folded) words, best first."""
+    def _text_hits(
+        self,
+        label: NodeLabel,
+        words: list[str],
+        k: int | None,
+        contents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, score) full-text matches of any of the (folded) words, best first: the top
+        `k` (every one for None), of the Contents `contents` only when given."""
 
     @abstractmethod
     def close(self) -> None: ...
@@ -429,6 +444,12 @@ class CypherStore(ABC):
             {"limit": max(limit, 0)},
         )
 
+    def chat_answers(self, chat_id: str) -> list[Answer]:
+        found = self._nodes(
+            Answer, "MATCH (n:Answer) WHERE n.chat_id = $id RETURN n.data", {"id": chat_id}
+        )
+        return sorted(found, key=lambda a: (a.turn, sortable_time(a.created_at), a.id))
+
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
 
@@ -504,8 +525,10 @@ class CypherStore(ABC):
         k: int,
         *,
         min_score: float | None = None,
+        passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        chosen = active_filter(label, passages)
         if k <= 0:
             return []
         if not np.all(np.isfinite(query)):
@@ -518,7 +541,9 @@ class CypherStore(ABC):
         )
         params = {"q": query, "k": k, "min": min_score}
         rows: list[list[Any]] | None = None
-        if label in INDEXED_LABELS and self._label_count(label) > self.exact_search_limit:
+        if chosen is not None:
+            rows = scoped_vector_rows(self, passage_scope(self, chosen), tail, params)
+        elif label in INDEXED_LABELS and self._label_count(label) > self.exact_search_limit:
             candidates = max(k * self.oversample, self.min_candidates)
             rows = self._index_search(label, candidates, tail, params)
         if rows is None:
@@ -532,10 +557,24 @@ class CypherStore(ABC):
         rows = self._read(query)
         return int(rows[0][0]) if rows else 0
 
-    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
+    def text_search(
+        self,
+        query: str,
+        k: int,
+        *,
+        label: NodeLabel | None = None,
+        passages: PassageFilter | None = None,
+    ) -> list[SearchHit]:
         words = list(dict.fromkeys(normalize_name(t) for t in query_tokens(query)))
+        chosen = active_filter(label, passages)
         if not words or k <= 0:
             return []
+        if chosen is not None:
+            scope = passage_scope(self, chosen)
+            return [
+                SearchHit(id=node_id, label=NodeLabel.QUOTE, score=score)
+                for node_id, score in scoped_text_hits(self, scope, words, k)
+            ]
         labels = [NodeLabel(label)] if label is not None else list(INDEXED_LABELS)
         hits = [
             SearchHit(id=node_id, label=each, score=score)

@@ -61,6 +61,7 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
         )
     elif isinstance(node, Answer):
         props.update(question=node.question, answerable=node.answerable, language=node.language)
+        props.update(chat_id=node.chat_id, turn=node.turn)  # chat_answers
     elif isinstance(node, LearningItem):
         props.update(
             item_type=str(node.item_type),

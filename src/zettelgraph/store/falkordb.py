@@ -204,6 +204,8 @@ class FalkorDBStore(CypherStore):
             ("Section", "content_id"),
             # review_logs: an item's study history.
             ("ReviewLog", "item_id"),
+            # chat_answers: the turns of a conversation.
+            ("Answer", "chat_id"),
         )
         for label, field in lookups:
             if self._has_index(label, field, "RANGE") is None:
@@ -280,11 +282,22 @@ class FalkorDBStore(CypherStore):
             # because no embedder is registered): the caller scans exactly instead.
             return None
 
-    def _text_hits(self, label: NodeLabel, words: list[str], k: int) -> list[tuple[str, float]]:
+    def _text_hits(
+        self,
+        label: NodeLabel,
+        words: list[str],
+        k: int | None,
+        contents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
         # Words are \w+ runs, folded; '|' is RediSearch's OR and nothing else is syntax.
+        # The index returns every match: a filter and the LIMIT apply after it.
+        where = ""
+        if contents is not None:
+            where = "WITH node, score WHERE node.content_id IN $contents "
+        limit = "LIMIT $k" if k is not None else ""
         rows = self._read(
-            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score "
-            "RETURN node.id, score ORDER BY score DESC, node.id LIMIT $k",
-            {"q": "|".join(words), "k": k},
+            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score {where}"
+            f"RETURN node.id, score ORDER BY score DESC, node.id {limit}",
+            {"q": "|".join(words), "k": k, "contents": list(contents or [])},
         )
         return [(str(node_id), float(score)) for node_id, score in rows]

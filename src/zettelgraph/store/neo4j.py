@@ -140,6 +140,7 @@ class Neo4jStore(CypherStore):
         )
         self._schema("CREATE INDEX zg_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name_key)")
         self._schema("CREATE INDEX zg_review_item IF NOT EXISTS FOR (n:ReviewLog) ON (n.item_id)")
+        self._schema("CREATE INDEX zg_answer_chat IF NOT EXISTS FOR (n:Answer) ON (n.chat_id)")
         for label in INDEXED_LABELS:
             self._schema(
                 f"CREATE FULLTEXT INDEX {_text_index(label)} IF NOT EXISTS "
@@ -188,10 +189,23 @@ class Neo4jStore(CypherStore):
         except self._errors.ClientError:
             return None  # no index yet (nothing embedded) or still populating: scan instead
 
-    def _text_hits(self, label: NodeLabel, words: list[str], k: int) -> list[tuple[str, float]]:
+    def _text_hits(
+        self,
+        label: NodeLabel,
+        words: list[str],
+        k: int | None,
+        contents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        # The index's own limit only without a filter: with one, the filter must see every
+        # match before the LIMIT, or fewer than k admitted passages could come back.
+        options = ", {limit: $k}" if k is not None and contents is None else ""
+        where = ""
+        if contents is not None:
+            where = "WITH node, score WHERE node.content_id IN $contents "
+        limit = "LIMIT $k" if k is not None else ""
         rows = self._read(
-            f"CALL db.index.fulltext.queryNodes('{_text_index(label)}', $q, {{limit: $k}}) "
-            "YIELD node, score RETURN node.id, score ORDER BY score DESC, node.id",
-            {"q": " OR ".join(words), "k": k},
+            f"CALL db.index.fulltext.queryNodes('{_text_index(label)}', $q{options}) "
+            f"YIELD node, score {where}RETURN node.id, score ORDER BY score DESC, node.id {limit}",
+            {"q": " OR ".join(words), "k": k, "contents": list(contents or [])},
         )
         return [(str(node_id), float(score)) for node_id, score in rows]

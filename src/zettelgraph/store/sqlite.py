@@ -20,9 +20,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.models import (
+    Answer,
     AnyNode,
     ChangeSet,
     NodeLabel,
+    PassageFilter,
     Quote,
     Relation,
     ReviewLog,
@@ -49,6 +51,7 @@ from zettelgraph.store.rules import (
     sortable_time,
     text_of,
 )
+from zettelgraph.store.scope import active_filter
 from zettelgraph.store.sqlite_reads import SQLiteReads, locked
 from zettelgraph.store.vector_index import VectorIndex
 
@@ -210,6 +213,8 @@ class SQLiteStore(SQLiteReads):
             parent, position = node.content_id, node.position
         elif isinstance(node, ReviewLog):
             parent = node.item_id  # an item's history is one index lookup
+        elif isinstance(node, Answer) and node.chat_id:
+            parent, position = node.chat_id, node.turn  # a chat's turns, in order
         row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()
         if row is not None:
             check_labels([node], {node.id: row[0]})
@@ -290,13 +295,17 @@ class SQLiteStore(SQLiteReads):
         k: int,
         *,
         min_score: float | None = None,
+        passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
+        chosen = active_filter(label, passages)
         index = self._vector_indexes().get(label)
         if index is None:
             return []
+        # A filter: exact numpy over the admitted passages' rows of the cached matrix.
+        among = self._scope(chosen) if chosen is not None else None
         return [
             SearchHit(id=node_id, label=label, score=score)
-            for node_id, score in index.search(vector, k, min_score)
+            for node_id, score in index.search(vector, k, min_score, among)
         ]
 
     def _vector_indexes(self) -> dict[NodeLabel, VectorIndex]:

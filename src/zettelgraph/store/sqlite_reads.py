@@ -26,6 +26,7 @@ from zettelgraph.models import (
     Entity,
     LearningItem,
     NodeLabel,
+    PassageFilter,
     Person,
     Quote,
     Relation,
@@ -35,6 +36,7 @@ from zettelgraph.models import (
     normalize_name,
 )
 from zettelgraph.store.rules import query_tokens
+from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
 P = ParamSpec("P")
@@ -186,6 +188,16 @@ class SQLiteReads:
         return self._load(Answer, rows)
 
     @locked
+    def chat_answers(self, chat_id: str) -> list[Answer]:
+        # An Answer's parent is its chat and its position its turn (`SQLiteStore._upsert_node`).
+        rows = self._db.execute(
+            "SELECT data FROM nodes WHERE parent_id = ? AND label = 'Answer' "
+            "ORDER BY position, created_at, id",
+            (chat_id,),
+        ).fetchall()
+        return self._load(Answer, rows)
+
+    @locked
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
 
@@ -239,14 +251,28 @@ class SQLiteReads:
         ]
 
     @locked
-    def text_search(self, query: str, k: int, *, label: NodeLabel | None = None) -> list[SearchHit]:
+    def text_search(
+        self,
+        query: str,
+        k: int,
+        *,
+        label: NodeLabel | None = None,
+        passages: PassageFilter | None = None,
+    ) -> list[SearchHit]:
         tokens = query_tokens(query)
-        if not tokens or k <= 0:
+        chosen = active_filter(label, passages)
+        scope = self._scope(chosen) if chosen is not None else None
+        if not tokens or k <= 0 or scope == []:
             return []
         # Each token quoted so user text can never be read as FTS5 syntax.
         match = " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
         sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
         params: list[Any] = [match]
+        if scope is not None:
+            # Filtered before the LIMIT, so k hits come back whenever k admitted ones match.
+            label = NodeLabel.QUOTE
+            sql += " AND id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(scope))
         if label is not None:
             sql += " AND label = ?"
             params.append(str(label))
@@ -255,6 +281,51 @@ class SQLiteReads:
         return [
             SearchHit(id=node_id, label=NodeLabel(lab), score=-float(rank))
             for node_id, lab, rank in self._db.execute(sql, params)
+        ]
+
+    def _scope(self, passages: PassageFilter) -> list[str]:
+        """Ids of the Quotes the filter admits: Contents by id, kind and author in SQL, then
+        the places of their passages checked over `page` and `location` (scope.in_places)."""
+        contents: list[str] | None = None
+        if passages.by_content:
+            clauses, params = ["label = 'Content'"], []
+            if passages.content_ids:
+                clauses.append("id IN (SELECT value FROM json_each(?))")
+                params.append(json.dumps(list(passages.content_ids)))
+            if passages.kinds:
+                clauses.append(
+                    "lower(json_extract(data, '$.kind')) IN (SELECT value FROM json_each(?))"
+                )
+                params.append(json.dumps(kind_keys(passages)))
+            if passages.authors:
+                clauses.append(
+                    "id IN (SELECT e.source_id FROM edges e JOIN nodes p ON p.id = e.target_id "
+                    "WHERE e.type = 'AUTHORED_BY' AND p.label = 'Person' "
+                    "AND p.name_key IN (SELECT value FROM json_each(?)))"
+                )
+                params.append(json.dumps(author_keys(passages)))
+            rows = self._db.execute(f"SELECT id FROM nodes WHERE {' AND '.join(clauses)}", params)
+            contents = [row[0] for row in rows]
+            if not contents:
+                return []
+        where = "label = 'Quote'"
+        params = []
+        if contents is not None:
+            # A Quote's parent_id is its Content: one index lookup per Content.
+            where += " AND parent_id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(contents))
+        if not passages.places:
+            rows = self._db.execute(f"SELECT id FROM nodes WHERE {where}", params)
+            return [row[0] for row in rows]
+        found = self._db.execute(
+            "SELECT id, json_extract(data, '$.page'), json_extract(data, '$.location') "
+            f"FROM nodes WHERE {where}",
+            params,
+        )
+        return [
+            node_id
+            for node_id, page, location in found
+            if in_places(json.loads(location) if location else {}, page, passages.places)
         ]
 
     def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:

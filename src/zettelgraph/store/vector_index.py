@@ -7,7 +7,7 @@ Rows live in a buffer that doubles when full, so bulk loads do not copy the matr
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -87,9 +87,14 @@ class VectorIndex:
         self._ids.pop()
 
     def search(
-        self, vector: NDArray[np.float32], k: int, min_score: float | None = None
+        self,
+        vector: NDArray[np.float32],
+        k: int,
+        min_score: float | None = None,
+        among: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """The k best (id, cosine) pairs with score >= min_score, best first, ties by id."""
+        """The k best (id, cosine) pairs with score >= min_score, best first, ties by id;
+        with `among`, only those ids compete (exact over that subset: a filtered search)."""
         count = len(self._ids)
         if count == 0 or k <= 0:
             return []
@@ -98,18 +103,28 @@ class VectorIndex:
             raise ValueError(f"query of {query.shape[0]} dims, index has {self.dim}")
         if not np.all(np.isfinite(query)):
             raise ValueError("query vector contains NaN or infinity")
-        scores = self._matrix[:count] @ query
-        if k < count:
+        # Scores by position; ident[position] is that row's id.
+        ident: list[str] = self._ids
+        if among is None:
+            scores = self._matrix[:count] @ query
+        else:
+            rows = sorted({self._rows[node_id] for node_id in among if node_id in self._rows})
+            ident = [self._ids[row] for row in rows]
+            scores = self._matrix[np.asarray(rows, dtype=np.intp)] @ query
+        size = len(ident)
+        if size == 0:
+            return []
+        if k < size:
             # Everything above the k-th best score is in; rows tied with it compete by id,
             # so the cut is as deterministic as the order.
-            kth = scores[np.argpartition(scores, count - k)[count - k]]
-            rows = np.flatnonzero(scores > kth).tolist()
+            kth = scores[np.argpartition(scores, size - k)[size - k]]
+            picked = np.flatnonzero(scores > kth).tolist()
             tied = np.flatnonzero(scores == kth).tolist()
-            rows += heapq.nsmallest(k - len(rows), tied, key=self._ids.__getitem__)
+            picked += heapq.nsmallest(k - len(picked), tied, key=ident.__getitem__)
         else:
-            rows = list(range(count))
-        ordered = sorted(rows, key=lambda row: (-float(scores[row]), self._ids[row]))
-        hits = [(self._ids[row], float(scores[row])) for row in ordered]
+            picked = list(range(size))
+        ordered = sorted(picked, key=lambda pos: (-float(scores[pos]), ident[pos]))
+        hits = [(ident[pos], float(scores[pos])) for pos in ordered]
         if min_score is not None:
             hits = [hit for hit in hits if hit[1] >= min_score]
         return hits

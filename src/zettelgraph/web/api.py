@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from zettelgraph.models import Answer
+from zettelgraph.models import Answer, PassageFilter
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.services import ask as asking
 from zettelgraph.services import browse, graph_view
@@ -28,6 +28,7 @@ from zettelgraph.web import actions, api_cards, api_entities, api_graph_runs
 from zettelgraph.web.api_models import (
     AskIn,
     AskOut,
+    ChatOut,
     ConceptDetail,
     ConceptRow,
     ContentDetail,
@@ -216,30 +217,85 @@ def get_passage(passage_id: str, web: Web) -> dict[str, Any]:
 # --- search and ask -----------------------------------------------------------------------
 
 
+FilterValues = Annotated[list[str], Query(max_length=50)]
+
+
+def _filter(
+    services: Services,
+    content: list[str] | None,
+    kind: list[str] | None,
+    author: list[str] | None,
+    where: list[str] | None,
+) -> PassageFilter | None:
+    """The filter of a request (None when it names none); 422 when it cannot be used."""
+    try:
+        return asking.passage_filter(
+            services,
+            contents=content or (),
+            kinds=kind or (),
+            authors=author or (),
+            where=where or (),
+        )
+    except asking.FilterError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
+
+
 @router.get("/search", response_model=SearchOut)
 def search(
     web: Web,
     q: Annotated[str, Query(min_length=1, max_length=2000)],
     k: Annotated[int | None, Query(ge=1, le=100)] = None,
     recipe: str | None = None,
+    content: FilterValues = [],  # noqa: B006 (FastAPI copies the default)
+    kind: FilterValues = [],  # noqa: B006
+    author: FilterValues = [],  # noqa: B006
+    where: FilterValues = [],  # noqa: B006
 ) -> dict[str, Any]:
-    """Passages for a query by full-text, vector and graph search, with citations; no LLM."""
+    """Passages for a query by full-text, vector and graph search, with citations; no LLM.
+    `content`, `kind`, `author` and `where` (each repeatable) narrow it as `zettelgraph
+    search` does."""
     services = web.services
     chosen = _recipe(recipe, services)
-    results = asking.search(services, q, k=k, recipe=chosen)
+    passages = _filter(services, content, kind, author, where)
+    results = asking.search(services, q, k=k, recipe=chosen, passages=passages)
     return {"query": q, "results": results}
 
 
 @router.post("/ask", response_model=AskOut, dependencies=Csrf)
 def ask(body: AskIn, web: Web) -> dict[str, Any]:
-    """A cited answer from the passages (stored), as `zettelgraph ask --json` prints it."""
+    """A cited answer from the passages (stored), as `zettelgraph ask --json` prints it;
+    with `chat_id`, the next turn of that chat."""
     services = web.services
     if not body.question.strip():
         raise HTTPException(status_code=422, detail="ask a question")
     chosen = _recipe(body.recipe, services)
+    given = [body.content, body.kind, body.author, body.where]
+    passages = _filter(services, *given)
+    if passages is None and any(values is not None for values in given):
+        passages = PassageFilter()  # named, and empty: search everything
     with actions.model_failures():
-        outcome = asking.ask(services, body.question, k=body.k, recipe=chosen)
+        try:
+            outcome = asking.ask(
+                services,
+                body.question,
+                k=body.k,
+                recipe=chosen,
+                passages=passages,
+                chat_id=body.chat_id or None,
+            )
+        except asking.UnknownChatError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
     return outcome.as_dict()
+
+
+@router.get("/chats/{chat_id}", response_model=ChatOut)
+def chat(chat_id: str, web: Web) -> dict[str, Any]:
+    """A chat's turns, first first, each as `POST /api/ask` returned it (without passages)."""
+    try:
+        turns = asking.chat_thread(web.services, chat_id)
+    except asking.UnknownChatError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from exc
+    return {"chat_id": chat_id, "turns": [asking.answer_dict(a) for a in turns]}
 
 
 @router.get("/answers", response_model=list[Answer])

@@ -154,7 +154,15 @@ class SearchOut(Open):
 
 class AskOut(Open):
     answer_id: str
+    chat_id: str | None = Field(description="Send it back as `chat_id` to ask a follow-up.")
+    turn: int = Field(description="This answer's place in its chat (1 for a new chat).")
     question: str
+    standalone_question: str | None = Field(
+        default=None, description="A follow-up rewritten to stand alone: what was searched."
+    )
+    passage_filter: dict[str, Any] = Field(
+        default_factory=dict, description="The PassageFilter searched within ({}: none)."
+    )
     answer: str = Field(description="Sentences ending in [n] markers, n a passage's `n`.")
     answerable: bool
     language: str
@@ -191,3 +199,23 @@ class AskIn(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
     k: int | None = Field(default=None, ge=1, le=100)
     recipe: str | None = None
+    chat_id: str | None = Field(
+        default=None, max_length=100, description="Continue this chat (an answer's chat_id)."
+    )
+    # The filter, as `zettelgraph ask` takes it. All left out in a follow-up: the previous
+    # turn's filter; any given (even []): exactly that filter.
+    content: list[str] | None = Field(
+        default=None, max_length=50, description="Content ids, id prefixes or titles."
+    )
+    kind: list[str] | None = Field(default=None, max_length=20, description="Content kinds.")
+    author: list[str] | None = Field(default=None, max_length=20, description="Author names.")
+    where: list[str] | None = Field(
+        default=None,
+        max_length=20,
+        description="Places: pages=12-40, slides=3-5, turns=2-6, time=00:10:00-00:20:00.",
+    )
+
+
+class ChatOut(Open):
+    chat_id: str
+    turns: list[dict[str, Any]] = Field(description="Each turn as `POST /api/ask` returns it.")

@@ -21,7 +21,14 @@ from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
-from zettelgraph.web import api, api_experiments, api_provenance, pages, pages_experiments
+from zettelgraph.web import (
+    api,
+    api_experiments,
+    api_provenance,
+    pages,
+    pages_experiments,
+    pages_links,
+)
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
 from zettelgraph.workflows.context import Services, open_services
@@ -69,4 +76,5 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     app.include_router(pages.router)
     app.include_router(api_experiments.router, prefix="/api")
     app.include_router(pages_experiments.router)
+    app.include_router(pages_links.router)
     return app

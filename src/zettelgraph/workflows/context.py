@@ -26,6 +26,7 @@ from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.vault.writer import Vault
+from zettelgraph.workflows.author_search import author_enricher
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -33,7 +34,9 @@ T = TypeVar("T", bound=BaseModel)
 class AuthorEnricher(Protocol):
     """Finds a short biography for a new author; None when it cannot.
 
-    The default asks the configured LLM; a web-search enricher can replace it.
+    ZETTELGRAPH_AUTHOR_SEARCH picks one of `author_search.py`'s (the model's memory, or web
+    search results it cites); any other can replace it. One that returns an
+    `author_bio.Biography` says where the biography comes from, and that is stored with it.
     """
 
     def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None: ...
@@ -124,26 +127,6 @@ class Services:
             close_embedder()
 
 
-class LLMAuthorEnricher:
-    """Asks the fast chat model for a biography from what it knows."""
-
-    def __init__(self, services: Services) -> None:
-        self._services = services
-
-    def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None:
-        s = self._services
-        return s.structured(
-            s.llms.fast,
-            name=author_bio.NAME,
-            messages=author_bio.messages(
-                author_bio.AuthorBioInput(
-                    name=name, title=title, language=s.settings.concept_language
-                )
-            ),
-            response_model=author_bio.AuthorBio,
-        )
-
-
 def open_services(
     settings: Settings,
     *,
@@ -165,5 +148,5 @@ def open_services(
         llms=llms or ChatModels(settings, on_notice=on_notice),
         packs=packs,
     )
-    services.enrich_author = LLMAuthorEnricher(services)
+    services.enrich_author = author_enricher(services)
     return services

@@ -13,7 +13,7 @@ import pytest
 
 from zettelgraph.ingest.documents import SUFFIXES, detect_type, read_documents
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
-from zettelgraph.ingest.readers_office import pdf_paragraphs, read_pdf
+from zettelgraph.ingest.readers_pdf import pdf_paragraphs, read_pdf
 
 MAX = 5 * 1024 * 1024
 
@@ -82,8 +82,8 @@ def test_mislabelled_files_say_what_they_really_are(tmp_path: Path, deck_pptx: P
 
 
 def test_unsupported_binary_with_unknown_suffix(tmp_path: Path) -> None:
-    message = error(write(tmp_path, "photo.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64))
-    assert "unsupported file type '.png'" in message and "Supported: .pdf" in message
+    message = error(write(tmp_path, "photo.heic", b"\0\0\0\x18ftypheic" + b"\0" * 64))
+    assert "unsupported file type '.heic'" in message and "Supported: .pdf" in message
 
 
 @pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.md", "empty.json", "e.py"])

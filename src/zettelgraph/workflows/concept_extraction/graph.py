@@ -36,6 +36,7 @@ from zettelgraph.workflows.concept_extraction.state import (
     ExtractionState,
 )
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.studio import GraphContext, graph_with_services
 
 # Supersteps: about 12 for phase 1 plus 2 per refinement and 2 per feedback round.
 RECURSION_LIMIT = 200
@@ -131,3 +132,9 @@ def build_concept_extraction_graph(
     builder.add_conditional_edges("commit", routes.after_commit, ["write_vault", END])
     builder.add_edge("write_vault", END)
     return builder.compile(checkpointer=checkpointer, name="concept_extraction")
+
+
+def make_graph() -> GraphContext:
+    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
+    services opened from the environment, compiled without a checkpointer (the server has one)."""
+    return graph_with_services(build_concept_extraction_graph)

@@ -127,12 +127,35 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
     # An answer whose every concept cited quotes it was not shown is a failed call, not an
     # empty one: the model invented ids.
     failed = bool(result.candidate_concepts) and not candidates
+    notes, reasons = "", {}
+    if isinstance(result, extract_concepts.ExtractedConcepts):  # the compact answer has neither
+        notes = result.extraction_notes.strip()
+        reasons = unattributed_reasons(result.unattributed_quotes, qmap, batch_ids, where, warnings)
+    batch = {"index": payload["index"], "candidates": candidates, "failed": failed}
     return {
-        "batch_results": [{"index": payload["index"], "candidates": candidates, "failed": failed}],
+        "batch_results": [{**batch, "notes": notes, "unattributed": reasons}],
         "errors": [f"{where}: every concept cited quotes it was not shown"] if failed else [],
         "warnings": warnings,
         "llm_calls": [call],
     }
+
+
+def unattributed_reasons(
+    items: list[extract_concepts.UnattributedQuote],
+    qmap: LocalIds,
+    batch_ids: set[str],
+    where: str,
+    warnings: list[str],
+) -> dict[str, str]:
+    """Quote id -> why the model found no concept in it, for the quotes of the batch."""
+    reasons: dict[str, str] = {}
+    for item in items:
+        real = qmap.real(item.quote_id)
+        if real is None or real not in batch_ids:
+            warnings.append(f"{where}: dropped the reason given for {item.quote_id!r}, not shown")
+        else:
+            reasons[real] = item.reason.strip()
+    return reasons
 
 
 def merge_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
@@ -151,6 +174,14 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
             ],
         }
     items = [c for result in ordered for c in result["candidates"]]
+    # What the calls said beyond their concepts, for the review (seed 000, step 2.1).
+    several = len(ordered) > 1
+    notes = [
+        f"batch {r['index'] + 1}: {r['notes']}" if several else r["notes"]
+        for r in ordered
+        if r.get("notes")
+    ]
+    reasons = {q: why for r in ordered for q, why in r.get("unattributed", {}).items() if why}
     merged: list[DraftConcept] = []
     vectors: list[np.ndarray[Any, Any]] = []
     titles: dict[str, int] = {}
@@ -189,7 +220,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
                 history=[extract_concepts.NAME],
             )
         )
-    return {"candidates": merged}
+    return {"candidates": merged, "extraction_notes": notes, "unattributed_reasons": reasons}
 
 
 def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:

@@ -53,6 +53,7 @@ def self_critique_node(state: ExtractionState, services: Services) -> dict[str, 
                     proposal=views["proposal"],
                     quotes=views["quotes"],
                     language=services.settings.concept_language,
+                    suggestions=state.get("suggestions"),
                 )
             ),
             response_model=self_critique.Critique,
@@ -93,6 +94,8 @@ def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
             quotes=views["quotes"],
             critique=critique_text,
             language=services.settings.concept_language,
+            # So the refinement cannot undo what the reader asked the extraction for.
+            suggestions=state.get("suggestions"),
         )
     )
     patch, update = _patch_proposal(

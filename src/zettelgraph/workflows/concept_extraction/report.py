@@ -27,6 +27,7 @@ def build_report(
     proposal = state["proposal"]
     quotes = {q["id"]: q for q in state.get("quotes", [])}
     titles = existing_titles(store, proposal)
+    reasons = state.get("unattributed_reasons", {})
     names = {**titles, **{c["key"]: c["title"] for c in proposal["concepts"]}}
 
     def quote_view(quote_id: str) -> dict[str, Any]:
@@ -87,13 +88,19 @@ def build_report(
             {"concept": a["title"], "concept_id": a["concept_id"], "quotes": len(a["quote_ids"])}
             for a in proposal["attributions"]
         ],
-        "unattributed_quotes": [quote_view(q) for q in proposal["unattributed_quote_ids"]],
+        # With the model's reason, when it gave one (an empty reason: it gave none, or the
+        # quote lost its concept to a check or to the reader's feedback).
+        "unattributed_quotes": [
+            {**quote_view(q), "reason": reasons.get(q, "")}
+            for q in proposal["unattributed_quote_ids"]
+        ],
         "disconnected_concepts": disconnected,
         "warnings": list(dict.fromkeys(state.get("warnings", []))),
         # What the proposal checks did, per check and action (each also a warning above).
         "checks": count_findings(state.get("check_log", [])),
         "critique_log": state.get("critique_log", []),
         "feedback_log": state.get("feedback_log", []),
+        "extraction_notes": state.get("extraction_notes", []),
         "notes": proposal["notes"],
         "feedback_rounds": state.get("phase_2_iteration", 0),
     }

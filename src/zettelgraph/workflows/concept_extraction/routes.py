@@ -126,4 +126,6 @@ def after_critique(
 ) -> Literal["refine", "present_for_review"]:
     if state.get("quality_passes") or state.get("phase_1_iteration", 0) >= max_iterations:
         return "present_for_review"
+    if state.get("stopped_at_limit"):  # limits.at_recursion_limit
+        return "present_for_review"
     return "refine"

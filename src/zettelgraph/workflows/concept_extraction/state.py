@@ -7,7 +7,11 @@ filled by parallel branches (`Send`) use `operator.add` reducers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+# typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
+# TypedDict on Python < 3.12.
+from typing_extensions import TypedDict
 
 Status = Literal[
     "running",
@@ -86,6 +90,10 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # Parallel results, gathered by reducers.
     batch_results: Annotated[list[dict[str, Any]], operator.add]
     candidates: list[DraftConcept]
+    # What the extraction calls said beyond their concepts (seed 000, step 2.1): their notes,
+    # and why each quote they left out gives no concept (quote id -> reason).
+    extraction_notes: list[str]
+    unattributed_reasons: dict[str, str]
     # Proposal checks: concepts sent for a rewrite, the rewrites, and every check's action.
     repair_requests: list[dict[str, Any]]
     repairs: Annotated[list[dict[str, Any]], operator.add]
@@ -98,6 +106,8 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # Phase 1 loop.
     phase_1_iteration: int
     quality_passes: bool
+    # Set when the run hit its recursion limit and was sent to the review as it stood.
+    stopped_at_limit: bool
     critique_log: Annotated[list[dict[str, Any]], operator.add]
     # Phase 2 loop.
     phase_2_iteration: int

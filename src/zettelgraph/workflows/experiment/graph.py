@@ -26,6 +26,7 @@ from zettelgraph.workflows.experiment import (
     nodes_synthesis,
 )
 from zettelgraph.workflows.experiment.state import ExperimentInput, ExperimentState
+from zettelgraph.workflows.studio import GraphContext, graph_with_services
 
 # Six stages and one fan-out: far below this; the limit only stops a wiring mistake.
 RECURSION_LIMIT = 40
@@ -60,3 +61,9 @@ def build_experiment_graph(
     builder.add_edge("synthesize", "write_report")
     builder.add_edge("write_report", END)
     return builder.compile(checkpointer=checkpointer, name="experiment")
+
+
+def make_graph() -> GraphContext:
+    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
+    services opened from the environment, compiled without a checkpointer (the server has one)."""
+    return graph_with_services(build_experiment_graph)

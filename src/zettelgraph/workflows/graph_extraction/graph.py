@@ -34,6 +34,7 @@ from zettelgraph.workflows.graph_extraction.packs import (
 )
 from zettelgraph.workflows.graph_extraction.state import GraphInput, GraphOutput, GraphState
 from zettelgraph.workflows.review import after_review
+from zettelgraph.workflows.studio import GraphContext, graph_with_services
 
 # Supersteps: about 6 per extraction round, one round per feedback.
 RECURSION_LIMIT = 200
@@ -124,3 +125,9 @@ def build_graph_extraction_graph(
     builder.add_edge("commit", "write_vault")
     builder.add_edge("write_vault", END)
     return builder.compile(checkpointer=checkpointer, name="graph_extraction")
+
+
+def make_graph() -> GraphContext:
+    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
+    services opened from the environment, compiled without a checkpointer (the server has one)."""
+    return graph_with_services(build_graph_extraction_graph)

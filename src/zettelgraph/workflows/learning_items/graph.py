@@ -32,6 +32,7 @@ from zettelgraph.workflows.learning_items.state import (
     GenerationOutput,
     GenerationState,
 )
+from zettelgraph.workflows.studio import GraphContext, graph_with_services
 
 # Six steps, one of them a fan-out: far under this.
 RECURSION_LIMIT = 25
@@ -74,3 +75,9 @@ def build_learning_items_graph(services: Services) -> CompiledStateGraph[Any, An
     builder.add_edge("dedup", "write")
     builder.add_edge("write", END)
     return builder.compile(name="learning_items")
+
+
+def make_graph() -> GraphContext:
+    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
+    services opened from the environment, compiled without a checkpointer (the server has one)."""
+    return graph_with_services(build_learning_items_graph)

@@ -8,7 +8,11 @@ branches (`Send`) use `operator.add` reducers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+# typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
+# TypedDict on Python < 3.12.
+from typing_extensions import TypedDict
 
 # The cards a concept can get, each at most once per concept (a relation card once per pair).
 Kind = Literal["flashcard", "cloze", "mcq", "relation", "chain"]

@@ -24,6 +24,7 @@ from zettelgraph.workflows.quote_parse.state import (
     QuoteParseOutput,
     QuoteParseState,
 )
+from zettelgraph.workflows.studio import GraphContext, graph_with_services
 
 RECURSION_LIMIT = 20
 
@@ -55,9 +56,7 @@ def build_quote_parse_graph(
     return builder.compile(checkpointer=checkpointer, name="quote_parse")
 
 
-def make_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Entry point for LangGraph tooling (`langgraph.json`): services from the environment."""
-    from zettelgraph.settings import Settings
-    from zettelgraph.workflows.context import open_services
-
-    return build_quote_parse_graph(open_services(Settings()))
+def make_graph() -> GraphContext:
+    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
+    services opened from the environment, compiled without a checkpointer (the server has one)."""
+    return graph_with_services(build_quote_parse_graph)

@@ -11,6 +11,7 @@ from zettelgraph.ingest.booknotes import (
     ParsedQuote,
     parse_booknotes,
 )
+from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
 from zettelgraph.ingest.reading import graph_inputs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
@@ -26,7 +27,7 @@ from zettelgraph.models import (
     quote_id,
     sha256_text,
 )
-from zettelgraph.prompts import book_summary
+from zettelgraph.prompts import author_bio, book_summary
 from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
 from zettelgraph.workflows.context import Services
@@ -52,7 +53,11 @@ def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
     path = Path(state["file_path"])
     max_bytes = int(services.settings.max_file_mb * 1024 * 1024)
     inputs = graph_inputs(
-        path, file_type=state.get("file_type"), max_bytes=max_bytes, scanned=False
+        path,
+        file_type=state.get("file_type"),
+        max_bytes=max_bytes,
+        scanned=False,
+        ocr=ocr_config(services.settings),
     )
     if len(inputs) > 1:
         raise DocumentError(
@@ -173,9 +178,10 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str
     existing = services.store.find_person(name)
     if existing is not None:
         return {"author_id": existing.id, "new_author": None}
+    # Without a biography, the basic data of seed 001: the book they wrote, "Author".
     fallback = f"Author of {state['title']}"
     person = Person(
-        id=person_id(name), name=name, summary=fallback, summary_short=fallback, occupation=""
+        id=person_id(name), name=name, summary=fallback, summary_short=fallback, occupation="Author"
     )
     warnings: list[str] = []
     if services.enrich_author is not None:
@@ -185,9 +191,17 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str
             bio = None
             warnings.append(f"no biography for {name}: {exc}")
         if bio is not None:
+            summary = clip_words(bio.summary, SUMMARY_WORDS)
+            if isinstance(bio, author_bio.Biography):
+                # Where it comes from ends the summary, within its 100 words: the sources its
+                # [n] markers cite, or the note that it is the model's unverified memory.
+                note = author_bio.provenance_note(bio.sources, services.settings.concept_language)
+                kept = clip_words(bio.summary, max(1, SUMMARY_WORDS - len(note.split())))
+                summary = f"{kept} {note}"
+                warnings.extend(bio.warnings)
             person = person.model_copy(
                 update={
-                    "summary": clip_words(bio.summary, SUMMARY_WORDS),
+                    "summary": summary,
                     "summary_short": clip_words(bio.summary_short, SHORT_SUMMARY_WORDS),
                     "occupation": bio.occupation,
                 }

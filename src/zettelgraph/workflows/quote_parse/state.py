@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+# typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
+# TypedDict on Python < 3.12.
+from typing_extensions import TypedDict
 
 Status = Literal["new", "updated", "unchanged"]
 

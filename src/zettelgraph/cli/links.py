@@ -1,0 +1,58 @@
+"""`zettelgraph link A B TYPE --why TEXT`: the reader's own relation between two concepts."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from zettelgraph.cli.common import (
+    fail,
+    open_services_or_fail,
+    print_json,
+    settings_from,
+    stdout,
+)
+
+
+def link(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="Concept id, its first characters, or its title.")],
+    target: Annotated[str, typer.Argument(help="The other concept, named the same way.")],
+    relation_type: Annotated[
+        str, typer.Argument(metavar="TYPE", help="A concept relation type, e.g. SUPPORTS.")
+    ],
+    why: Annotated[
+        str, typer.Option("--why", help="Why the two ideas are related (kept with the link).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Relate two existing concepts yourself: the reverse is added, the link is marked as
+    yours (provenance "reader") and both vault notes are rewritten. Extraction runs never
+    change relations between existing concepts; this is how you do."""
+    from zettelgraph.services.links import LinkError, link_concepts
+
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        result = link_concepts(services, source, target, relation_type, why)
+    except LinkError as exc:
+        fail(str(exc))
+    finally:
+        services.close()
+    if as_json:
+        print_json(result.as_dict())
+    else:
+        out = stdout()
+        out.print(f"{result.source} -[{result.type}]-> {result.target}", highlight=False)
+        if result.reverse_type and result.reverse_type != result.type:
+            out.print(
+                f"{result.target} -[{result.reverse_type}]-> {result.source} (reverse)",
+                highlight=False,
+            )
+        notes = len(result.notes_written) + len(result.notes_updated)
+        out.print(f"[dim]{notes} vault notes written[/]")
+        for error in result.vault_errors:
+            out.print(f"[yellow]note not written:[/] {error}", highlight=False)
+    if result.vault_errors:
+        # The link is in the graph; only the notes lag (`vault sync` repairs them).
+        raise typer.Exit(1)

@@ -1,0 +1,52 @@
+"""What every tool and resource shares: the collaborators, opened once for the server's life.
+
+The same bundle the web app opens (`web/state.py`): Services, the checkpoint database, and the
+runs of both reviewed workflows on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.graph_runs import GraphRuns
+from zettelgraph.services.runs import ExtractionRuns, WorkflowRuns
+from zettelgraph.settings import Settings
+from zettelgraph.workflows.context import Services, open_services
+
+
+@dataclass
+class McpState:
+    settings: Settings
+    services: Services
+    runs: ExtractionRuns
+    graph_runs: GraphRuns
+
+    @property
+    def every_run(self) -> list[WorkflowRuns]:
+        """Concept runs first, then graph extraction runs: their ids tell them apart."""
+        return [self.runs, self.graph_runs]
+
+    def runs_of(self, run_id: str) -> WorkflowRuns:
+        """The workflow a run id belongs to (concept runs, which say "no run", for neither)."""
+        return next((runs for runs in self.every_run if runs.owns(run_id)), self.runs)
+
+
+@contextmanager
+def open_state(settings: Settings, *, services: Services | None = None) -> Iterator[McpState]:
+    """The server's collaborators; injected `services` are used and left open (their owner
+    closes them), those opened here are closed on exit."""
+    opened = services or open_services(settings)
+    try:
+        with open_checkpointer(settings) as checkpointer:
+            yield McpState(
+                settings=settings,
+                services=opened,
+                runs=ExtractionRuns(opened, checkpointer),
+                graph_runs=GraphRuns(opened, checkpointer),
+            )
+    finally:
+        if services is None:
+            opened.close()

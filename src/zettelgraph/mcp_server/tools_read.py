@@ -1,0 +1,252 @@
+"""The tools that read the graph: search, ask, list_concepts, get_concept, neighbours and
+list_contents. Each is a plain function of the server state (tested without a client) that
+`register` binds as a tool; they call the services the CLI and the web app call.
+
+`ask` stores the question, its answer and the CITES relations to the passages, as `zettelgraph
+ask` does: a record of what was asked, not a change to the reader's concepts.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from zettelgraph.mcp_server.failures import tool_failures
+from zettelgraph.mcp_server.results import (
+    CONCEPT_URI,
+    CONTENT_URI,
+    AskOut,
+    ConceptList,
+    ConceptOut,
+    ConceptRef,
+    ConceptRow,
+    ContentList,
+    ContentRow,
+    GraphEdge,
+    GraphNode,
+    Neighbourhood,
+    Passage,
+    RelationOut,
+    SearchOut,
+)
+from zettelgraph.mcp_server.state import McpState
+from zettelgraph.models import Concept
+from zettelgraph.services import ask as asking
+from zettelgraph.services import browse, graph_view
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# Stores the answer (a record), changes nothing the reader wrote or approved.
+RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+Query = Annotated[str, Field(min_length=1, max_length=2000)]
+HowMany = Annotated[
+    int | None, Field(ge=1, le=50, description="How many passages; default ZETTELGRAPH_SEARCH_K.")
+]
+
+
+def search(state: McpState, query: str, k: int | None = None) -> SearchOut:
+    """Passages for a query by full-text, vector and graph search; no LLM."""
+    with tool_failures():
+        results = asking.search(state.services, query, k=k)
+    return SearchOut(query=query, passages=[Passage.of_result(r) for r in results])
+
+
+def ask(state: McpState, question: str, k: int | None = None) -> AskOut:
+    """A cited answer from the reader's passages (stored, as `zettelgraph ask` stores it)."""
+    if not question.strip():
+        raise ToolError("ask a question")
+    with tool_failures():
+        outcome = asking.ask(state.services, question, k=k)
+    answer = outcome.answer
+    cited = {c["n"] for c in answer.citations if c.get("cited")}
+    return AskOut(
+        answer_id=answer.id,
+        question=answer.question,
+        answer=answer.answer,
+        answerable=answer.answerable,
+        language=answer.language,
+        passages=[Passage.of_result(r, cited=r.n in cited) for r in outcome.results],
+        warnings=list(outcome.warnings),
+    )
+
+
+def concept_of(state: McpState, given: str) -> Concept:
+    """The concept with this id, or the one whose id starts with it (as the CLI lists them)."""
+    store = state.services.store
+    concept = store.get_concept(given)
+    if concept is not None:
+        return concept
+    matches = [c for c in store.list_concepts() if given and c.id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ToolError(f"no concept with id {given!r}; list_concepts lists them")
+    raise ToolError(f"{given!r} starts {len(matches)} concept ids; give more of the id")
+
+
+def list_concepts(state: McpState, query: str = "", limit: int = 100) -> ConceptList:
+    """Approved concepts by title, or those whose title or summary contains `query`."""
+    rows = browse.concept_rows(state.services.store, query)
+    return ConceptList(
+        total=len(rows),
+        concepts=[
+            ConceptRow(
+                id=row["id"],
+                title=row["title"],
+                summary_short=row["summary_short"],
+                relations=row["relations"],
+                quotes=row["quotes"],
+                uri=CONCEPT_URI.format(row["id"]),
+            )
+            for row in rows[:limit]
+        ],
+    )
+
+
+def get_concept(state: McpState, concept_id: str) -> ConceptOut:
+    """A concept with its relations both ways and the passages it is drawn from."""
+    concept = concept_of(state, concept_id)
+    detail = browse.concept_detail(state.services.store, concept)
+    relations = [
+        RelationOut(
+            direction="out",
+            type=r["type"],
+            other_id=r["target_id"],
+            other_title=r["target"],
+            explanation=r["explanation"],
+            inferred=r["inferred"],
+        )
+        for r in detail["relations"]
+    ] + [
+        RelationOut(
+            direction="in",
+            type=r["type"],
+            other_id=r["source_id"],
+            other_title=r["source"],
+            explanation=r["explanation"],
+            inferred=r["inferred"],
+        )
+        for r in detail["incoming"]
+    ]
+    run = concept.provenance.get("run")
+    return ConceptOut(
+        id=concept.id,
+        title=concept.title,
+        concept=concept.concept,
+        analysis=concept.analysis,
+        summary=concept.summary,
+        summary_short=concept.summary_short,
+        language=concept.language,
+        uri=CONCEPT_URI.format(concept.id),
+        relations=relations,
+        quotes=[Passage.of_view(view) for view in detail["quotes"]],
+        run_id=run if isinstance(run, str) else None,
+    )
+
+
+def neighbours(state: McpState, concept_id: str, depth: int = 1, limit: int = 50) -> Neighbourhood:
+    """Concepts and entities up to `depth` relations from a concept, and the relations among
+    them (each pair once: a stored reverse is left out)."""
+    concept = concept_of(state, concept_id)
+    view: dict[str, Any] = graph_view.graph_view(
+        state.services.store,
+        state.services.packs,
+        concept_id=concept.id,
+        depth=depth,
+        limit=limit + 1,  # the concept itself is one of the nodes
+    )
+    return Neighbourhood(
+        centre=ConceptRef(id=concept.id, title=concept.title),
+        nodes=[
+            GraphNode(
+                id=node["id"],
+                title=node["title"],
+                kind=node["kind"],
+                type=node["type"],
+                hops=node["hops"],
+                summary_short=node["summary_short"],
+            )
+            for node in view["nodes"]
+            if node["id"] != concept.id
+        ],
+        edges=[GraphEdge(**edge) for edge in view["edges"]],
+    )
+
+
+def list_contents(state: McpState) -> ContentList:
+    """Every source with its author, kind, passages and whether concepts were extracted."""
+    return ContentList(
+        contents=[
+            ContentRow(
+                id=row["id"],
+                title=row["title"],
+                author=row["author"],
+                kind=row["kind"],
+                passages=row["quotes"],
+                concepts_extracted=row["processed_date"] is not None,
+                summary_short=row["summary_short"],
+                uri=CONTENT_URI.format(row["id"]),
+            )
+            for row in browse.content_rows(state.services.store)
+        ]
+    )
+
+
+def register(server: MCPServer[Any], state: McpState) -> None:
+    """Bind the read tools to `state`; their docstrings are what the client's model reads."""
+
+    @server.tool(name="search", annotations=READ_ONLY)
+    def search_tool(query: Query, k: HowMany = None) -> SearchOut:
+        """Find passages in everything the reader has read (book notes, PDFs, slides,
+        transcripts) by full-text, vector and graph search. Each passage comes with its
+        citation (source, author, page or section) and the approved concepts it supports.
+        No LLM is used. Cite passages by their citation when you use them."""
+        return search(state, query, k)
+
+    @server.tool(name="ask", annotations=RECORDS)
+    def ask_tool(question: Query, k: HowMany = None) -> AskOut:
+        """Answer a question from the reader's own passages: each sentence of the answer ends
+        with [n] markers naming the passages (n) it uses. answerable=false means the
+        passages do not contain the answer; say so rather than answering from elsewhere.
+        The question and answer are stored in the reader's history."""
+        return ask(state, question, k)
+
+    @server.tool(name="list_concepts", annotations=READ_ONLY)
+    def list_concepts_tool(
+        query: Annotated[
+            str, Field(max_length=200, description="Words the title or summary contains.")
+        ] = "",
+        limit: Annotated[int, Field(ge=1, le=1000)] = 100,
+    ) -> ConceptList:
+        """List the reader's approved concepts (atomic ideas drawn from their reading) by
+        title, with their number of relations and supporting quotes."""
+        return list_concepts(state, query, limit)
+
+    @server.tool(name="get_concept", annotations=READ_ONLY)
+    def get_concept_tool(
+        concept_id: Annotated[str, Field(min_length=1, description="Id, or its first characters.")],
+    ) -> ConceptOut:
+        """One concept: its text, analysis and summaries, its typed relations to other
+        concepts (both directions) and the quotes it was drawn from, each with its citation."""
+        return get_concept(state, concept_id)
+
+    @server.tool(name="neighbours", annotations=READ_ONLY)
+    def neighbours_tool(
+        concept_id: Annotated[str, Field(min_length=1, description="Id, or its first characters.")],
+        depth: Annotated[int, Field(ge=1, le=3, description="Relations away, at most.")] = 1,
+        limit: Annotated[int, Field(ge=1, le=500, description="Nodes at most.")] = 50,
+    ) -> Neighbourhood:
+        """The concepts (and entities such as people or places) related to a concept, up to
+        `depth` relations away, with the typed relations among them (GENERALIZES, PART_OF,
+        SUPPORTS, OPPOSES, SIMILAR_TO, ...) and why each holds."""
+        return neighbours(state, concept_id, depth, limit)
+
+    @server.tool(name="list_contents", annotations=READ_ONLY)
+    def list_contents_tool() -> ContentList:
+        """Every source the reader has ingested (books, articles, documents), with its id,
+        author and whether concepts were extracted from it (start_extraction needs the id)."""
+        return list_contents(state)

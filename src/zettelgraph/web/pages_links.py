@@ -1,0 +1,70 @@
+"""The concept page's "link to another concept" form: the reader's own relation, through the
+same service as `zettelgraph link` (`services/links.py`).
+
+A link made is followed by a redirect to the concept's relations; one the service refuses is
+answered with the concept page again (status 400), the reason above the form and what the
+reader typed kept in it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
+from zettelgraph.services import browse
+from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
+from zettelgraph.web.pages_common import HTMLRoute, Web, concept_href, render, see_other
+from zettelgraph.web.security import require_csrf
+from zettelgraph.web.state import TEMPLATES
+
+router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
+
+
+def concept_link_types(vocabulary: RelationVocabulary) -> list[tuple[str, str]]:
+    """(type, description) of every type a concept may link to another concept with."""
+    concepts = vocabulary.between(CONCEPT_TYPE, CONCEPT_TYPE)
+    return [(name, concepts.descriptions.get(name, "")) for name in concepts.names]
+
+
+TEMPLATES.env.globals.setdefault("concept_link_types", concept_link_types)
+
+
+@router.post(
+    "/concepts/{concept_id}/links",
+    response_class=HTMLResponse,
+    dependencies=[Depends(require_csrf)],
+)
+def add_link(
+    concept_id: str,
+    request: Request,
+    web: Web,
+    target: Annotated[str, Form(max_length=300)],
+    relation: Annotated[str, Form(max_length=64)],
+    why: Annotated[str, Form(max_length=MAX_WHY_CHARS * 2)] = "",
+) -> Response:
+    store = web.services.store
+    concept = store.get_concept(concept_id)
+    if concept is None:
+        raise HTTPException(status_code=404, detail=f"no concept {concept_id!r}")
+    try:
+        link_concepts(web.services, concept.id, target, relation, why)
+    except LinkError as exc:
+        detail = browse.concept_detail(store, concept)
+        provenance = detail.get("provenance") or {}
+        content_id = provenance.get("content_id")
+        return render(
+            request,
+            "concept.html",
+            "concepts",
+            status_code=400,
+            c=detail,
+            provenance=provenance,
+            source=store.get_content(content_id) if content_id else None,
+            vocabulary=web.services.store_vocabulary,
+            link_error=str(exc),
+            link_form={"target": target, "relation": relation, "why": why},
+        )
+    return see_other(concept_href(concept.id) + "#relations")
