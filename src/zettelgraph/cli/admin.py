@@ -101,7 +101,8 @@ def doctor(
 
 
 def reindex(ctx: typer.Context) -> None:
-    """Re-embed every quote and concept with the configured embedder."""
+    """Re-embed every quote and concept with the configured embedder and rebuild the
+    full-text index."""
     from zettelgraph.services.reindex import ReindexError
     from zettelgraph.services.reindex import reindex as reindex_store
 
@@ -116,3 +117,4 @@ def reindex(ctx: typer.Context) -> None:
     stdout().print(
         f"re-embedded {done.texts} texts with {done.embedder} ({done.dim} dims): {done.counts}"
     )
+    stdout().print(f"rebuilt the full-text index: {done.fulltext} texts analysed")

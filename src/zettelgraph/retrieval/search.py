@@ -26,7 +26,6 @@ from zettelgraph.models import Concept, Content, NodeLabel, PassageFilter, Quote
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
 from zettelgraph.retrieval.recipes import SearchRecipe
-from zettelgraph.retrieval.stopwords import content_words
 from zettelgraph.store.base import GraphStore
 from zettelgraph.store.rules import query_tokens
 from zettelgraph.store.scope import admits
@@ -69,11 +68,10 @@ class Retriever:
     def fulltext(
         self, query: str, recipe: SearchRecipe, passages: PassageFilter | None = None
     ) -> Ranked:
-        tokens = query_tokens(query)
-        if recipe.drop_stopwords:
-            tokens = content_words(tokens)
+        # The store analyses the query as it analysed the passages: the question's language
+        # guessed, its function words dropped, the rest stemmed (text_analysis.analyze_query).
         hits = self.store.text_search(
-            " ".join(tokens), recipe.candidates, label=NodeLabel.QUOTE, passages=passages
+            query, recipe.candidates, label=NodeLabel.QUOTE, passages=passages
         )
         return [(hit.id, hit.score) for hit in hits]
 

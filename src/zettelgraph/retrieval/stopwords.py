@@ -1,5 +1,6 @@
 """Function words dropped from full-text queries (Spanish and English, the languages the
-default embedder and the concept language cover).
+default embedder and the concept language cover), per language, and the language guess that
+rests on them (`text_analysis.detect_language`).
 
 The Spanish list is Snowball's; the English one Snowball's too. Both are lists of words that
 carry no topic, so dropping them changes which passages BM25 prefers only by removing noise:
@@ -41,10 +42,9 @@ again further then once here there when where why how all any both each few more
 some such no nor not only own same so than too very
 """
 
-STOPWORDS = frozenset(normalize_name(word) for word in (_SPANISH + _ENGLISH).split())
-
-
-def content_words(tokens: list[str]) -> list[str]:
-    """The tokens that are not function words (all of them if every one is)."""
-    kept = [token for token in tokens if normalize_name(token) not in STOPWORDS]
-    return kept or tokens
+# Accent-folded, as analysed tokens are compared with them.
+STOPWORDS_BY_LANGUAGE = {
+    "es": frozenset(normalize_name(word) for word in _SPANISH.split()),
+    "en": frozenset(normalize_name(word) for word in _ENGLISH.split()),
+}
+STOPWORDS = STOPWORDS_BY_LANGUAGE["es"] | STOPWORDS_BY_LANGUAGE["en"]

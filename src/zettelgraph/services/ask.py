@@ -37,8 +37,8 @@ from zettelgraph.relations import CITES
 from zettelgraph.retrieval.filters import FilterError, build_filter, filter_fields
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever
-from zettelgraph.retrieval.stopwords import STOPWORDS
 from zettelgraph.store.rules import query_tokens
+from zettelgraph.text_analysis import detect_language as guess_language
 from zettelgraph.workflows.context import Services
 
 CANNOT_ANSWER = {
@@ -47,9 +47,6 @@ CANNOT_ANSWER = {
 }
 # Authors a filter form suggests (a datalist; any other name can still be typed).
 _AUTHORS_SHOWN = 1000
-_ENGLISH_HINTS = frozenset(
-    ["what", "who", "when", "where", "why", "how", "which", "is", "are", "does", "do", "the", "of"]
-)
 
 # FilterError is raised here for the front ends, which do not import retrieval.
 __all__ = [
@@ -168,16 +165,6 @@ def chat_thread(services: Services, chat_id: str) -> list[Answer]:
 
 def new_chat_id() -> str:
     return f"chat-{uuid.uuid4().hex[:12]}"
-
-
-def guess_language(question: str, default: str) -> str:
-    """Spanish or English from function words, for messages written without the LLM."""
-    words = [w.casefold() for w in query_tokens(question)]
-    english = sum(w in _ENGLISH_HINTS for w in words)
-    spanish = sum(w in STOPWORDS and w not in _ENGLISH_HINTS for w in words)
-    if question.lstrip().startswith(("¿", "¡")) or spanish > english:
-        return "es"
-    return "en" if english else default
 
 
 def _cannot_answer(language: str) -> str:

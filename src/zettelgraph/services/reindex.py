@@ -1,4 +1,5 @@
-"""Re-embed every quote and concept with the configured embedder (`zettelgraph reindex`)."""
+"""Re-embed every quote and concept with the configured embedder, and rebuild the full-text
+index from the analysed text (`zettelgraph reindex`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ class ReindexResult:
     embedder: str
     dim: int
     counts: dict[str, int]
+    # Nodes re-analysed into the full-text index.
+    fulltext: int = 0
 
 
 def reindex(services: Services) -> ReindexResult:
@@ -42,5 +45,10 @@ def reindex(services: Services) -> ReindexResult:
         dim,
         {} if vectors is None else {node_id: vectors[i] for i, node_id in enumerate(ids)},
     )
+    # Every backend indexes an analysed copy of each text: rebuilt, a store written before
+    # the analysis changed is searched the way new text is indexed.
+    fulltext = store.rebuild_fulltext()
     counts = {str(label): store.counts()[str(label)] for label in NodeLabel}
-    return ReindexResult(texts=len(ids), embedder=services.embedder.name, dim=dim, counts=counts)
+    return ReindexResult(
+        texts=len(ids), embedder=services.embedder.name, dim=dim, counts=counts, fulltext=fulltext
+    )

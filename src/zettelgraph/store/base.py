@@ -191,6 +191,10 @@ class GraphStore(Protocol):
         self, label: NodeLabel | None = None
     ) -> Iterator[tuple[str, NDArray[np.float32]]]: ...
 
+    def rebuild_fulltext(self) -> int:
+        """Re-analyse the text of every searched node into the full-text index (after an
+        upgrade that changed the analysis: `zettelgraph reindex`); how many were indexed."""
+
     def counts(self) -> dict[str, int]:
         """Number of nodes per label, relations and vectors."""
 

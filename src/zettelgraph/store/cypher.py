@@ -9,8 +9,10 @@ The graph a user sees in their database:
   `cypher_props.py`);
 - relations are real relationships of their type (`SUPPORTS`, `GENERALIZES`, ...) with their
   properties as JSON in `data` and `created_at`;
-- vectors are the `embedding` property of their node; `text_key` holds the accent- and
-  case-folded text that the full-text index sees;
+- vectors are the `embedding` property of their node; `text_stems` holds what the full-text
+  index sees: `rules.indexed_text_of` (Snowball stems in the node's language, accent- and
+  case-folded), analysed as the question is at query time (`text_analysis.analyze_query`),
+  like the SQLite store's full-text copy;
 - one `ZettelgraphMeta` node records the embedder.
 
 Every write is an idempotent MERGE on ids, checked in full before anything is written, and
@@ -82,6 +84,7 @@ from zettelgraph.store.rules import (
     sortable_time,
 )
 from zettelgraph.store.scope import active_filter
+from zettelgraph.text_analysis import analyze_query
 
 NodeT = TypeVar("NodeT", bound=Node)
 
@@ -97,6 +100,52 @@ class Statement:
 
     query: str
     rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class TextTerm:
+    """One term of an analysed query (`text_analysis.analyze_query`) as `\\w+` words, so
+    that no dialect ever reads user text as syntax: a stem (one word), a phrase (several,
+    in order) or a prefix (one word that starts the indexed ones)."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+    def query(self) -> str:
+        """The term as RediSearch and Lucene both read it: `word`, `"several words"` or
+        `prefix*`. Its words are lower-case `\\w+` runs, so none is an operator (Lucene's
+        AND/OR/NOT are operators only in upper case)."""
+        if self.prefix:
+            return self.words[0] + "*"
+        if len(self.words) > 1:
+            return '"' + " ".join(self.words) + '"'
+        return self.words[0]
+
+    def count_in(self, tokens: list[str], counts: Mapping[str, int]) -> int:
+        """How many times the term occurs in a document's analysed tokens (`counts`: how
+        many times each token does)."""
+        if self.prefix:
+            return sum(n for token, n in counts.items() if token.startswith(self.words[0]))
+        n = len(self.words)
+        if n == 1:
+            return counts.get(self.words[0], 0)
+        return sum(tuple(tokens[i : i + n]) == self.words for i in range(len(tokens) - n + 1))
+
+
+# A shorter prefix would match most words (RediSearch's own minimum is two letters).
+MIN_PREFIX = 2
+
+
+def text_terms(query: str) -> list[TextTerm]:
+    """The terms of `query`, analysed as the indexed text was, once each."""
+    terms: list[TextTerm] = []
+    for term in analyze_query(query):
+        words = tuple(query_tokens(term))
+        if not words:
+            continue
+        prefix = term.endswith("*") and len(words) == 1 and len(words[0]) >= MIN_PREFIX
+        terms.append(TextTerm(words, prefix))
+    return list(dict.fromkeys(terms))
 
 
 # A commit holds the store's lease for well under a second; a dead holder's lease lapses.
@@ -153,12 +202,17 @@ class CypherStore(ABC):
     def _text_hits(
         self,
         label: NodeLabel,
-        words: list[str],
+        words: Sequence[TextTerm],
         k: int | None,
         contents: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """(id, score) full-text matches of any of the (folded) words, best first: the top
+        """(id, score) full-text matches of any of the (analysed) terms, best first: the top
         `k` (every one for None), of the Contents `contents` only when given."""
+
+    @abstractmethod
+    def _ensure_text_indexes(self) -> bool:
+        """Create the full-text indexes over `text_stems` that are missing, replacing any
+        over another property; True when an older layout's index was replaced."""
 
     @abstractmethod
     def close(self) -> None: ...
@@ -226,6 +280,41 @@ class CypherStore(ABC):
             ]
         )
         self._ensure_vector_indexes(dim)
+
+    # --- full-text index ---------------------------------------------------------------
+    def rebuild_fulltext(self) -> int:
+        """Re-analyse the text of every searched node and make sure the full-text indexes
+        cover it: after an upgrade that changed the analysis (`zettelgraph reindex`).
+        Returns how many nodes were re-analysed. Each page is one idempotent write, so an
+        interrupted rebuild is finished by running it again."""
+        self._ensure_text_indexes()
+        done = 0
+        for label in INDEXED_LABELS:
+            after = ""
+            while True:
+                page = self.nodes(label, after=after, limit=_READ_BATCH)
+                rows = [{"id": node.id, "props": node_properties(node)} for node in page]
+                self._write(
+                    [
+                        Statement(
+                            "UNWIND $rows AS row MATCH (n:Node {id: row.id}) "
+                            "SET n.text_stems = row.props.text_stems, "
+                            "n.text_length = row.props.text_length, n.text_key = NULL",
+                            rows,
+                        )
+                    ]
+                )
+                done += len(page)
+                if len(page) < _READ_BATCH:
+                    break
+                after = page[-1].id
+        return done
+
+    def _upgrade_text_index(self) -> None:
+        """Called when the store opens: a graph written before `text_stems` existed gets its
+        full-text copy and index now, so search works without waiting for a reindex."""
+        if self._ensure_text_indexes():
+            self.rebuild_fulltext()
 
     # --- writes ------------------------------------------------------------------------
     @contextmanager
@@ -565,22 +654,22 @@ class CypherStore(ABC):
         label: NodeLabel | None = None,
         passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
-        words = list(dict.fromkeys(normalize_name(t) for t in query_tokens(query)))
+        terms = text_terms(query)
         chosen = active_filter(label, passages)
-        if not words or k <= 0:
+        if not terms or k <= 0:
             return []
         if chosen is not None:
             scope = passage_scope(self, chosen)
             return [
                 SearchHit(id=node_id, label=NodeLabel.QUOTE, score=score)
-                for node_id, score in scoped_text_hits(self, scope, words, k)
+                for node_id, score in scoped_text_hits(self, scope, terms, k)
             ]
         labels = [NodeLabel(label)] if label is not None else list(INDEXED_LABELS)
         hits = [
             SearchHit(id=node_id, label=each, score=score)
             for each in labels
             if each in INDEXED_LABELS
-            for node_id, score in self._text_hits(each, words, k)
+            for node_id, score in self._text_hits(each, terms, k)
         ]
         hits.sort(key=lambda hit: (-hit.score, hit.id))
         return hits[:k]

@@ -20,18 +20,18 @@ from zettelgraph.models import (
     ReviewLog,
     Section,
     label_of,
-    normalize_name,
 )
-from zettelgraph.store.rules import name_key, sortable_time, text_of
+from zettelgraph.store.rules import indexed_text_of, name_key, sortable_time
 
 
 def node_properties(node: AnyNode) -> dict[str, Any]:
     """What a node stores: its record as JSON plus the fields other tools query.
 
     `data` is what the store reads back; the other properties are copies for people and
-    indexes (`name_key`, `text_key`, `content_id`, `created_at` for ordering answers).
+    indexes (`name_key`, `text_stems`, `text_length`, `content_id`, `created_at` for
+    ordering answers).
     """
-    text = text_of(node)
+    stems = indexed_text_of(node)
     props: dict[str, Any] = {
         "id": node.id,
         "label": str(label_of(node)),
@@ -39,7 +39,10 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
         # UTC text, so that ordering by it is ordering by time whatever offset was given.
         "created_at": sortable_time(node.created_at),
         "name_key": name_key(node),
-        "text_key": normalize_name(text) if text is not None else None,
+        # What the full-text index sees: the text analysed in its language, as SQLite's is,
+        # and how many words that is (BM25's document length).
+        "text_stems": stems,
+        "text_length": len(stems.split()) if stems is not None else None,
     }
     if isinstance(node, Content):
         props.update(title=node.title, kind=node.kind, summary_short=node.summary_short)

@@ -18,10 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelgraph.models import NodeLabel, PassageFilter
 from zettelgraph.store.scope import author_keys, in_places, kind_keys
+
+if TYPE_CHECKING:
+    from zettelgraph.store.cypher import TextTerm
 
 
 class _Cypher(Protocol):
@@ -32,7 +35,7 @@ class _Cypher(Protocol):
     def _text_hits(
         self,
         label: NodeLabel,
-        words: list[str],
+        words: Sequence[TextTerm],
         k: int | None,
         contents: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]: ...
@@ -110,7 +113,7 @@ def scoped_vector_rows(
 
 
 def scoped_text_hits(
-    db: _Cypher, scope: Scope, words: list[str], k: int
+    db: _Cypher, scope: Scope, words: Sequence[TextTerm], k: int
 ) -> list[tuple[str, float]]:
     """Full-text matches among the admitted passages, best first."""
     if scope.empty:

@@ -12,8 +12,13 @@
 - Vector indexes are HNSW; FalkorDB's default efRuntime of 10 loses most true neighbours in
   512 dimensions, so ours are created with the values measured in `benchmarks/store.py`. A
   vector index is built in the background: until it is ready, search scans exactly.
-- Full-text indexes (RediSearch) index the folded `text_key`, without stemming or stopwords,
-  like the SQLite store's FTS5.
+- Full-text indexes (RediSearch) index `text_stems`, the text already analysed by
+  `text_analysis.analyze` (Snowball stems, folded), without RediSearch's own stemming or
+  stopwords: index and question go through the same Python analysis on every backend.
+  RediSearch only finds the matches; they are ranked here with BM25 (`bm25`), because the
+  score `db.idx.fulltext.queryNodes` yields is no relevance score (it ignores term
+  frequency, rarity and length; FalkorDB issue 1208): ranked by it, the right passage came
+  first for 17% of the XQuAD-es questions, against 93% with BM25 (docs/design.md).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -32,7 +38,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
-from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, Statement
+from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, Statement, TextTerm
 
 DEFAULT_GRAPH = "zettelgraph"
 DEFAULT_PORT = 6379
@@ -40,6 +46,9 @@ DEFAULT_PORT = 6379
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 200
 HNSW_EF_RUNTIME = 400
+# BM25's usual constants, the ones SQLite's FTS5 and Lucene (Neo4j) use.
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 
 def literal(value: Any) -> str:
@@ -72,6 +81,35 @@ def with_params(query: str, params: Mapping[str, Any] | None) -> str:
         return query
     header = " ".join(f"{name}={literal(value)}" for name, value in params.items())
     return f"CYPHER {header} {query}"
+
+
+def bm25(
+    terms: Sequence[TextTerm],
+    matches: Sequence[tuple[str, str]],
+    found_in: Sequence[int],
+    documents: int,
+    mean_length: float,
+) -> list[tuple[str, float]]:
+    """(id, BM25 score) of each (id, analysed text) in `matches`, best first (ties by id).
+
+    `found_in[i]` is how many documents of the whole index hold `terms[i]`, `documents` how
+    many there are and `mean_length` their mean length in words. The idf is Lucene's,
+    ln(1 + (N - n + 0.5) / (n + 0.5)), never negative for a term most documents hold.
+    """
+    mean_length = mean_length or 1.0
+    idf = [math.log(1 + (documents - n + 0.5) / (n + 0.5)) for n in found_in]
+    scored = []
+    for node_id, text in matches:
+        tokens = text.split()  # `text_stems` is its words joined by one space
+        counts = Counter(tokens)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / mean_length)
+        score = 0.0
+        for weight, term in zip(idf, terms, strict=True):
+            count = term.count_in(tokens, counts)
+            score += weight * count * (BM25_K1 + 1) / (count + norm)
+        scored.append((node_id, score))
+    scored.sort(key=lambda hit: (-hit[1], hit[0]))
+    return scored
 
 
 class FalkorDBStore(CypherStore):
@@ -210,13 +248,38 @@ class FalkorDBStore(CypherStore):
         for label, field in lookups:
             if self._has_index(label, field, "RANGE") is None:
                 self._run(f"CREATE INDEX FOR (n:{label}) ON (n.{field})")
+        self._upgrade_text_index()
+
+    def _ensure_text_indexes(self) -> bool:
+        replaced = False
         for label in INDEXED_LABELS:
-            if self._has_index(str(label), "text_key", "FULLTEXT") is None:
-                self._run(
-                    "CALL db.idx.fulltext.createNodeIndex("
-                    f"{{label: '{label}', stopwords: [], language: 'spanish'}}, "
-                    "{field: 'text_key', nostem: true})"
-                )
+            if self._has_index(str(label), "text_key", "FULLTEXT") is not None:
+                # Before text_stems: the index over the folded text, unstemmed.
+                self._run(f"CALL db.idx.fulltext.drop('{label}')")
+                self.wait_for_indexes()
+                replaced = True
+            if self._has_index(str(label), "text_stems", "FULLTEXT") is None:
+                self._create_text_index(label)
+        if replaced:
+            # A new index over existing nodes is built in the background; until it is,
+            # search would find nothing.
+            self.wait_for_indexes()
+        return replaced
+
+    def _create_text_index(self, label: NodeLabel) -> None:
+        # The text is analysed already: no stemming and no stopwords of RediSearch's.
+        field = "{field: 'text_stems', nostem: true}"
+        try:
+            self._run(
+                "CALL db.idx.fulltext.createNodeIndex("
+                f"{{label: '{label}', stopwords: [], language: 'spanish'}}, {field})"
+            )
+        except self._redis.exceptions.ResponseError as exc:
+            # A label's stopwords and language are set once, by its first full-text index
+            # (ours, with these), and outlive that index: an index replacing it inherits them.
+            if "override index configuration" not in str(exc):
+                raise
+            self._run(f"CALL db.idx.fulltext.createNodeIndex('{label}', {field})")
 
     def _ensure_vector_indexes(self, dim: int) -> None:
         for label in INDEXED_LABELS:
@@ -285,19 +348,36 @@ class FalkorDBStore(CypherStore):
     def _text_hits(
         self,
         label: NodeLabel,
-        words: list[str],
+        words: Sequence[TextTerm],
         k: int | None,
         contents: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        # Words are \w+ runs, folded; '|' is RediSearch's OR and nothing else is syntax.
-        # The index returns every match: a filter and the LIMIT apply after it.
-        where = ""
-        if contents is not None:
-            where = "WITH node, score WHERE node.content_id IN $contents "
-        limit = "LIMIT $k" if k is not None else ""
-        rows = self._read(
-            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node, score {where}"
-            f"RETURN node.id, score ORDER BY score DESC, node.id {limit}",
-            {"q": "|".join(words), "k": k, "contents": list(contents or [])},
+        # '|' is RediSearch's OR. The index returns every match with its analysed text,
+        # ranked here (see the module docstring): a filter applies before, the LIMIT after.
+        queries = [term.query() for term in words]
+        where = "WHERE node.content_id IN $contents " if contents is not None else ""
+        matches = self._read(
+            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node "
+            f"WITH node {where}RETURN node.id, node.text_stems",
+            {"q": "|".join(queries), "contents": list(contents or [])},
         )
-        return [(str(node_id), float(score)) for node_id, score in rows]
+        if not matches:
+            return []
+        # How rare each term is in the whole index, whatever the filter.
+        rows = self._read(
+            f"UNWIND $queries AS q CALL db.idx.fulltext.queryNodes('{label}', q) "
+            "YIELD node RETURN q, count(node)",
+            {"queries": queries},
+        )
+        found_in = {str(query): int(count) for query, count in rows}
+        ((documents, mean_length),) = self._read(
+            f"MATCH (n:{label}) WHERE n.text_length IS NOT NULL RETURN count(n), avg(n.text_length)"
+        )
+        hits = bm25(
+            words,
+            [(str(node_id), str(text or "")) for node_id, text in matches],
+            [found_in.get(query, 0) for query in queries],
+            int(documents),
+            float(mean_length or 0.0),
+        )
+        return hits if k is None else hits[:k]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-MIGRATIONS: list[tuple[int, list[str]]] = [
+import sqlite3
+from collections.abc import Callable
+
+from zettelgraph.store.sqlite_text import rebuild_text_index
+
+# A step is SQL, or a function over the connection for what SQL cannot do (stemming).
+Step = str | Callable[[sqlite3.Connection], object]
+
+MIGRATIONS: list[tuple[int, list[Step]]] = [
     (
         1,
         [
@@ -51,6 +59,14 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             # Not a partial index (WHERE label = 'Answer'): without ANALYZE statistics the
             # planner prefers nodes_label_name and sorts, while this one it always takes.
             "CREATE INDEX nodes_label_created ON nodes(label, created_at)",
+        ],
+    ),
+    (
+        3,
+        [
+            # The index now holds the analysed copy of each text (stems in its language,
+            # accent-folded: sqlite_text.py); rows written before are re-analysed here.
+            rebuild_text_index,
         ],
     ),
 ]

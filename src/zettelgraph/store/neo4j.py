@@ -9,9 +9,12 @@ the Neo4j 5 Cypher manual; the contract suite runs against it when NEO4J_URI is 
 - Vector indexes are Lucene HNSW (`CREATE VECTOR INDEX`, cosine). Neo4j reports cosine
   similarity rescaled to 0..1 (`(1 + cos) / 2`), in its index and in
   `vector.similarity.cosine`; we map it back to -1..1 so scores match the other stores.
-- Full-text indexes use the `standard-no-stop-words` analyzer over the folded `text_key`;
-  query words are lower-case `\\w+` runs, so none of them is Lucene syntax (AND/OR/NOT are
-  operators only in upper case).
+- Full-text indexes (Lucene, BM25) cover `text_stems`, the text already analysed in Python
+  (`rules.indexed_text_of`: Snowball stems in the node's language, folded), with the
+  `standard-no-stop-words` analyzer, which leaves those words as they are: index and
+  question go through the same analysis as on SQLite and FalkorDB, rather than Lucene's
+  per-language analyzers (whose Spanish stems and stopwords differ from Snowball's). Query
+  terms are lower-case `\\w+` runs, so none of them is Lucene syntax (`TextTerm.query`).
 - Only our own nodes (`:Node`, `:ZettelgraphMeta`) and `zg_` indexes are ever dropped: the
   database may hold other data.
 """
@@ -29,7 +32,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
-from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, Statement
+from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, Statement, TextTerm
 
 _BATCH = 1_000
 
@@ -141,13 +144,27 @@ class Neo4jStore(CypherStore):
         self._schema("CREATE INDEX zg_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name_key)")
         self._schema("CREATE INDEX zg_review_item IF NOT EXISTS FOR (n:ReviewLog) ON (n.item_id)")
         self._schema("CREATE INDEX zg_answer_chat IF NOT EXISTS FOR (n:Answer) ON (n.chat_id)")
+        self._upgrade_text_index()
+
+    def _ensure_text_indexes(self) -> bool:
+        replaced = False
         for label in INDEXED_LABELS:
+            name = _text_index(label)
+            rows = self._read(
+                "SHOW FULLTEXT INDEXES YIELD name, properties WHERE name = $name RETURN properties",
+                {"name": name},
+            )
+            if rows and list(rows[0][0]) != ["text_stems"]:
+                # Before text_stems: the index over the folded text, unstemmed.
+                self._schema(f"DROP INDEX {name}")
+                replaced = True
             self._schema(
-                f"CREATE FULLTEXT INDEX {_text_index(label)} IF NOT EXISTS "
-                f"FOR (n:{label}) ON EACH [n.text_key] "
+                f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS "
+                f"FOR (n:{label}) ON EACH [n.text_stems] "
                 "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}"
             )
         self._schema("CALL db.awaitIndexes(300)")
+        return replaced
 
     def _ensure_vector_indexes(self, dim: int) -> None:
         for label in INDEXED_LABELS:
@@ -192,7 +209,7 @@ class Neo4jStore(CypherStore):
     def _text_hits(
         self,
         label: NodeLabel,
-        words: list[str],
+        words: Sequence[TextTerm],
         k: int | None,
         contents: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
@@ -206,6 +223,6 @@ class Neo4jStore(CypherStore):
         rows = self._read(
             f"CALL db.index.fulltext.queryNodes('{_text_index(label)}', $q{options}) "
             f"YIELD node, score {where}RETURN node.id, score ORDER BY score DESC, node.id {limit}",
-            {"q": " OR ".join(words), "k": k, "contents": list(contents or [])},
+            {"q": " OR ".join(t.query() for t in words), "k": k, "contents": list(contents or [])},
         )
         return [(str(node_id), float(score)) for node_id, score in rows]

@@ -27,6 +27,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.store.base import IntegrityError
+from zettelgraph.text_analysis import STEMMERS, analyze, detect_language
 
 # Relation types become Cypher relationship types, which cannot be query parameters.
 _RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
@@ -144,6 +145,21 @@ def text_of(node: AnyNode) -> str | None:
     if isinstance(node, Entity):
         return " ".join((node.name, node.description))
     return None
+
+
+def text_language(node: AnyNode, text: str) -> str:
+    """The language a node's text is analysed in: a Concept's own, otherwise guessed from
+    the text's function words once, when it is written (`text_analysis.detect_language`)."""
+    if isinstance(node, Concept) and node.language in STEMMERS:
+        return node.language
+    return detect_language(text)
+
+
+def indexed_text_of(node: AnyNode) -> str | None:
+    """The analysed copy of `text_of(node)` that full-text indexes hold (stemmed in the
+    node's language, accent-folded); None for nodes that are not searched."""
+    text = text_of(node)
+    return None if text is None else analyze(text, text_language(node, text))
 
 
 def name_key(node: AnyNode) -> str | None:

@@ -5,7 +5,8 @@
 - Vectors are float32 blobs; search is exact cosine over a numpy matrix that is loaded on
   first use, updated after each successful write, and reloaded when another process has
   written to the file (`PRAGMA data_version`).
-- Full-text search uses FTS5 with `remove_diacritics 2`, so "aerobico" finds "aeróbico".
+- Full-text search uses FTS5 over an analysed copy of each passage (stemmed in its language,
+  accent-folded: `sqlite_text.py`), so "aerobico" finds "aeróbico" and "ciudad" "ciudades".
 """
 
 from __future__ import annotations
@@ -46,13 +47,14 @@ from zettelgraph.store.rules import (
     check_labels,
     check_vector_nodes,
     checked_vectors,
+    indexed_text_of,
     name_key,
     relations_to_write,
     sortable_time,
-    text_of,
 )
 from zettelgraph.store.scope import active_filter
 from zettelgraph.store.sqlite_reads import SQLiteReads, locked
+from zettelgraph.store.sqlite_text import index_text, rebuild_text_index
 from zettelgraph.store.vector_index import VectorIndex
 
 _LOAD_BATCH = 4096
@@ -109,11 +111,21 @@ class SQLiteStore(SQLiteReads):
                 if applied is not None:
                     continue
                 for statement in statements:
-                    self._db.execute(statement)
+                    if isinstance(statement, str):
+                        self._db.execute(statement)
+                    else:
+                        statement(self._db)
                 self._db.execute("INSERT INTO schema_migrations(version) VALUES (?)", (version,))
 
     def _data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    @locked
+    def rebuild_fulltext(self) -> int:
+        """Re-analyse every searched node into the full-text index (`zettelgraph reindex`);
+        the number of nodes indexed."""
+        with self._transaction():
+            return rebuild_text_index(self._db)
 
     # --- embedder ------------------------------------------------------------------------
     @locked
@@ -234,14 +246,10 @@ class SQLiteStore(SQLiteReads):
                 data,
             ),
         )
-        text = text_of(node)
+        text = indexed_text_of(node)
         if text is not None:
             rowid = self._db.execute("SELECT rowid FROM nodes WHERE id = ?", (node.id,)).fetchone()
-            self._db.execute("DELETE FROM node_text WHERE rowid = ?", (rowid[0],))
-            self._db.execute(
-                "INSERT INTO node_text(rowid, id, label, text) VALUES (?, ?, ?, ?)",
-                (rowid[0], node.id, str(label), text),
-            )
+            index_text(self._db, rowid[0], node.id, str(label), text)
 
     def _write_relations(self, relations: Sequence[Relation]) -> None:
         if not relations:

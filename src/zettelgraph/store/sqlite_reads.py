@@ -35,8 +35,8 @@ from zettelgraph.models import (
     Section,
     normalize_name,
 )
-from zettelgraph.store.rules import query_tokens
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
+from zettelgraph.store.sqlite_text import match_expression
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
 P = ParamSpec("P")
@@ -259,13 +259,11 @@ class SQLiteReads:
         label: NodeLabel | None = None,
         passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
-        tokens = query_tokens(query)
+        match = match_expression(query)
         chosen = active_filter(label, passages)
         scope = self._scope(chosen) if chosen is not None else None
-        if not tokens or k <= 0 or scope == []:
+        if not match or k <= 0 or scope == []:
             return []
-        # Each token quoted so user text can never be read as FTS5 syntax.
-        match = " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
         sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
         params: list[Any] = [match]
         if scope is not None:

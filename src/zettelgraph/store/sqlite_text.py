@@ -1,0 +1,60 @@
+"""The SQLite full-text index: an FTS5 table over the analysed copy of each searched node.
+
+`node_text` holds `rules.indexed_text_of(node)` (stems in the node's language, folded), so
+BM25 counts "ciudades" and "ciudad" as one word; the original text stays in `nodes.data`
+for display. Queries go through `text_analysis.analyze_query`, the same analysis.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from zettelgraph.models import Concept, Entity, NodeLabel, Quote
+from zettelgraph.store.rules import SEARCHED_LABELS, indexed_text_of
+from zettelgraph.text_analysis import analyze_query
+
+_MODELS: dict[str, type[Quote | Concept | Entity]] = {
+    str(NodeLabel.QUOTE): Quote,
+    str(NodeLabel.CONCEPT): Concept,
+    str(NodeLabel.ENTITY): Entity,
+}
+
+
+def index_text(db: sqlite3.Connection, rowid: int, node_id: str, label: str, text: str) -> None:
+    """(Re)place one node's row in the index."""
+    db.execute("DELETE FROM node_text WHERE rowid = ?", (rowid,))
+    db.execute(
+        "INSERT INTO node_text(rowid, id, label, text) VALUES (?, ?, ?, ?)",
+        (rowid, node_id, label, text),
+    )
+
+
+def rebuild_text_index(db: sqlite3.Connection) -> int:
+    """Re-analyse every searched node into a cleared index; the number indexed.
+
+    Run by migration 3 on stores written before the analysis, and by `zettelgraph reindex`.
+    """
+    db.execute("DELETE FROM node_text")
+    labels = [str(label) for label in SEARCHED_LABELS]
+    marks = ", ".join("?" for _ in labels)
+    rows = db.execute(
+        f"SELECT rowid, id, label, data FROM nodes WHERE label IN ({marks})", labels
+    ).fetchall()
+    count = 0
+    for rowid, node_id, label, data in rows:
+        text = indexed_text_of(_MODELS[label].model_validate_json(data))
+        if text is not None:
+            index_text(db, rowid, node_id, label, text)
+            count += 1
+    return count
+
+
+def match_expression(query: str) -> str:
+    """The FTS5 MATCH for `query`: its analysed terms OR-ed, each quoted so user text is
+    never read as FTS5 syntax; "" when nothing is left to match."""
+    parts: list[str] = []
+    for term in analyze_query(query):
+        prefix = term.endswith("*")
+        quoted = '"' + term.rstrip("*").replace('"', '""') + '"'
+        parts.append(quoted + " *" if prefix else quoted)
+    return " OR ".join(parts)
