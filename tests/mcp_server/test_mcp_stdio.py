@@ -171,6 +171,35 @@ def test_reading_tools_and_resources(home: Path) -> None:
     run(session)
 
 
+def test_search_and_ask_take_the_cli_filters_and_hold_a_conversation(home: Path) -> None:
+    async def session() -> None:
+        async with serve(home) as client:
+            only = {"query": "life", "k": 5, "authors": ["Marcus Aurelius"]}
+            found = data(await client.call_tool("search", only))
+            assert found["passages"]
+            assert {p["content_title"] for p in found["passages"]} == {"Meditations"}
+            pages = data(
+                await client.call_tool(
+                    "search", {"query": "life", "contents": ["Meditations"], "where": ["pages=90-"]}
+                )
+            )
+            assert [p["text"][:20] for p in pages["passages"]] == ["Very little is neede"]
+            bad = await client.call_tool("search", {"query": "life", "where": ["chapters=1-2"]})
+            assert bad.is_error and "chapters" in error_text(bad)
+
+            first = data(await client.call_tool("ask", {"question": "What makes life happy?"}))
+            assert first["chat_id"] and first["turn"] == 1
+            follow = {"question": "And what does it need?", "chat_id": first["chat_id"]}
+            second = data(await client.call_tool("ask", follow))
+            assert (second["chat_id"], second["turn"]) == (first["chat_id"], 2)
+            marks = {int(n) for n in re.findall(r"\[(\d+)\]", second["answer"])}
+            assert marks == {p["n"] for p in second["passages"] if p["cited"]}
+            unknown = await client.call_tool("ask", {"question": "Why?", "chat_id": "nope"})
+            assert unknown.is_error
+
+    run(session)
+
+
 def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
     home: Path, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from mcp.server.mcpserver.exceptions import ToolError
 
 from zettelgraph.mcp_server.access import AccessError
+from zettelgraph.services.ask import FilterError, UnknownChatError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.services.ingest import IngestError
 from zettelgraph.services.runs import RunError
@@ -24,5 +25,13 @@ def tool_failures(then: str = "") -> Iterator[None]:
     except MODEL_ERRORS as exc:
         why = model_error_message(exc)
         raise ToolError(why + (f"; {then}" if then else "")) from exc
-    except (AccessError, RunError, IngestError, EmbedderMismatchError, StoreError) as exc:
+    except (
+        AccessError,
+        RunError,
+        IngestError,
+        EmbedderMismatchError,
+        StoreError,
+        FilterError,
+        UnknownChatError,
+    ) as exc:
         raise ToolError(str(exc)) from exc

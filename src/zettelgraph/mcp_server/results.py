@@ -92,6 +92,8 @@ class AskOut(BaseModel):
     language: str
     passages: list[Passage] = Field(description="The passages given to the model; [n] is n.")
     warnings: list[str] = Field(default_factory=list)
+    chat_id: str = Field(default="", description="Give it to `ask` to ask a follow-up.")
+    turn: int = Field(default=1, description="This answer's place in its chat.")
 
 
 class ConceptRow(BaseModel):

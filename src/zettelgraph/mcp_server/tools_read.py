@@ -8,6 +8,8 @@ ask` does: a record of what was asked, not a change to the reader's concepts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -34,7 +36,7 @@ from zettelgraph.mcp_server.results import (
     SearchOut,
 )
 from zettelgraph.mcp_server.state import McpState
-from zettelgraph.models import Concept
+from zettelgraph.models import Concept, PassageFilter
 from zettelgraph.services import ask as asking
 from zettelgraph.services import browse, graph_view
 
@@ -46,21 +48,66 @@ Query = Annotated[str, Field(min_length=1, max_length=2000)]
 HowMany = Annotated[
     int | None, Field(ge=1, le=50, description="How many passages; default ZETTELGRAPH_SEARCH_K.")
 ]
+Names = Annotated[
+    list[str] | None,
+    Field(max_length=20, description="Only these (contents: ids, id prefixes or titles)."),
+]
+Places = Annotated[
+    list[str] | None,
+    Field(
+        max_length=10,
+        description="Only passages in these places: pages=12-40, slides=3-5, turns=2-6, "
+        "time=00:10:00-00:20:00.",
+    ),
+]
 
 
-def search(state: McpState, query: str, k: int | None = None) -> SearchOut:
+@dataclass(frozen=True)
+class Scope:
+    """Which passages a search or an answer may use, as `--content`, `--kind`, `--author`
+    and `--where` say on the command line (empty: all of them)."""
+
+    contents: Sequence[str] = ()
+    kinds: Sequence[str] = ()
+    authors: Sequence[str] = ()
+    where: Sequence[str] = ()
+
+    def passages(self, state: McpState) -> PassageFilter | None:
+        return asking.passage_filter(
+            state.services,
+            contents=self.contents,
+            kinds=self.kinds,
+            authors=self.authors,
+            where=self.where,
+        )
+
+
+def search(
+    state: McpState, query: str, k: int | None = None, scope: Scope | None = None
+) -> SearchOut:
     """Passages for a query by full-text, vector and graph search; no LLM."""
     with tool_failures():
-        results = asking.search(state.services, query, k=k)
+        passages = (scope or Scope()).passages(state)
+        results = asking.search(state.services, query, k=k, passages=passages)
     return SearchOut(query=query, passages=[Passage.of_result(r) for r in results])
 
 
-def ask(state: McpState, question: str, k: int | None = None) -> AskOut:
-    """A cited answer from the reader's passages (stored, as `zettelgraph ask` stores it)."""
+def ask(
+    state: McpState,
+    question: str,
+    k: int | None = None,
+    scope: Scope | None = None,
+    chat_id: str | None = None,
+) -> AskOut:
+    """A cited answer from the reader's passages (stored, as `zettelgraph ask` stores it);
+    with `chat_id`, the next turn of that conversation."""
     if not question.strip():
         raise ToolError("ask a question")
     with tool_failures():
-        outcome = asking.ask(state.services, question, k=k)
+        passages = scope.passages(state) if scope is not None else None
+        outcome = asking.ask(
+            state.services, question, k=k, passages=passages, chat_id=chat_id or None
+        )
     answer = outcome.answer
     cited = {c["n"] for c in answer.citations if c.get("cited")}
     return AskOut(
@@ -71,6 +118,8 @@ def ask(state: McpState, question: str, k: int | None = None) -> AskOut:
         language=answer.language,
         passages=[Passage.of_result(r, cited=r.n in cited) for r in outcome.results],
         warnings=list(outcome.warnings),
+        chat_id=answer.chat_id or "",
+        turn=answer.turn or 1,
     )
 
 
@@ -200,20 +249,43 @@ def register(server: MCPServer[Any], state: McpState) -> None:
     """Bind the read tools to `state`; their docstrings are what the client's model reads."""
 
     @server.tool(name="search", annotations=READ_ONLY)
-    def search_tool(query: Query, k: HowMany = None) -> SearchOut:
+    def search_tool(
+        query: Query,
+        k: HowMany = None,
+        contents: Names = None,
+        kinds: Names = None,
+        authors: Names = None,
+        where: Places = None,
+    ) -> SearchOut:
         """Find passages in everything the reader has read (book notes, PDFs, slides,
         transcripts) by full-text, vector and graph search. Each passage comes with its
         citation (source, author, page or section) and the approved concepts it supports.
         No LLM is used. Cite passages by their citation when you use them."""
-        return search(state, query, k)
+        scope = Scope(contents or (), kinds or (), authors or (), where or ())
+        return search(state, query, k, scope)
 
     @server.tool(name="ask", annotations=RECORDS)
-    def ask_tool(question: Query, k: HowMany = None) -> AskOut:
+    def ask_tool(
+        question: Query,
+        k: HowMany = None,
+        chat_id: Annotated[
+            str | None,
+            Field(max_length=100, description="A chat_id from an earlier answer: a follow-up."),
+        ] = None,
+        contents: Names = None,
+        kinds: Names = None,
+        authors: Names = None,
+        where: Places = None,
+    ) -> AskOut:
         """Answer a question from the reader's own passages: each sentence of the answer ends
         with [n] markers naming the passages (n) it uses. answerable=false means the
         passages do not contain the answer; say so rather than answering from elsewhere.
-        The question and answer are stored in the reader's history."""
-        return ask(state, question, k)
+        The question and answer are stored in the reader's history. Pass the chat_id of an
+        earlier answer to ask a follow-up that builds on it (without filters, a follow-up
+        keeps the earlier turn's)."""
+        given = (contents, kinds, authors, where)
+        scope = Scope(*(v or () for v in given)) if any(given) else None
+        return ask(state, question, k, scope, chat_id)
 
     @server.tool(name="list_concepts", annotations=READ_ONLY)
     def list_concepts_tool(
