@@ -104,7 +104,7 @@ def ask(
     if not question.strip():
         raise ToolError("ask a question")
     with tool_failures():
-        passages = scope.passages(state) if scope is not None else None
+        passages = (scope or Scope()).passages(state)
         outcome = asking.ask(
             state.services, question, k=k, passages=passages, chat_id=chat_id or None
         )
@@ -261,8 +261,9 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         transcripts) by full-text, vector and graph search. Each passage comes with its
         citation (source, author, page or section) and the approved concepts it supports.
         No LLM is used. Cite passages by their citation when you use them."""
-        scope = Scope(contents or (), kinds or (), authors or (), where or ())
-        return search(state, query, k, scope)
+        return search(
+            state, query, k, Scope(contents or (), kinds or (), authors or (), where or ())
+        )
 
     @server.tool(name="ask", annotations=RECORDS)
     def ask_tool(
@@ -283,8 +284,8 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         The question and answer are stored in the reader's history. Pass the chat_id of an
         earlier answer to ask a follow-up that builds on it (without filters, a follow-up
         keeps the earlier turn's)."""
-        given = (contents, kinds, authors, where)
-        scope = Scope(*(v or () for v in given)) if any(given) else None
+        # No filter given: the scope's filter is None, so a follow-up keeps the earlier turn's.
+        scope = Scope(contents or (), kinds or (), authors or (), where or ())
         return ask(state, question, k, scope, chat_id)
 
     @server.tool(name="list_concepts", annotations=READ_ONLY)

@@ -203,17 +203,17 @@ class ExperimentRuns(WorkflowRuns):
         if not self.owns(run_id):
             raise RunError(f"no experiment {run_id!r}: `zettelgraph experiment list` lists them")
         try:
-            run = self.view(run_id)
+            run, values = self._view_and_values(run_id)
         except RunError as exc:
             raise RunError(
                 f"no experiment {run_id!r}: `zettelgraph experiment list` lists them"
             ) from exc
-        snapshot = self.graph.get_state(self._config(run_id))
-        return ExperimentView(run=run, values=dict(snapshot.values or {}))
+        return ExperimentView(run=run, values=values)
 
     def experiments(self) -> list[ExperimentView]:
-        """Every experiment, newest first."""
-        return [self.show(run.run_id) for run in self.list()]
+        """Every experiment, newest first (one read of each experiment's checkpoint)."""
+        views = [self.show(run_id) for run_id in self._threads()]
+        return sorted(views, key=lambda v: v.run.updated_at or "", reverse=True)
 
     def record(self, run_id: str) -> ExperimentRecord:
         return self.show(run_id).record()

@@ -288,6 +288,12 @@ class WorkflowRuns:
     def view(self, run_id: str, *, locked: bool = False) -> RunView:
         """The run as it stands. A run that looks stopped in the middle is `running` while a
         process holds its lock (`locked`: the caller holds it, so no one else can)."""
+        return self._view_and_values(run_id, locked=locked)[0]
+
+    def _view_and_values(
+        self, run_id: str, *, locked: bool = False
+    ) -> tuple[RunView, dict[str, Any]]:
+        """The run's view and its whole state, from one read of its checkpoint."""
         snapshot = self.graph.get_state(self._config(run_id)) if self.owns(run_id) else None
         values: dict[str, Any] = dict(snapshot.values or {}) if snapshot else {}
         if snapshot is None or not values:
@@ -305,7 +311,7 @@ class WorkflowRuns:
         else:
             status = values.get("status", "running")
         updated = snapshot.created_at
-        return RunView(
+        view = RunView(
             run_id=run_id,
             content_id=values.get("content_id"),
             title=(values.get("content") or {}).get("title"),
@@ -316,19 +322,19 @@ class WorkflowRuns:
             warnings=list(dict.fromkeys(values.get("warnings", []))),
             updated_at=updated,
         )
+        return view, values
 
     def list(self) -> list[RunView]:
         """Every run, newest first."""
-        seen: dict[str, str] = {}
-        for item in self.checkpointer.list(None):
-            thread = item.config["configurable"]["thread_id"]
-            if not self.owns(thread):
-                continue
-            stamp = item.checkpoint.get("ts", "")
-            if thread not in seen or stamp > seen[thread]:
-                seen[thread] = stamp
-        runs = [self.view(thread) for thread in seen]
+        runs = [self.view(thread) for thread in self._threads()]
         return sorted(runs, key=lambda r: r.updated_at or "", reverse=True)
+
+    def _threads(self) -> tuple[str, ...]:
+        """The ids of this workflow's runs in the checkpoint database, each once."""
+        threads = (
+            item.config["configurable"]["thread_id"] for item in self.checkpointer.list(None)
+        )
+        return tuple(dict.fromkeys(t for t in threads if self.owns(t)))
 
 
 class ExtractionRuns(WorkflowRuns):
