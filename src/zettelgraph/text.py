@@ -29,6 +29,34 @@ def clip_words(text: str, max_words: int) -> str:
     return clipped.rstrip(",;:") + "…"
 
 
+def short_summary(text: str) -> str:
+    """A one-sentence summary cut from a longer text: its first sentence, within the short
+    summary's word limit. What a small model is not asked to write (it restated its concept
+    there word for word, at about 80 ms a token) is made from what it wrote."""
+    text = " ".join(text.split())
+    end = _SENTENCE_END.search(text)
+    return clip_words(text[: end.end()] if end else text, SHORT_SUMMARY_WORDS)
+
+
+def tidy_statement(text: str) -> str:
+    """A model's statement without the sentences it repeated and without a last sentence it did
+    not finish (cut by its length bound), when a finished one comes before it.
+
+    A small model sometimes loops ("La iglesia es un lugar donde ... . La iglesia es un lugar
+    donde ...") until the field's bound stops it mid-word; what is left is what it said once."""
+    text = " ".join(text.split())
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
+    sentences = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    sentences = [s for s in sentences if s]
+    if len(sentences) > 1 and not _SENTENCE_END.search(sentences[-1][-1:]):
+        sentences.pop()  # unfinished: the bound cut it
+    kept: list[str] = []
+    for sentence in sentences:
+        if normalize_name(sentence) not in {normalize_name(k) for k in kept}:
+            kept.append(sentence)
+    return " ".join(kept)
+
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -64,3 +64,17 @@ def test_never_more_than_max_words_and_always_a_prefix(words: list[str], max_wor
         # punctuation or gain the ellipsis.
         assert out[:-1] == words[: len(out) - 1]
         assert clipped.endswith("…") or out[-1] == words[len(out) - 1]
+
+
+def test_a_looping_statement_keeps_each_sentence_once_and_drops_the_cut_one() -> None:
+    from zettelgraph.text import tidy_statement
+
+    looped = (
+        "La iglesia es un lugar de culto. Sancho es un personaje. La iglesia es un lugar de "
+        "culto. Sancho es un person"
+    )
+    assert tidy_statement(looped) == "La iglesia es un lugar de culto. Sancho es un personaje."
+    # Nothing finished before it: the text is kept as it is.
+    assert tidy_statement("Una idea sin punto final") == "Una idea sin punto final"
+    assert tidy_statement("  Uno.   Dos.  ") == "Uno. Dos."
+    assert tidy_statement("") == ""
