@@ -83,7 +83,19 @@ def evaluate(result: dict[str, Any], language: str, embeddings: str) -> dict[str
                 "counts": counts,
                 "measures": measures([counts]),
                 "checks": report.get("checks", {}),
-                "concepts": [c["title"] for c in report.get("concepts", [])],
+                # What the reader would review: each concept's fields and quotes, each relation.
+                "concepts": [
+                    {
+                        **{k: c.get(k) for k in ("title", "concept", "analysis", "summary_short")},
+                        "quotes": [str(q.get("text", ""))[:120] for q in c.get("quotes", [])],
+                    }
+                    for c in report.get("concepts", [])
+                ],
+                "relations": [
+                    f"{r.get('source')} -[{r.get('type')}]-> {r.get('target')}: "
+                    f"{r.get('explanation')}"
+                    for r in report.get("relations", [])
+                ],
                 # Every drop and flag, as the reviewer reads them.
                 "warnings": report.get("warnings", []),
             }

@@ -112,6 +112,12 @@ class Settings(BaseSettings):
         description="Ask the model once more for an idea from each quote no concept cites; "
         "default on for the small local models, which skip a quote without saying why.",
     )
+    compact_answers: bool | None = Field(
+        default=None,
+        description="Ask the model only for what a reader reads first (no short summaries, "
+        "which are cut from the text; a quote's key words shown for its title); default on "
+        "for the small local models, for which every token written costs about 0.1 s.",
+    )
     relation_cap: int = Field(default=3, ge=1, le=50, description="Relations per new concept.")
     relation_unrelated_below: float = Field(
         default=0.31,
@@ -127,6 +133,12 @@ class Settings(BaseSettings):
         default="none",
         description="Web search behind new authors' biographies (the `search` extra); none: "
         "the model's memory, marked as not verified.",
+    )
+    author_bio: bool | None = Field(
+        default=None,
+        description="Ask the model for a new author's biography; default on, off for the "
+        "small local models without web search, whose memory of a person no check can "
+        "verify (the author is then recorded as the book's author, occupation Author).",
     )
     cards_after_approval: bool = Field(
         default=False,
@@ -289,6 +301,18 @@ class Settings(BaseSettings):
         if self.cover_quotes is not None:
             return self.cover_quotes
         return self.is_small_model(main_llm)
+
+    def compact(self, llm: str) -> bool:
+        """Whether calls to `llm` ask for compact answers (`compact_answers`)."""
+        if self.compact_answers is not None:
+            return self.compact_answers
+        return self.is_small_model(llm)
+
+    def writes_author_bio(self, fast_llm: str) -> bool:
+        """Whether new authors get a biography from `fast_llm` (`author_bio`)."""
+        if self.author_bio is not None:
+            return self.author_bio
+        return self.author_search != "none" or not self.is_small_model(fast_llm)
 
     def critique_enabled(self, main_llm: str) -> bool:
         if self.self_critique is not None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -24,6 +26,7 @@ STEMMERS = {"es": "spanish", "en": "english"}
 # in the default concept language, at index and query time alike, so both sides agree.
 DEFAULT_LANGUAGE = "es"
 _WORD = re.compile(r"\w+", re.UNICODE)
+_LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
 # What a user may type: a "quoted phrase", a prefix*, or a word.
 _QUERY_PART = re.compile(r'"([^"]*)"|(\w+)\*|(\w+)', re.UNICODE)
 _LOCK = threading.Lock()
@@ -112,3 +115,34 @@ def analyze_query(query: str, language: str | None = None) -> list[str]:
     kept = [word for word in plain if normalize_name(word) not in stopwords] or plain
     terms.extend(stems(kept, language))
     return list(dict.fromkeys(terms))
+
+
+# Shorter words are mostly function words and particles the stopword lists miss ("dijo", "iba").
+_KEY_WORD_MIN = 5
+
+
+def key_words(texts: Sequence[str], limit: int = 5) -> list[list[str]]:
+    """For each text (a book's quotes), the words a reader would name it by, as written there:
+    no function words, no numbers, at least five letters, one per stem; those the fewest other
+    texts share first (what sets a quote apart from the book's others), then the longest; in
+    the text's own order.
+
+    A small model told to name a quote "with its key words" picks generic ones ("cambio de
+    opinión"); shown these, its title keeps the quote's own subject, which is what the default
+    embedder, and a reader scanning titles, recognise it by (docs/design.md, "Key words").
+    """
+    found: list[dict[str, tuple[str, int]]] = []
+    for text in texts:
+        language = detect_language(text)
+        stopwords = STOPWORDS_BY_LANGUAGE.get(language, frozenset())
+        own: dict[str, tuple[str, int]] = {}
+        for position, token in enumerate(_LETTERS.findall(text)):
+            if len(token) >= _KEY_WORD_MIN and normalize_name(token) not in stopwords:
+                own.setdefault(stems([token.casefold()], language)[0], (token, position))
+        found.append(own)
+    shared = Counter(stem for own in found for stem in own)
+    chosen = []
+    for own in found:
+        ranked = sorted(own, key=lambda stem: (shared[stem], -len(own[stem][0])))[:limit]
+        chosen.append([own[stem][0] for stem in sorted(ranked, key=lambda stem: own[stem][1])])
+    return chosen

@@ -220,3 +220,27 @@ def test_citation_markers_are_renumbered_in_the_order_kept() -> None:
     assert author_bio.renumber_citations(text, [2, 1, 3]) == "A [1]. B [2]. C."
     assert author_bio.provenance_note([], "en") == "(from the model's memory, not verified)"
     assert author_bio.provenance_note(["https://a.org"], "en") == "Sources: [1] https://a.org"
+
+
+@pytest.mark.parametrize(
+    ("settings", "enricher"),
+    [
+        ({"llm": "local"}, None),  # a 1.5B model's memory of a person: no check can verify it
+        ({"llm": "fake", "llm_fast": "local:0.5b"}, None),  # the fast model writes biographies
+        ({"llm": "local", "author_bio": True}, LLMAuthorEnricher),
+        ({"llm": "local", "author_search": "duckduckgo"}, WebSearchAuthorEnricher),
+        ({"llm": "fake", "author_bio": False}, None),
+    ],
+)
+def test_small_local_models_write_no_biography_from_memory(
+    tmp_path: Path, settings: dict[str, Any], enricher: type | None
+) -> None:
+    # The local server is built only when a call needs it: these services never start it.
+    services = open_services(Settings(home=tmp_path, embeddings="hash", **settings))
+    try:
+        if enricher is None:
+            assert services.enrich_author is None
+        else:
+            assert isinstance(services.enrich_author, enricher)
+    finally:
+        services.close()

@@ -29,17 +29,23 @@ class AuthorBioInput(BaseModel):
     name: str
     title: str
     language: str = "es"
+    # Small models: no summary_short asked for (cut from the summary), fewer words.
+    compact: bool = False
     # Web search results, numbered [1].. in the prompt; none: the model answers from memory.
     results: list[SearchResult] = Field(default_factory=list, max_length=MAX_RESULTS)
 
 
-class AuthorBio(BaseModel):
-    summary: str = Field(min_length=1, max_length=900, description="At most 100 words.")
-    summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
+# What a small model is asked for: the enricher cuts summary_short from the summary.
+class CompactAuthorBio(BaseModel):
+    summary: str = Field(min_length=1, max_length=900, description="Word limit below.")
     occupation: str = Field(min_length=1, max_length=80, description="E.g. novelist, historian.")
 
 
-class SourcedAuthorBio(AuthorBio):
+class AuthorBio(CompactAuthorBio):
+    summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
+
+
+class CompactSourcedAuthorBio(CompactAuthorBio):
     """The answer when search results are shown: which of them the biography rests on."""
 
     # Numbers are not bounded here: one the model invents is dropped by `cited_numbers`
@@ -49,6 +55,21 @@ class SourcedAuthorBio(AuthorBio):
         max_length=MAX_RESULTS,
         description="Numbers of the results the biography rests on.",
     )
+
+
+class SourcedAuthorBio(CompactSourcedAuthorBio):
+    summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
+
+
+def response_model(compact: bool, sourced: bool) -> type[CompactAuthorBio]:
+    if sourced:
+        return CompactSourcedAuthorBio if compact else SourcedAuthorBio
+    return CompactAuthorBio if compact else AuthorBio
+
+
+# A small model's memory of an author is short and unverified; each word costs it about
+# 0.1 s on a laptop CPU.
+COMPACT_WORDS = 50
 
 
 class Biography(AuthorBio):
@@ -111,8 +132,12 @@ def messages(data: AuthorBioInput) -> list[BaseMessage]:
             SystemMessage(content=system),
             HumanMessage(
                 content=f"Author: {data.name}\nAuthor of: {data.title}\n"
-                "Write `summary` (at most 100 words), `summary_short` (at most 30 words) and "
-                "`occupation`."
+                + (
+                    f"Write `summary` (at most {COMPACT_WORDS} words) and `occupation`."
+                    if data.compact
+                    else "Write `summary` (at most 100 words), `summary_short` (at most 30 "
+                    "words) and `occupation`."
+                )
             ),
         ]
     results = "\n".join(
@@ -126,9 +151,11 @@ def messages(data: AuthorBioInput) -> list[BaseMessage]:
         ),
         HumanMessage(
             content=f"Author: {data.name}\nAuthor of: {data.title}\n\nSearch results:\n"
-            f"{results}\n\nWrite `summary` (at most 100 words) ending each sentence with the "
-            "number of the result it rests on, like [1]; `summary_short` (at most 30 words) "
-            "and `occupation`; and `cited_sources`, the numbers you used. If no result is "
+            f"{results}\n\nWrite `summary` (at most "
+            f"{COMPACT_WORDS if data.compact else 100} words) ending each sentence with the "
+            "number of the result it rests on, like [1]; "
+            + ("" if data.compact else "`summary_short` (at most 30 words) and ")
+            + "`occupation`; and `cited_sources`, the numbers you used. If no result is "
             "about this author, cite none and say only that they wrote the book."
         ),
     ]

@@ -9,6 +9,7 @@ the quote's, one idea per concept, and the graph's language whatever the quote's
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
@@ -27,6 +28,9 @@ class PromptQuote(BaseModel):
     text: str
     section: str | None = None
     page: str | None = None
+    # Shown to small models only (text_analysis.key_words); empty for a quote in another
+    # language than the graph's, whose words would pull the title into that language.
+    key_words: list[str] = Field(default_factory=list)
 
 
 class ExtractConceptsInput(BaseModel):
@@ -68,36 +72,61 @@ class ExtractedConcepts(BaseModel):
     )
 
 
-class CompactConcept(BaseModel):
-    """The fields a reader reads first, and nothing else: what a small model is asked for."""
+COMPACT_STATEMENT_CHARS = 320
 
+
+# What a small model is asked for: a title and the idea, nothing else (docs/design.md,
+# "Compact answers"). No analysis: the 1.5B model restated its concept there ("La frase
+# sugiere que ..."), and it was a third of what it wrote. No summary_short: it wrote its concept
+# there again, word for word; the workflow cuts it from the concept (`text.short_summary`). No
+# quote ids when the call shows one quote: every concept is that quote's. Comments, not
+# docstrings: a docstring would be the schema's description, read by the model in every prompt.
+class OneQuoteConcept(BaseModel):
     title: str = Field(min_length=1, max_length=120)
-    concept: str = Field(min_length=1, max_length=600)
-    analysis: str = Field(max_length=400)
-    summary_short: str = Field(min_length=1, max_length=260)
+    # Two or three sentences; the bound stops a model that loops, and the workflow drops the
+    # sentence it cut (`text.tidy_statement`).
+    concept: str = Field(min_length=1, max_length=COMPACT_STATEMENT_CHARS)
+
+
+class CompactConcept(OneQuoteConcept):
     source_quote_ids: list[QuoteRef] = Field(min_length=1, max_length=4)
 
 
-class CompactExtraction(BaseModel):
-    """One quote per call on small models: at most two ideas from it, no notes. Every token
-    a 1.5B model writes costs about 80 ms on a laptop CPU."""
+# One quote per call on small models: one idea from it (asked for two, the 1.5B model wrote the
+# same statement under two titles), no notes. Every token it writes costs about 0.1 s on a
+# laptop CPU.
+class OneQuoteExtraction(BaseModel):
+    candidate_concepts: list[OneQuoteConcept] = Field(max_length=1)
 
+
+class CompactExtraction(BaseModel):
     candidate_concepts: list[CompactConcept] = Field(max_length=2)
 
 
 COMPACT_SAMPLING = Sampling(max_tokens=450, temperature=0.1)
 
 
-def response_model(compact: bool) -> type[ExtractedConcepts] | type[CompactExtraction]:
-    return CompactExtraction if compact else ExtractedConcepts
+def response_model(
+    data: ExtractConceptsInput,
+) -> type[ExtractedConcepts] | type[CompactExtraction] | type[OneQuoteExtraction]:
+    if not data.compact:
+        return ExtractedConcepts
+    return OneQuoteExtraction if len(data.quotes) == 1 else CompactExtraction
 
 
 # From no book a reader is likely to bring, so a small model has nothing to copy from it.
-EXAMPLE_QUOTE = (
-    "[q1] Quien no sabe esperar no verá crecer nada en su huerto. (p. 12)\n"
-    "[q2] Llegaron a la venta al caer la tarde."
-)
-EXAMPLE_ANSWER = {
+EXAMPLE_QUOTES = [
+    PromptQuote(
+        id="q1",
+        text="Quien no sabe esperar no verá crecer nada en su huerto.",
+        page="12",
+        key_words=["esperar", "crecer", "huerto"],
+    ),
+    PromptQuote(
+        id="q2", text="Llegaron a la venta al caer la tarde.", key_words=["venta", "tarde"]
+    ),
+]
+EXAMPLE_ANSWER: dict[str, list[dict[str, Any]]] = {
     "candidate_concepts": [
         {
             "title": "Sin saber esperar no crece nada",
@@ -116,11 +145,9 @@ RULES = {
 atómicas que contienen y dices de qué citas sale cada una.
 Reglas:
 - Un concepto es UNA idea, comprensible por sí sola, no un resumen de la cita.
-- title: nombra en pocas palabras lo que dice la cita, con sus palabras clave.
+- title: nombra en {title_words} lo que dice la cita, con sus palabras clave.
 - concept: la idea general que la cita ilustra, dicha con otras palabras y válida también
-  fuera de este libro. No copies la cita.
-- analysis y summary_short: una frase corta cada uno.
-- source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.
+  fuera de este libro. No copies la cita.{short_fields}{ids_rule}
 - Una cita que solo narra o describe no da concepto: {no_concept}.{notes_rule}
 - Escribe todo en español, aunque la cita esté en otro idioma.
 Ejemplo (de otro libro: no lo copies).
@@ -132,11 +159,9 @@ Respuesta:
 ideas they contain and cite the quotes each comes from.
 Rules:
 - A concept is ONE idea, understandable on its own, not a summary of the quote.
-- title: name in a few words what the quote says, with its key words.
+- title: name in {title_words} what the quote says, with its key words.
 - concept: the general idea the quote illustrates, said in other words and true beyond this
-  book. Do not copy the quote.
-- analysis and summary_short: one short sentence each.
-- source_quote_ids: only the quotes (q1, q2...) that express that idea.
+  book. Do not copy the quote.{short_fields}{ids_rule}
 - A quote that only narrates or describes gives no concept: {no_concept}.{notes_rule}
 - Write everything in {language}, whatever the language of the quote.
 Example (from another book, in Spanish: do not copy it; write yours in {language}).
@@ -159,30 +184,84 @@ NOTES_RULE = {
     "es": "\n- extraction_notes: lo que el lector deba saber (dudas, decisiones), o nada.",
     "en": "\n- extraction_notes: what the reader should know (doubts, choices), or nothing.",
 }
+# The compact answer (small models) has neither: the workflow cuts summary_short from concept.
+SHORT_FIELDS = {
+    False: {
+        "es": "\n- analysis y summary_short: una frase corta cada uno.",
+        "en": "\n- analysis and summary_short: one short sentence each.",
+    },
+    True: {"es": "", "en": ""},
+}
+# A small model wrote whole sentences as titles (twenty words, the quote's own), which became
+# vault file names and cost a rewrite call each; a number it can count to keeps them names.
+TITLE_WORDS = {
+    False: {"es": "pocas palabras", "en": "a few words"},
+    True: {"es": "2 a 6 palabras", "en": "2 to 6 words"},
+}
+KEY_WORDS = {"es": "Palabras clave", "en": "Key words"}
+IDS_RULE = {
+    "es": "\n- source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.",
+    "en": "\n- source_quote_ids: only the quotes (q1, q2...) that express that idea.",
+}
 FINAL = {
-    "es": "\nEscribe title, concept, analysis y summary_short en español, con tus palabras.",
-    "en": "\nWrite title, concept, analysis and summary_short in {language}, in your own words.",
+    False: {
+        "es": "\nEscribe title, concept, analysis y summary_short en español, con tus palabras.",
+        "en": "\nWrite title, concept, analysis and summary_short in {language}, in your own "
+        "words.",
+    },
+    True: {
+        "es": "\nEscribe title y concept en español, con tus palabras; title con una o dos "
+        "palabras clave de la cita.",
+        "en": "\nWrite title and concept in {language}, in your own words; title with one or "
+        "two of the quote's key words.",
+    },
 }
 
 
+def render_quotes(quotes: list[PromptQuote], language: str, key_words: bool) -> str:
+    """One quote a line, `[q1] text (p. 12)`, and under it its key words when asked for."""
+    label = KEY_WORDS.get(language, KEY_WORDS["en"])
+    lines = []
+    for q in quotes:
+        lines.append(f"[{q.id}] {q.text}" + (f" (p. {q.page})" if q.page else ""))
+        if key_words and q.key_words:
+            lines.append(f"     {label}: {', '.join(q.key_words)}")
+    return "\n".join(lines)
+
+
 def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
-    quotes = "\n".join(
-        f"[{q.id}] {q.text}" + (f" (p. {q.page})" if q.page else "") for q in data.quotes
-    )
-    example = dict(EXAMPLE_ANSWER)
-    if data.compact:
-        example.pop("unattributed_quotes")
-    no_concept = NO_CONCEPT[data.compact].get(data.language, NO_CONCEPT[data.compact]["en"])
-    rules = RULES.get(data.language, RULES["en"]).format(
-        quotes=EXAMPLE_QUOTE,
+    compact, language = data.compact, data.language
+    one_quote = response_model(data) is OneQuoteExtraction
+    example: dict[str, object] = dict(EXAMPLE_ANSWER)
+    examples = EXAMPLE_QUOTES[:1] if one_quote else EXAMPLE_QUOTES
+    if compact:
+        # No short summary; no ids either when the call shows one quote (nor the example's
+        # second quote, which its answer would have to tell apart by id).
+        left_out = {"analysis", "summary_short"} | ({"source_quote_ids"} if one_quote else set())
+        example = {
+            "candidate_concepts": [
+                {k: v for k, v in c.items() if k not in left_out}
+                for c in EXAMPLE_ANSWER["candidate_concepts"]
+            ]
+        }
+
+    def pick(table: dict[bool, dict[str, str]]) -> str:
+        return table[compact].get(language, table[compact]["en"])
+
+    rules = RULES.get(language, RULES["en"]).format(
+        quotes=render_quotes(examples, language, key_words=compact),
         answer=json.dumps(example, ensure_ascii=False),
-        language=language_name(data.language),
-        no_concept=no_concept,
-        notes_rule="" if data.compact else NOTES_RULE.get(data.language, NOTES_RULE["en"]),
+        language=language_name(language),
+        no_concept=pick(NO_CONCEPT),
+        short_fields=pick(SHORT_FIELDS),
+        title_words=pick(TITLE_WORDS),
+        ids_rule="" if one_quote else IDS_RULE.get(language, IDS_RULE["en"]),
+        notes_rule="" if compact else NOTES_RULE.get(language, NOTES_RULE["en"]),
     )
     # A blank line before them, as before the quotes.
     suggestions = suggestions_block(data.suggestions)
     suggestions = "\n" + suggestions if suggestions else ""
+    quotes = render_quotes(data.quotes, language, key_words=compact)
     return [
         SystemMessage(content=rules),
         HumanMessage(
@@ -190,7 +269,7 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
             + (f", by {data.author}" if data.author else "")
             + f"\nQuotes:\n{quotes}\n{suggestions}"
             # Last, where a small model weighs it most.
-            + FINAL.get(data.language, FINAL["en"]).format(language=language_name(data.language))
+            + pick(FINAL).format(language=language_name(language))
         ),
     ]
 

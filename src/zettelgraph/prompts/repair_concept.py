@@ -13,6 +13,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
+from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS
 from zettelgraph.prompts.quality import language_name
 
 NAME = "repair_concept"
@@ -39,77 +40,122 @@ class RepairInput(BaseModel):
     off_topic: bool = False  # it does not say what its quotes say
     retry: bool = False  # the first rewrite still had a flaw: write it afresh from the quotes
     language: str = "es"
+    # Small models: no summary_short asked for (cut from concept), and the quotes' key words
+    # (text_analysis.key_words) shown for the title of a concept written afresh.
+    compact: bool = False
+    key_words: list[str] = Field(default_factory=list)
 
 
-class RepairedConcept(BaseModel):
+# What a small model writes again, as at extraction: a title and the idea; the workflow cuts
+# summary_short from the concept.
+class CompactRepair(BaseModel):
     title: str = Field(min_length=1, max_length=120)
+    concept: str = Field(min_length=1, max_length=COMPACT_STATEMENT_CHARS)
+
+
+class RepairedConcept(CompactRepair):
     concept: str = Field(min_length=1, max_length=1200)
     analysis: str = Field(max_length=1500)
     summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
 
 
-EXAMPLE = {
-    "es": (
-        "Cita: Cada uno es hijo de sus obras.\n"
-        'Concepto: {"title": "Each man is the son of his works", "concept": "Cada uno es hijo '
-        'de sus obras.", "analysis": "The quote says people are their actions.", '
-        '"summary_short": "People are their deeds."}\n'
-        "Problemas: en inglés: title, analysis, summary_short; copia la cita.\n"
-        "Respuesta: "
-        + json.dumps(
-            {
-                "title": "Las obras definen a la persona",
-                "concept": "Lo que alguien es no lo decide su origen sino lo que hace: cada "
-                "persona se construye con sus actos.",
-                "analysis": "Cervantes pone el mérito por encima del linaje, una idea "
-                "moderna en una sociedad de hidalgos.",
-                "summary_short": "Somos lo que hacemos, no de dónde venimos.",
-            },
-            ensure_ascii=False,
-        )
-    ),
+def response_model(compact: bool) -> type[CompactRepair]:
+    return CompactRepair if compact else RepairedConcept
+
+
+def _without_short(answer: dict[str, str], compact: bool) -> dict[str, str]:
+    """The fields a compact answer has: title and concept."""
+    return {k: v for k, v in answer.items() if not compact or k in ("title", "concept")}
+
+
+EXAMPLE_FIX = {
+    "title": "Each man is the son of his works",
+    "concept": "Cada uno es hijo de sus obras.",
+    "analysis": "The quote says people are their actions.",
+    "summary_short": "People are their deeds.",
+}
+EXAMPLE_FIXED = {
+    "title": "Las obras definen a la persona",
+    "concept": "Lo que alguien es no lo decide su origen sino lo que hace: cada persona se "
+    "construye con sus actos.",
+    "analysis": "Cervantes pone el mérito por encima del linaje, una idea moderna en una "
+    "sociedad de hidalgos.",
+    "summary_short": "Somos lo que hacemos, no de dónde venimos.",
 }
 
+
+def example(language: str, compact: bool) -> str:
+    """The worked fix, in Spanish only (other languages get none)."""
+    if language != "es":
+        return ""
+    english = "title" if compact else "title, analysis, summary_short"
+    return (
+        "Cita: Cada uno es hijo de sus obras.\n"
+        f"Concepto: {json.dumps(_without_short(EXAMPLE_FIX, compact), ensure_ascii=False)}\n"
+        f"Problemas: en inglés: {english}; copia la cita.\n"
+        f"Respuesta: {json.dumps(_without_short(EXAMPLE_FIXED, compact), ensure_ascii=False)}"
+    )
+
+
+FIELDS = {False: "title, concept, analysis y summary_short", True: "title y concept"}
+FIELDS_EN = {
+    False: "title, concept, analysis and summary_short",
+    True: "title and concept",
+}
 RULES = {
-    "es": "Corriges un concepto de Zettelkasten. Escribe de nuevo title, concept, analysis y "
-    "summary_short: todo en español y con tus propias palabras, sin copiar la cita, "
-    "conservando la idea.\nEjemplo.\n{example}",
-    "en": "You fix one Zettelkasten concept. Write title, concept, analysis and summary_short "
-    "again: all in {language}, in your own words, without copying the quote, keeping the idea.",
+    "es": "Corriges un concepto de Zettelkasten. Escribe de nuevo {fields}: todo en español y "
+    "con tus propias palabras, sin copiar la cita, conservando la idea.\nEjemplo.\n{example}",
+    "en": "You fix one Zettelkasten concept. Write {fields} again: all in {language}, in your "
+    "own words, without copying the quote, keeping the idea.",
 }
 
 
 # For a concept that missed its quotes: the system prompt differs (nothing to keep), and the
 # ask comes last, where a small model weighs it most. The worked example turns a quote that
-# only narrates into the lesson it shows (those are the quotes a small model copies or misses);
-# it sits in the system message, the stable prefix llama.cpp serves from its prompt cache.
-FRESH_EXAMPLE = (
-    "Ejemplo (de otro libro: no lo copies).\n"
-    "Citas:\n- Llegó a la posada cuando ya habían cerrado, y durmió en el pajar sin quejarse, "
-    "contento de tener un techo.\nRespuesta: "
-    + json.dumps(
-        {
-            "title": "Conformarse con lo que hay",
-            "concept": "Quien acepta lo que encuentra, en vez de exigir lo que esperaba, sufre "
-            "menos y sabe agradecer lo poco.",
-            "analysis": "Una escena menor muestra una actitud: la gratitud ante lo disponible.",
-            "summary_short": "Aceptar lo disponible evita sufrir por lo que falta.",
-        },
-        ensure_ascii=False,
-    )
+# only narrates into the lesson it shows (those are the quotes a small model copies or misses),
+# its title naming it with two of the quote's key words, as the extraction prompt's does; it
+# sits in the system message, the stable prefix llama.cpp serves from its prompt cache.
+FRESH_QUOTE = (
+    "Llegó a la posada cuando ya habían cerrado, y durmió en el pajar sin quejarse, contento "
+    "de tener un techo."
 )
-FRESH_RULES = {
-    "es": "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan."
-    "\n" + FRESH_EXAMPLE,
-    "en": "You are a Zettelkasten expert: you read quotes and write the idea they express.",
+FRESH_KEY_WORDS = ["posada", "cerrado", "pajar", "quejarse", "contento", "techo"]
+FRESH_ANSWER = {
+    "title": "Contento con tener un techo",
+    "concept": "Quien acepta lo que encuentra, en vez de exigir lo que esperaba, sufre menos y "
+    "sabe agradecer lo poco.",
+    "analysis": "Una escena menor muestra una actitud: la gratitud ante lo disponible.",
+    "summary_short": "Aceptar lo disponible evita sufrir por lo que falta.",
 }
+KEY_WORDS = {"es": "Palabras clave", "en": "Key words"}
+
+
+def fresh_rules(language: str, compact: bool) -> str:
+    if language != "es":
+        return "You are a Zettelkasten expert: you read quotes and write the idea they express."
+    key_words = f"{KEY_WORDS['es']}: {', '.join(FRESH_KEY_WORDS)}\n" if compact else ""
+    answer = json.dumps(_without_short(FRESH_ANSWER, compact), ensure_ascii=False)
+    return (
+        "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan."
+        "\nEjemplo (de otro libro: no lo copies).\n"
+        f"Citas:\n- {FRESH_QUOTE}\n{key_words}Respuesta: {answer}"
+    )
+
+
 FRESH = {
     "es": "Escribe la idea que expresan estas citas, en español aunque las citas estén en otro "
-    "idioma: title nombra en pocas palabras lo que dicen, con sus palabras clave; concept es "
-    "la idea general, con otras palabras; analysis y summary_short, una frase cada uno.",
+    "idioma: title nombra en pocas palabras lo que dicen, con {title_words}; concept es "
+    "la idea general, con otras palabras{short}.",
     "en": "Write the idea these quotes express, in {language}: title names in a few words what "
-    "they say, with their key words; concept is the general idea, in other words; analysis "
-    "and summary_short, one sentence each.",
+    "they say, with {title_words}; concept is the general idea, in other words{short}.",
+}
+FRESH_SHORT = {
+    "es": {False: "; analysis y summary_short, una frase cada uno", True: ""},
+    "en": {False: "; analysis and summary_short, one sentence each", True: ""},
+}
+TITLE_WORDS = {
+    "es": {False: "sus palabras clave", True: "una o dos de sus palabras clave"},
+    "en": {False: "their key words", True: "one or two of their key words"},
 }
 # Added to the fresh ask when an earlier answer pasted the quote.
 NO_COPY = {
@@ -138,16 +184,32 @@ PROBLEMS = {
 
 
 def messages(data: RepairInput) -> list[BaseMessage]:
-    rules = RULES.get(data.language, RULES["en"]).format(
-        example=EXAMPLE.get(data.language, ""), language=language_name(data.language)
-    )
-    words = PROBLEMS.get(data.language, PROBLEMS["en"])
+    language, compact = data.language, data.compact
+    name = language_name(language)
+    quotes = "\n".join(f"- {q}" for q in data.quotes)
+    if data.off_topic or data.retry:
+        # Showing the concept that missed its quote (or a rewrite that kept the flaw) anchors a
+        # small model to the same answer: it writes the idea again from the quotes alone.
+        table = "es" if language == "es" else "en"
+        ask = FRESH[table].format(
+            language=name,
+            title_words=TITLE_WORDS[table][compact and bool(data.key_words)],
+            short=FRESH_SHORT[table][compact],
+        )
+        if data.retry and data.copies_quote:
+            ask += NO_COPY[table]
+        if compact and data.key_words:
+            quotes += f"\n{KEY_WORDS[table]}: {', '.join(data.key_words)}"
+        return [
+            SystemMessage(content=fresh_rules(language, compact)),
+            HumanMessage(content=f"Quotes:\n{quotes}\n{ask}"),
+        ]
+    words = PROBLEMS.get(language, PROBLEMS["en"])
     problems = []
     if data.wrong_language:
-        problems.append(
-            words["language"].format(language=language_name(data.language))
-            + ", ".join(data.wrong_language)
-        )
+        # A compact answer has a title and a concept: its short summary is cut from the concept.
+        wrong = [f for f in data.wrong_language if not compact or f in ("title", "concept")]
+        problems.append(words["language"].format(language=name) + ", ".join(wrong or ["concept"]))
     if data.copies_quote:
         problems.append(words["copy"])
     if data.long_title:
@@ -158,20 +220,16 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         "analysis": data.analysis,
         "summary_short": data.summary_short,
     }
-    quotes = "\n".join(f"- {q}" for q in data.quotes)
-    if data.off_topic or data.retry:
-        # Showing the concept that missed its quote (or a rewrite that kept the flaw) anchors a
-        # small model to the same answer: it writes the idea again from the quotes alone.
-        ask = FRESH.get(data.language, FRESH["en"]).format(language=language_name(data.language))
-        if data.retry and data.copies_quote:
-            ask += NO_COPY.get(data.language, NO_COPY["en"])
-        fresh = FRESH_RULES.get(data.language, FRESH_RULES["en"])
-        return [SystemMessage(content=fresh), HumanMessage(content=f"Quotes:\n{quotes}\n{ask}")]
+    rules = RULES.get(language, RULES["en"]).format(
+        example=example(language, compact),
+        language=name,
+        fields=(FIELDS if language == "es" else FIELDS_EN)[compact],
+    )
     return [
         SystemMessage(content=rules),
         HumanMessage(
-            content=f"Quotes:\n{quotes}\nConcept: {json.dumps(current, ensure_ascii=False)}\n"
-            f"Problems: {'; '.join(problems)}\n"
-            + words["ask"].format(language=language_name(data.language))
+            content=f"Quotes:\n{quotes}\n"
+            f"Concept: {json.dumps(_without_short(current, compact), ensure_ascii=False)}\n"
+            f"Problems: {'; '.join(problems)}\n" + words["ask"].format(language=name)
         ),
     ]

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from zettelgraph.extras import require
 from zettelgraph.prompts import author_bio
 from zettelgraph.prompts.author_bio import Biography, SearchResult
+from zettelgraph.text import short_summary
 
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import AuthorEnricher, Services
@@ -105,31 +106,31 @@ def ask_for_biography(
 ) -> Biography:
     """The fast model's biography of `name`: from `results` (cited) when there are some,
     else from its memory."""
+    compact = services.settings.compact(services.llms.fast_spec)
     data = author_bio.AuthorBioInput(
-        name=name, title=title, language=services.settings.concept_language, results=results
+        name=name,
+        title=title,
+        language=services.settings.concept_language,
+        results=results,
+        compact=compact,
     )
-    messages = author_bio.messages(data)
-    if not results:
-        answer = services.structured(
-            services.llms.fast,
-            name=author_bio.NAME,
-            messages=messages,
-            response_model=author_bio.AuthorBio,
-        )
-        return Biography(**answer.model_dump())
-    sourced = services.structured(
+    answer = services.structured(
         services.llms.fast,
         name=author_bio.NAME,
-        messages=messages,
-        response_model=author_bio.SourcedAuthorBio,
+        messages=author_bio.messages(data),
+        response_model=author_bio.response_model(compact, sourced=bool(results)),
     )
+    # A small model is not asked for the short summary: it is cut from the summary.
+    short = getattr(answer, "summary_short", None) or short_summary(answer.summary)
+    if not isinstance(answer, author_bio.CompactSourcedAuthorBio):
+        return Biography(summary=answer.summary, summary_short=short, occupation=answer.occupation)
     # Only results that were shown can be cited: a number the model invents loses its
     # marker, it never gains a URL.
-    cited = author_bio.cited_numbers(sourced.summary, sourced.cited_sources, len(results))
+    cited = author_bio.cited_numbers(answer.summary, answer.cited_sources, len(results))
     return Biography(
-        summary=author_bio.renumber_citations(sourced.summary, cited) or sourced.summary,
-        summary_short=author_bio.renumber_citations(sourced.summary_short, []),
-        occupation=sourced.occupation,
+        summary=author_bio.renumber_citations(answer.summary, cited) or answer.summary,
+        summary_short=author_bio.renumber_citations(short, []),
+        occupation=answer.occupation,
         sources=[results[n - 1].url for n in cited],
     )
 

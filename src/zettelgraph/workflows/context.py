@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from zettelgraph.embeddings import Embedder, embedder_from_settings
 from zettelgraph.guards.language import DetectLanguage, detector_for
-from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.structured import Sampling, call_structured
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.packs.loader import active_schema, shipped_schema
@@ -148,5 +148,16 @@ def open_services(
         llms=llms or ChatModels(settings, on_notice=on_notice),
         packs=packs,
     )
-    services.enrich_author = author_enricher(services)
+    if _writes_author_bio(services):
+        services.enrich_author = author_enricher(services)
     return services
+
+
+def _writes_author_bio(services: Services) -> bool:
+    """Settings.writes_author_bio for the fast model; with no model configured or installed
+    the enricher stays, and the first call that needs a model says what to do."""
+    try:
+        spec = services.llms.fast_spec
+    except LLMConfigError:
+        return True
+    return services.settings.writes_author_bio(spec)

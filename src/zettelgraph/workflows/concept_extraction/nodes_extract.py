@@ -11,6 +11,8 @@ from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel, utcnow
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.text import short_summary, tidy_statement
+from zettelgraph.text_analysis import detect_language, key_words
 from zettelgraph.workflows.concept_extraction.proposal import (
     quote_map,
     resolve_quotes,
@@ -60,9 +62,20 @@ def check_content_processed(state: ExtractionState, services: Services) -> dict[
 
 
 def load_content_quotes(state: ExtractionState, services: Services) -> dict[str, Any]:
+    stored = services.store.quotes_of(state["content_id"])
+    language = services.settings.concept_language
+    # Key words only for a quote in the graph's language: another's would pull a small
+    # model's title into that language (the language check would send it back).
+    words = key_words([q.text for q in stored])
     quotes = [
-        {"id": q.id, "text": q.text, "section": q.section, "page": q.page}
-        for q in services.store.quotes_of(state["content_id"])
+        {
+            "id": q.id,
+            "text": q.text,
+            "section": q.section,
+            "page": q.page,
+            "key_words": found if detect_language(q.text, language) == language else [],
+        }
+        for q, found in zip(stored, words, strict=True)
     ]
     if not quotes:
         return {
@@ -82,13 +95,17 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         author=payload["content"]["author"],
         quotes=[
             extract_concepts.PromptQuote(
-                id=qmap.local(q["id"]), text=q["text"], section=q["section"], page=q["page"]
+                id=qmap.local(q["id"]),
+                text=q["text"],
+                section=q["section"],
+                page=q["page"],
+                key_words=q.get("key_words", []),
             )
             for q in quotes
         ],
         suggestions=payload.get("suggestions"),
         language=services.settings.concept_language,
-        compact=services.settings.is_small_model(services.llms.main_spec),
+        compact=services.settings.compact(services.llms.main_spec),
     )
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
     call = llm_call(extract_concepts.NAME, services.llms.main_spec, f"batch {payload['index']}")
@@ -98,7 +115,7 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             services.llms.main,
             name=extract_concepts.NAME,
             messages=extract_concepts.messages(data),
-            response_model=extract_concepts.response_model(compact),
+            response_model=extract_concepts.response_model(data),
             sampling=extract_concepts.COMPACT_SAMPLING if compact else extract_concepts.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:
@@ -113,7 +130,10 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
     batch_ids = {q["id"] for q in quotes}
     candidates = []
     for item in result.candidate_concepts:
-        ids = resolve_quotes(item.source_quote_ids, qmap, where, warnings)
+        cited = getattr(item, "source_quote_ids", None)
+        if cited is None:  # a call on one quote: its concepts are that quote's
+            cited = [quote.id for quote in data.quotes]
+        ids = resolve_quotes(cited, qmap, where, warnings)
         outside = [i for i in ids if i not in batch_ids]
         if outside:
             warnings.append(f"{where}: dropped {len(outside)} quote ids from outside the batch")
@@ -122,8 +142,12 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             warnings.append(f"{where}: dropped concept {item.title!r}, it cites no quote shown")
             continue
         fields = item.model_dump(exclude={"source_quote_ids"})
-        # The compact answer has no summary or rationale: merge_candidates fills the summary.
-        candidates.append({"summary": "", "rationale": "", **fields, "quote_ids": ids})
+        fields["concept"] = tidy_statement(item.concept)
+        # The compact answer is a title and a concept: the short summary is cut from the
+        # concept, the rest left empty.
+        cut = {"analysis": "", "summary": "", "rationale": ""}
+        cut["summary_short"] = short_summary(fields["concept"])
+        candidates.append({**cut, **fields, "quote_ids": ids})
     # An answer whose every concept cited quotes it was not shown is a failed call, not an
     # empty one: the model invented ids.
     failed = bool(result.candidate_concepts) and not candidates

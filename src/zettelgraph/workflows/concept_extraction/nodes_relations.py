@@ -128,6 +128,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             id=concept["key"], title=concept["title"], summary_short=concept["summary_short"]
         ),
         language=services.settings.concept_language,
+        compact=services.settings.compact(services.llms.main_spec),
         others=[
             line(id=c["key"], title=c["title"], summary_short=c["summary_short"]) for c in others
         ],
@@ -146,7 +147,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
             services.llms.main,
             name=create_relations.NAME,
             messages=create_relations.messages(data, vocabulary),
-            response_model=create_relations.response_model(vocabulary),
+            response_model=create_relations.response_model(vocabulary, compact=data.compact),
             sampling=create_relations.SAMPLING,
         )
     except SOFT_LLM_ERRORS as exc:

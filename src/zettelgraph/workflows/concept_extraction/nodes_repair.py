@@ -11,6 +11,7 @@ from typing import Any
 from zettelgraph.guards import Finding
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
+from zettelgraph.text import short_summary, tidy_statement
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
     flaws_of,
     ground,
@@ -26,13 +27,15 @@ from zettelgraph.workflows.context import Services
 
 def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConcept:
     """The concept with a rewrite's reader fields; the new statement stands in for the summary."""
+    statement = tidy_statement(fields["concept"])
     return DraftConcept(
         key=concept["key"],
         title=fields["title"],
-        concept=fields["concept"],
-        analysis=fields["analysis"],
-        summary=fields["concept"],
-        summary_short=fields["summary_short"],
+        concept=statement,
+        analysis=fields.get("analysis", ""),
+        summary=statement,
+        # A small model's rewrite has none: cut from its concept, as at extraction.
+        summary_short=fields.get("summary_short") or short_summary(statement),
         quote_ids=concept["quote_ids"],
         rationale=concept["rationale"],
         history=[*concept["history"], repair_concept.NAME],
@@ -41,7 +44,7 @@ def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConc
 
 def _rewrite_flaws(
     concept: DraftConcept,
-    answer: repair_concept.RepairedConcept,
+    answer: repair_concept.CompactRepair,
     quotes: Sequence[str],
     services: Services,
     source: Mapping[str, Any],
@@ -81,10 +84,12 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         long_title=payload.get("long_title", False),
         off_topic=payload.get("off_topic", False),
         language=services.settings.concept_language,
+        compact=services.settings.compact(services.llms.main_spec),
+        key_words=payload.get("key_words", []),
     )
     calls = []
     error = ""
-    best: tuple[tuple[int, int], repair_concept.RepairedConcept] | None = None
+    best: tuple[tuple[int, int], repair_concept.CompactRepair] | None = None
     if _flaw_score(payload) == (0, 1):
         # Only the title is a sentence: the concept itself stands, so a rewrite must beat it (a
         # rewrite off its quotes would be dropped, and the quote with it).
@@ -105,7 +110,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 services.llms.main,
                 name=repair_concept.NAME,
                 messages=repair_concept.messages(data),
-                response_model=repair_concept.RepairedConcept,
+                response_model=repair_concept.response_model(data.compact),
                 sampling=sampling,
             )
         except SOFT_LLM_ERRORS as exc:

@@ -10,6 +10,9 @@ from zettelgraph.workflows.concept_extraction.proposal import quote_texts
 from zettelgraph.workflows.concept_extraction.state import ExtractionState
 from zettelgraph.workflows.review import after_review as after_review
 
+# Key words shown for a rewrite: a concept citing several quotes gets their first ones.
+KEY_WORDS_SHOWN = 6
+
 
 def after_check(state: ExtractionState) -> Literal["load_content_quotes", "__end__"]:
     return "__end__" if state.get("status") == "skipped" else "load_content_quotes"
@@ -50,12 +53,16 @@ def to_repairs(
     if not requests:
         return to_duplicate_checks(state)
     quotes = quote_texts(state.get("quotes", []))
+    words = {q["id"]: q.get("key_words", []) for q in state.get("quotes", [])}
     return [
         Send(
             "repair_concept",
             {
                 "concept": c,
                 "quotes": [quotes[q] for q in c["quote_ids"] if q in quotes],
+                "key_words": list(
+                    dict.fromkeys(w for q in c["quote_ids"] for w in words.get(q, []))
+                )[:KEY_WORDS_SHOWN],
                 # What the rewrite must fix: the flaws the checks found.
                 **{k: v for k, v in requests[c["key"]].items() if k != "key"},
                 "source": state.get("content", {}),

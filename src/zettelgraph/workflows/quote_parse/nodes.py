@@ -29,7 +29,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.prompts import author_bio, book_summary
 from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
-from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
+from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse.documents import (
     document_content_id,
@@ -148,6 +148,7 @@ def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, An
 
 def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
     notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
+    compact = services.settings.compact(services.llms.main_spec)
     try:
         result = services.structured(
             services.llms.main,
@@ -158,16 +159,19 @@ def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
                     author=state.get("author"),
                     notes=notes,
                     language=services.settings.concept_language,
+                    compact=compact,
                 )
             ),
-            response_model=book_summary.BookSummary,
+            response_model=book_summary.response_model(compact),
         )
     except SOFT_LLM_ERRORS as exc:
         log.warning("summary of %s failed: %s", state["file_path"], exc)
         return {"summary": "", "summary_short": "", "warnings": [f"no summary: {exc}"]}
     return {
         "summary": clip_words(result.summary, SUMMARY_WORDS),
-        "summary_short": clip_words(result.summary_short, SHORT_SUMMARY_WORDS),
+        "summary_short": clip_words(result.summary_short, SHORT_SUMMARY_WORDS)
+        if isinstance(result, book_summary.BookSummary)
+        else short_summary(result.summary),
     }
 
 
