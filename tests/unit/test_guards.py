@@ -314,3 +314,18 @@ def test_a_title_clearly_in_another_language_is_flagged_over_a_spanish_body() ->
     assert off_language_fields(english_title, "es", DETECT) == ["title"]
     # A short or mixed title is left alone: "Vida deliberada" could be Portuguese.
     assert off_language_fields({**SPANISH, "title": "Vida deliberada"}, "es", DETECT) == []
+
+
+def test_a_long_titles_first_clause_stands_in_only_when_it_is_a_name() -> None:
+    from zettelgraph.guards.distillation import clause_title
+
+    sentence = (
+        "Comenzar el día diciendo a mí mismo, que me encontraré con el entrometido, el "
+        "ingrato, el arrogante"
+    )
+    assert clause_title(sentence) == "Comenzar el día diciendo a mí mismo"
+    assert clause_title("Libertad; y lo demás viene después de ella sin más") is None  # one word
+    assert clause_title(LONG) is None  # no clause: nothing shorter to stand in
+
+
+LONG = "Cada uno es hijo de sus obras y no de su linaje ni de la fortuna de sus padres"

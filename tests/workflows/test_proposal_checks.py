@@ -291,6 +291,17 @@ def test_a_title_that_is_a_sentence_is_sent_back_and_flagged_if_it_stays_one(
     assert any("its title is a sentence of 19 words" in w for w in view.warnings)
 
 
+def test_a_title_still_a_sentence_is_cut_to_its_first_clause_when_that_names_it(
+    make_harness: MakeHarness,
+) -> None:
+    clauses = "Cada uno es hijo de sus obras, y no de su linaje ni de la fortuna de sus padres"
+    h, view = long_title_run(make_harness, {**SPANISH_REWRITE, "title": clauses})
+    assert h.calls("repair_concept") == TRIES
+    assert [c["title"] for c in view.report["concepts"]] == ["Cada uno es hijo de sus obras"]
+    assert view.report["checks"] == {"distillation": {"sent_for_rewrite": 1, "repaired": 1}}
+    assert any("cut to 'Cada uno es hijo de sus obras'" in w for w in view.warnings)
+
+
 def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept(
     make_harness: MakeHarness,
 ) -> None:

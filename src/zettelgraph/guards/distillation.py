@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from zettelgraph.text import copied_share
@@ -31,3 +32,19 @@ TITLE_MAX_WORDS = 12
 def long_title(title: str, limit: int = TITLE_MAX_WORDS) -> bool:
     """Whether a title is a sentence rather than a name."""
     return len(title.split()) > limit
+
+
+# A title cut to its first clause is kept only when the clause is a name of this many words.
+CLAUSE_TITLE_WORDS = (2, 8)
+_CLAUSE_END = re.compile(r"[,;:(—–]|\s-\s")
+
+
+def clause_title(title: str) -> str | None:
+    """A long title's first clause, when it is a short name on its own ("Comenzar el día
+    diciendo a mí mismo" from a 21-word sentence); None when it is not.
+
+    The last resort for a title still a sentence after its rewrites: it becomes the vault
+    note's file name, and the first clause of the model's sentence is what it names."""
+    clause = _CLAUSE_END.split(" ".join(title.split()), maxsplit=1)[0].strip(" .…")
+    low, high = CLAUSE_TITLE_WORDS
+    return clause if low <= len(clause.split()) <= high else None

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards import Finding
+from zettelgraph.guards.distillation import clause_title
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
 from zettelgraph.text import short_summary, tidy_statement
@@ -208,7 +209,19 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
                 )
                 continue
             request = requests[concept["key"]]
-            if flaws["long_title"]:
+            if flaws["long_title"] and (short := clause_title(concept["title"])):
+                # The idea may be sound, and the title becomes the vault note's file name: its
+                # first clause, when that is a name on its own, stands in for the sentence.
+                findings.append(
+                    Finding(
+                        guard_of(request),
+                        "repaired",
+                        repr(concept["title"]),
+                        f"its title was still a sentence after a rewrite: cut to {short!r}",
+                    )
+                )
+                concept = {**concept, "title": short}
+            elif flaws["long_title"]:
                 # The idea may be sound: it reaches the reader, flagged, for a shorter title.
                 findings.append(
                     Finding(
