@@ -302,6 +302,30 @@ def test_a_title_still_a_sentence_is_cut_to_its_first_clause_when_that_names_it(
     assert any("cut to 'Cada uno es hijo de sus obras'" in w for w in view.warnings)
 
 
+def test_a_sentence_title_whose_first_clause_names_the_idea_is_cut_without_a_call(
+    make_harness: MakeHarness,
+) -> None:
+    clauses = "Cada uno es hijo de sus obras, y no de su linaje ni de la fortuna de sus padres"
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {
+                    "candidate_concepts": [
+                        {**SPANISH_REWRITE, "title": clauses, "source_quote_ids": ["q1"]}
+                    ]
+                }
+            ],
+            "self_critique": [PASSING_CRITIQUE],
+        }
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") == 0
+    assert [c["title"] for c in view.report["concepts"]] == ["Cada uno es hijo de sus obras"]
+    assert view.report["checks"] == {"distillation": {"repaired": 1}}
+    assert any("a sentence of 19 words: cut to" in w for w in view.warnings)
+
+
 def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept(
     make_harness: MakeHarness,
 ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
-from zettelgraph.guards.distillation import copied_quote, long_title
+from zettelgraph.guards.distillation import clause_title, copied_quote, long_title
 from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
@@ -187,10 +187,24 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
     rewritten = {r["key"] for r in requests}
     grounded = {c["key"]: c for c in kept} | {o["key"]: o for o, _ in orphans}
     kept = [grounded[c["key"]] for c in candidates if c["key"] in grounded]
-    for concept in kept:
+    for index, concept in enumerate(kept):
         if concept["key"] in rewritten:
             continue
         flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
+        short = clause_title(concept["title"]) if flaws["long_title"] else None
+        if short and not (flaws["wrong_language"] or flaws["copies_quote"]):
+            # Only the title is a sentence, and its first clause names the idea: no call needed.
+            words = len(concept["title"].split())
+            findings.append(
+                Finding(
+                    "distillation",
+                    "repaired",
+                    repr(concept["title"]),
+                    f"its title was a sentence of {words} words: cut to {short!r}",
+                )
+            )
+            kept[index] = {**concept, "title": short}
+            continue
         if flaws["wrong_language"] or flaws["copies_quote"] or flaws["long_title"]:
             requests.append({"key": concept["key"], **flaws})
             reasons = []
