@@ -105,6 +105,11 @@ def test_compact_book_and_author_calls_ask_no_short_summary() -> None:
     assert "summary_short" not in str(book_summary.messages(book)[-1].content)
     assert "summary_short" not in book_summary.response_model(True).model_fields
     assert "summary_short" in book_summary.response_model(False).model_fields
+    # A small model reads the first few thousand characters of long notes.
+    long = book.model_copy(update={"notes": "x" * 20_000})
+    assert len(str(book_summary.messages(long)[-1].content)) < 5_000
+    full = long.model_copy(update={"compact": False})
+    assert len(str(book_summary.messages(full)[-1].content)) > 12_000
     bio = author_bio.AuthorBioInput(name="A", title="T", compact=True)
     assert "summary_short" not in str(author_bio.messages(bio)[-1].content)
     for sourced in (False, True):

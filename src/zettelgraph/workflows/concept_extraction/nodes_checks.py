@@ -77,7 +77,10 @@ def ground(
             continue
         gone = {q for q, _ in far}
         left = [q for q in concept["quote_ids"] if q not in gone]
-        scores = ", ".join(f"{s:.2f}" for _, s in far)
+        # Two decimals, or three where two would read as the threshold itself ("0.31 < 0.31").
+        scores = ", ".join(
+            f"{s:.2f}" if f"{s:.2f}" != f"{threshold:.2f}" else f"{s:.3f}" for _, s in far
+        )
         if not left:
             why = f"none of its quotes is about it (similarity {scores} < {threshold:.2f})"
             orphans.append((concept, why))
