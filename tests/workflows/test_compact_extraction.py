@@ -96,3 +96,27 @@ def test_a_full_size_model_writes_its_own_short_summary(make_harness: MakeHarnes
     assert "Palabras clave" not in prompts[0]
     assert view.report["concepts"][0]["summary_short"] == "Morir por la patria."
     assert view.report["concepts"][0]["analysis"] == "El deber cívico como fe."
+
+
+def test_a_small_model_is_asked_about_the_most_related_third_of_its_concepts(
+    make_harness: MakeHarness,
+) -> None:
+    # Six quotes, six concepts that share most of their words (all related for the test's
+    # word-overlap embedder): a relation call for each of the two closest, not for all six.
+    quotes = [f"La lectura {w} forma el juicio del lector atento y paciente." for w in "abcdef"]
+    counter = iter(range(6))
+
+    def extract(prompt: str) -> dict[str, Any]:
+        n = next(counter)
+        body = "Leer con calma forma el juicio del lector atento y paciente"
+        return {"candidate_concepts": [{"title": f"Lectura {n}", "concept": f"{body} {n}."}]}
+
+    h = make_harness(
+        {"extract_concepts": [extract], "self_critique": [PASSING_CRITIQUE]},
+        compact_answers=True,
+        extraction_batch_size=1,
+    )
+    view = h.runs.start(h.add_content("Lecturas", quotes))
+    assert view.report is not None
+    assert len(view.report["concepts"]) == 6
+    assert h.calls("create_relations") == 2
