@@ -326,6 +326,28 @@ def test_a_sentence_title_whose_first_clause_names_the_idea_is_cut_without_a_cal
     assert any("a sentence of 19 words: cut to" in w for w in view.warnings)
 
 
+def test_a_title_is_not_cut_to_a_clause_that_leaves_the_concept_off_its_quote(
+    make_harness: MakeHarness,
+) -> None:
+    # The quote's words are all in the sentence title; its first clause and the statement are
+    # about something else: cut, the concept would no longer be grounded, so it is rewritten.
+    title = "Dormir la siesta, porque cada uno es hijo de sus obras y no de su linaje ni fortuna"
+    h = make_harness(
+        {
+            "extract_concepts": [
+                {"candidate_concepts": [{**SIESTA, "title": title, "source_quote_ids": ["q1"]}]}
+            ],
+            "repair_concept": [SPANISH_REWRITE],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        embeddings="use-multilingual",
+    )
+    view = h.runs.start(h.add_content("Quijote", [WORKS]))
+    assert view.report is not None
+    assert h.calls("repair_concept") >= 1
+    assert "Dormir la siesta" not in [c["title"] for c in view.report["concepts"]]
+
+
 def test_a_rewrite_for_a_long_title_that_goes_off_its_quote_loses_to_the_concept(
     make_harness: MakeHarness,
 ) -> None:

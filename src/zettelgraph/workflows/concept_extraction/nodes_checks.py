@@ -97,6 +97,24 @@ def ground(
     return kept, findings, [*named, *orphans]
 
 
+def grounded_clause_title(
+    concept: DraftConcept,
+    quotes: Mapping[str, str],
+    services: Services,
+    source: Mapping[str, Any],
+) -> str | None:
+    """A sentence title's first clause (`clause_title`) when the concept under it is still
+    grounded on every quote it cites: the title is half of what grounding compares, and a cut
+    that leaves the quote's words out can leave the concept off its quote."""
+    short = clause_title(concept["title"])
+    if short is None:
+        return None
+    kept, _, orphans = ground([{**concept, "title": short}], quotes, services, source)
+    if orphans or not kept or kept[0]["quote_ids"] != concept["quote_ids"]:
+        return None
+    return short
+
+
 def off_topic_finding(
     orphan: tuple[DraftConcept, str], action: Action, ask: str | None = None
 ) -> Finding:
@@ -194,7 +212,12 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
         if concept["key"] in rewritten:
             continue
         flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
-        short = clause_title(concept["title"]) if flaws["long_title"] else None
+        source = state.get("content", {})
+        short = (
+            grounded_clause_title(concept, quotes, services, source)
+            if flaws["long_title"]
+            else None
+        )
         if short and not (flaws["wrong_language"] or flaws["copies_quote"]):
             # Only the title is a sentence, and its first clause names the idea: no call needed.
             words = len(concept["title"].split())

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards import Finding
-from zettelgraph.guards.distillation import clause_title
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
 from zettelgraph.text import short_summary, tidy_statement
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
     flaws_of,
     ground,
+    grounded_clause_title,
     guard_of,
     logged,
     off_topic_finding,
@@ -209,7 +209,13 @@ def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any
                 )
                 continue
             request = requests[concept["key"]]
-            if flaws["long_title"] and (short := clause_title(concept["title"])):
+            source = state.get("content", {})
+            short = (
+                grounded_clause_title(concept, quotes, services, source)
+                if flaws["long_title"]
+                else None
+            )
+            if short:
                 # The idea may be sound, and the title becomes the vault note's file name: its
                 # first clause, when that is a name on its own, stands in for the sentence.
                 findings.append(
