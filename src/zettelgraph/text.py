@@ -51,10 +51,24 @@ def tidy_statement(text: str) -> str:
     if len(sentences) > 1 and not _SENTENCE_END.search(sentences[-1][-1:]):
         sentences.pop()  # unfinished: the bound cut it
     kept: list[str] = []
-    for sentence in sentences:
+    for sentence in map(_without_repeated_clauses, sentences):
         if normalize_name(sentence) not in {normalize_name(k) for k in kept}:
             kept.append(sentence)
     return " ".join(kept)
+
+
+def _without_repeated_clauses(sentence: str) -> str:
+    """A sentence without the clauses (between commas, two words or more) it already said:
+    "La vida es un esparcimiento, es un esparcimiento, es un esparcimiento." says it once."""
+    end = sentence[-1] if _SENTENCE_END.search(sentence[-1:]) else ""
+    clauses = sentence[: len(sentence) - len(end)].split(", ")
+    kept = clauses[:1]
+    for clause in clauses[1:]:
+        key = normalize_name(clause).strip()
+        said = any(key in normalize_name(k) for k in kept)
+        if not (said and len(key.split()) >= 2):
+            kept.append(clause)
+    return ", ".join(kept) + end
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

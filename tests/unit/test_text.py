@@ -78,3 +78,8 @@ def test_a_looping_statement_keeps_each_sentence_once_and_drops_the_cut_one() ->
     assert tidy_statement("Una idea sin punto final") == "Una idea sin punto final"
     assert tidy_statement("  Uno.   Dos.  ") == "Uno. Dos."
     assert tidy_statement("") == ""
+    # A clause said again within the sentence is said once.
+    assert tidy_statement(
+        "La vida es un esparcimiento, es un esparcimiento, es un esparcimiento."
+    ) == ("La vida es un esparcimiento.")
+    assert tidy_statement("Leer, leer y leer, pensar.") == "Leer, leer y leer, pensar."
