@@ -134,6 +134,12 @@ class Settings(BaseSettings):
         description="Web search behind new authors' biographies (the `search` extra); none: "
         "the model's memory, marked as not verified.",
     )
+    book_summary: bool | None = Field(
+        default=None,
+        description="Ask the model for a summary of each new book from its notes; default on, "
+        "off for the small local models, which wrote it in the notes' language rather than "
+        "the graph's (two of three books) and from the quotes' own words.",
+    )
     author_bio: bool | None = Field(
         default=None,
         description="Ask the model for a new author's biography; default on, off for the "
@@ -307,6 +313,12 @@ class Settings(BaseSettings):
         if self.compact_answers is not None:
             return self.compact_answers
         return self.is_small_model(llm)
+
+    def writes_book_summary(self, main_llm: str) -> bool:
+        """Whether new books get a summary from `main_llm` (`book_summary`)."""
+        if self.book_summary is not None:
+            return self.book_summary
+        return not self.is_small_model(main_llm)
 
     def writes_author_bio(self, fast_llm: str) -> bool:
         """Whether new authors get a biography from `fast_llm` (`author_bio`)."""

@@ -283,3 +283,20 @@ def test_an_edit_without_new_quotes_is_written_without_an_llm_call(
     assert updated.summary == content.summary  # kept: no new summary was made
     assert updated.content_hash != content.content_hash
     assert updated.created_at == content.created_at
+
+
+def test_a_small_local_model_writes_no_book_summary(tmp_path: Path) -> None:
+    # Two of three summaries the 1.5B model wrote were in the notes' language, not the graph's:
+    # the book keeps an empty summary and ingest makes no call.
+    services = make_services(tmp_path / "home", book_summary=False)
+    try:
+        result = ingest(services, write(tmp_path / "a.md", NOTES))
+        content = services.store.get_content(result["content_id"])
+        assert content is not None and (content.summary, content.summary_short) == ("", "")
+        assert "book_summary" not in services.usage.as_dict()
+        assert not any("no summary" in w for w in result["warnings"])
+    finally:
+        services.close()
+    assert not Settings(llm="local").writes_book_summary("local")
+    assert Settings().writes_book_summary("openai:gpt-4.1-mini")
+    assert Settings(book_summary=True).writes_book_summary("local")

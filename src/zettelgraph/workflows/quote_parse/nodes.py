@@ -147,8 +147,11 @@ def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, An
 
 
 def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
+    settings = services.settings
+    if not settings.writes_book_summary(services.llms.main_spec):
+        return {"summary": "", "summary_short": ""}
     notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
-    compact = services.settings.compact(services.llms.main_spec)
+    compact = settings.compact(services.llms.main_spec)
     try:
         result = services.structured(
             services.llms.main,
