@@ -169,6 +169,9 @@ def test_cli_ingests_an_example_end_to_end_with_the_local_model(
     """The main job on the offline model: structure is checked, never wording."""
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "4096")
+    # Off by default on the local models (no model call at ingest): on here, so the compact
+    # summary goes through the real model.
+    monkeypatch.setenv("ZETTELGRAPH_BOOK_SUMMARY", "true")
     example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
     runner = CliRunner()
     base = ["--home", str(local_home), "--llm", "local:0.5b"]
@@ -234,6 +237,9 @@ def test_ask_end_to_end_with_the_local_model(
 
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "4096")
+    # Off by default on the local models (no model call at ingest): on here, so the compact
+    # summary goes through the real model.
+    monkeypatch.setenv("ZETTELGRAPH_BOOK_SUMMARY", "true")
     example = Path(__file__).resolve().parents[2] / "examples" / "meditations.md"
     runner = CliRunner()
     base = ["--home", str(local_home), "--llm", "local:0.5b"]
