@@ -121,11 +121,13 @@ def analyze_query(query: str, language: str | None = None) -> list[str]:
 _KEY_WORD_MIN = 5
 
 
-def key_words(texts: Sequence[str], limit: int = 5) -> list[list[str]]:
+def key_words(
+    texts: Sequence[str], limit: int = 5, only_language: str | None = None
+) -> list[list[str]]:
     """For each text (a book's quotes), the words a reader would name it by, as written there:
     no function words, no numbers, at least five letters, one per stem; those the fewest other
     texts share first (what sets a quote apart from the book's others), then the longest; in
-    the text's own order.
+    the text's own order. With `only_language`, a text in another language gets none.
 
     A small model told to name a quote "with its key words" picks generic ones ("cambio de
     opinión"); shown these, its title keeps the quote's own subject, which is what the default
@@ -133,12 +135,18 @@ def key_words(texts: Sequence[str], limit: int = 5) -> list[list[str]]:
     """
     found: list[dict[str, tuple[str, int]]] = []
     for text in texts:
-        language = detect_language(text)
-        stopwords = STOPWORDS_BY_LANGUAGE.get(language, frozenset())
+        language = detect_language(text, only_language or DEFAULT_LANGUAGE)
         own: dict[str, tuple[str, int]] = {}
-        for position, token in enumerate(_LETTERS.findall(text)):
-            if len(token) >= _KEY_WORD_MIN and normalize_name(token) not in stopwords:
-                own.setdefault(stems([token.casefold()], language)[0], (token, position))
+        if only_language is None or language == only_language:
+            stopwords = STOPWORDS_BY_LANGUAGE.get(language, frozenset())
+            tokens = [
+                (position, token)
+                for position, token in enumerate(_LETTERS.findall(text))
+                if len(token) >= _KEY_WORD_MIN and normalize_name(token) not in stopwords
+            ]
+            stemmed = stems([token.casefold() for _, token in tokens], language)
+            for stem, (position, token) in zip(stemmed, tokens, strict=True):
+                own.setdefault(stem, (token, position))
         found.append(own)
     shared = Counter(stem for own in found for stem in own)
     chosen = []

@@ -39,6 +39,9 @@ def test_key_words_prefer_what_sets_a_quote_apart_and_keep_one_form_per_stem() -
     assert two[2].count("honra") <= 1
     assert key_words(["Our life is frittered away by detail."]) == [["frittered", "detail"]]
     assert key_words(["Sí, no, yo."]) == [[]]
+    # A quote in another language than the graph's gets none.
+    spanish, english = key_words([BOOK[0], "Our life is frittered away by detail."], 5, "es")
+    assert spanish and english == []
 
 
 def test_short_summary_is_the_first_sentence_within_thirty_words() -> None:

@@ -13,7 +13,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
-from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS
+from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS, KEY_WORDS
 from zettelgraph.prompts.quality import language_name
 
 NAME = "repair_concept"
@@ -63,7 +63,7 @@ def response_model(compact: bool) -> type[CompactRepair]:
     return CompactRepair if compact else RepairedConcept
 
 
-def _without_short(answer: dict[str, str], compact: bool) -> dict[str, str]:
+def _compact_fields(answer: dict[str, str], compact: bool) -> dict[str, str]:
     """The fields a compact answer has: title and concept."""
     return {k: v for k, v in answer.items() if not compact or k in ("title", "concept")}
 
@@ -91,9 +91,9 @@ def example(language: str, compact: bool) -> str:
     english = "title" if compact else "title, analysis, summary_short"
     return (
         "Cita: Cada uno es hijo de sus obras.\n"
-        f"Concepto: {json.dumps(_without_short(EXAMPLE_FIX, compact), ensure_ascii=False)}\n"
+        f"Concepto: {json.dumps(_compact_fields(EXAMPLE_FIX, compact), ensure_ascii=False)}\n"
         f"Problemas: en inglés: {english}; copia la cita.\n"
-        f"Respuesta: {json.dumps(_without_short(EXAMPLE_FIXED, compact), ensure_ascii=False)}"
+        f"Respuesta: {json.dumps(_compact_fields(EXAMPLE_FIXED, compact), ensure_ascii=False)}"
     )
 
 
@@ -127,14 +127,13 @@ FRESH_ANSWER = {
     "analysis": "Una escena menor muestra una actitud: la gratitud ante lo disponible.",
     "summary_short": "Aceptar lo disponible evita sufrir por lo que falta.",
 }
-KEY_WORDS = {"es": "Palabras clave", "en": "Key words"}
 
 
 def fresh_rules(language: str, compact: bool) -> str:
     if language != "es":
         return "You are a Zettelkasten expert: you read quotes and write the idea they express."
     key_words = f"{KEY_WORDS['es']}: {', '.join(FRESH_KEY_WORDS)}\n" if compact else ""
-    answer = json.dumps(_without_short(FRESH_ANSWER, compact), ensure_ascii=False)
+    answer = json.dumps(_compact_fields(FRESH_ANSWER, compact), ensure_ascii=False)
     return (
         "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan."
         "\nEjemplo (de otro libro: no lo copies).\n"
@@ -229,7 +228,7 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         SystemMessage(content=rules),
         HumanMessage(
             content=f"Quotes:\n{quotes}\n"
-            f"Concept: {json.dumps(_without_short(current, compact), ensure_ascii=False)}\n"
+            f"Concept: {json.dumps(_compact_fields(current, compact), ensure_ascii=False)}\n"
             f"Problems: {'; '.join(problems)}\n" + words["ask"].format(language=name)
         ),
     ]

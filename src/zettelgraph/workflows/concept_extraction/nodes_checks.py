@@ -188,7 +188,8 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
     quotes = quote_texts(state.get("quotes", []))
     covering = services.settings.covers_quotes(services.llms.main_spec)
     candidates = state.get("candidates", [])
-    kept, findings, orphans = ground(candidates, quotes, services, state.get("content", {}))
+    source = state.get("content", {})
+    kept, findings, orphans = ground(candidates, quotes, services, source)
     requests = []
     if covering:
         # Each of an orphan's quotes is asked again alone below: one quote is what a small
@@ -212,7 +213,6 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
         if concept["key"] in rewritten:
             continue
         flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
-        source = state.get("content", {})
         short = (
             grounded_clause_title(concept, quotes, services, source)
             if flaws["long_title"]

@@ -12,7 +12,7 @@ from zettelgraph.models import NodeLabel, utcnow
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.text import short_summary, tidy_statement
-from zettelgraph.text_analysis import detect_language, key_words
+from zettelgraph.text_analysis import key_words
 from zettelgraph.workflows.concept_extraction.proposal import (
     quote_map,
     resolve_quotes,
@@ -63,18 +63,15 @@ def check_content_processed(state: ExtractionState, services: Services) -> dict[
 
 def load_content_quotes(state: ExtractionState, services: Services) -> dict[str, Any]:
     stored = services.store.quotes_of(state["content_id"])
-    language = services.settings.concept_language
-    # Key words only for a quote in the graph's language: another's would pull a small
-    # model's title into that language (the language check would send it back).
-    words = key_words([q.text for q in stored])
+    # Key words are shown to small models only, and only for a quote in the graph's language:
+    # another's would pull the title into that language (the language check would send it back).
+    words = (
+        key_words([q.text for q in stored], only_language=services.settings.concept_language)
+        if services.settings.compact(services.llms.main_spec)
+        else [[] for _ in stored]
+    )
     quotes = [
-        {
-            "id": q.id,
-            "text": q.text,
-            "section": q.section,
-            "page": q.page,
-            "key_words": found if detect_language(q.text, language) == language else [],
-        }
+        {"id": q.id, "text": q.text, "section": q.section, "page": q.page, "key_words": found}
         for q, found in zip(stored, words, strict=True)
     ]
     if not quotes:
