@@ -133,6 +133,28 @@ class Section(Node):
     location: dict[str, Any] = Field(default_factory=dict)
 
 
+# Who wrote a concept's text: the model that proposed it, or the reader who edited it.
+TextAuthor = Literal["model", "reader"]
+
+
+class ConceptRevision(BaseModel):
+    """An earlier text of a concept, kept when the reader replaced it: the model's proposal
+    when the reader edited it in the review, or the reader's own text edited again later."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    title: str
+    concept: str
+    analysis: str = ""
+    summary: str = ""
+    summary_short: str = ""
+    by: TextAuthor
+    model: str | None = None  # the model's provider:model string, when `by` is "model"
+    replaced_at: datetime
+    # Where the reader replaced it: in the run's review, or on the committed concept.
+    replaced_in: Literal["review", "graph"]
+
+
 class Concept(Node):
     """One atomic idea in the configured concept language."""
 
@@ -145,6 +167,13 @@ class Concept(Node):
     vault_sync_pending: bool = False
     # Where it came from: run (thread id), LLM calls, source quotes, the human decision.
     provenance: dict[str, Any] = Field(default_factory=dict)
+    # Its earlier texts, oldest first; empty while the text is the model's as proposed.
+    revisions: list[ConceptRevision] = Field(default_factory=list)
+
+    @property
+    def text_by(self) -> TextAuthor:
+        """Who wrote the text it has now: only a reader edits a concept once proposed."""
+        return "reader" if self.revisions else "model"
 
 
 class Relation(BaseModel):
