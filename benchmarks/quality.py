@@ -8,6 +8,15 @@ src/zettelgraph/guards/measures.py.
 
     python benchmarks/quality.py examples/ --llm local
     python benchmarks/quality.py ../shared/data/booknotes/napoleon_en_chamartin.md --llm local
+
+Grading by meaning (`benchmarks/grading.py`, ../shared/JUDGE.md): `--sheet DIR` also writes
+the items a judge grades (`DIR/sheet.jsonl`, nothing of how they were made) and what the
+grades are compared with (`DIR/hidden.jsonl`: doubt flags, typed or suggested); `--grades
+FILE --sheet DIR` then prints the keep / fix / drop shares and how the flags did, without
+running anything. `--from-run FILE` reads a saved `zettelgraph run --json` instead of running.
+
+    python benchmarks/quality.py benchmarks/dev/*.md --llm local --sheet out/dev
+    python benchmarks/quality.py --grades out/dev/grades.jsonl --sheet out/dev
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from grading import figures, read_jsonl, sheet_items, write_jsonl
 from zettelgraph.embeddings import build_embedder
 from zettelgraph.guards.language import detector_for
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
@@ -117,22 +127,49 @@ def evaluate(result: dict[str, Any], language: str, embeddings: str) -> dict[str
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="+", type=Path, help="book-note files or folders")
+    parser.add_argument("paths", nargs="*", type=Path, help="book-note files or folders")
     parser.add_argument("--llm", default="local", help="ZETTELGRAPH_LLM for the run")
     parser.add_argument("--embeddings", default="use-multilingual", help="embedder for measures")
     parser.add_argument("--language", default="es", help="the graph's language")
     parser.add_argument("--home", type=Path, help="ZETTELGRAPH_HOME (default: a fresh temp dir)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument("--sheet", type=Path, help="folder of the grading sheet (grading.py)")
+    parser.add_argument("--grades", type=Path, help="grades of the sheet in --sheet: figures")
+    parser.add_argument("--from-run", type=Path, help="a saved `zettelgraph run --json`")
+    parser.add_argument(
+        "--env", action="append", default=[], help="NAME=VALUE for the run (repeatable)"
+    )
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="zg-quality-") as scratch:
-        home = args.home or Path(scratch)
-        result = run_main_job(
-            args.paths, home, args.llm, {"ZETTELGRAPH_CONCEPT_LANGUAGE": args.language}
+    if args.grades:
+        if not args.sheet:
+            parser.error("--grades needs --sheet, the folder of the graded sheet")
+        sheet = read_jsonl(args.sheet / "sheet.jsonl")
+        hidden = read_jsonl(args.sheet / "hidden.jsonl")
+        emit(figures(sheet, hidden, read_jsonl(args.grades)), args.out)
+        return
+    if not args.paths and not args.from_run:
+        parser.error("give book-note paths to run, or --from-run")
+    env = {"ZETTELGRAPH_CONCEPT_LANGUAGE": args.language}
+    env.update(dict(item.split("=", 1) for item in args.env))
+    if args.from_run:
+        result = json.loads(args.from_run.read_text(encoding="utf-8"))
+        result.setdefault("seconds", None)
+    else:
+        with tempfile.TemporaryDirectory(prefix="zg-quality-") as scratch:
+            home = args.home or Path(scratch)
+            result = run_main_job(args.paths, home, args.llm, env)
+    if args.sheet:
+        sheet, hidden = sheet_items(result["runs"])
+        write_jsonl(args.sheet / "sheet.jsonl", sheet)
+        write_jsonl(args.sheet / "hidden.jsonl", hidden)
+        (args.sheet / "run.json").write_text(
+            json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
         )
     evaluation = evaluate(result, args.language, args.embeddings)
     output = {
         "paths": [str(p) for p in args.paths],
         "llm": args.llm,
+        "env": env,
         "seconds": result["seconds"],
         **evaluation,
         "usage": result.get("usage", {}),

@@ -225,6 +225,18 @@ class Settings(BaseSettings):
         default=False,
         description="Offer MCP clients the approve_run tool; off, only you approve runs.",
     )
+    # Doubt flags (guards/doubt.py): the review shows first, unchecked, what probably misreads
+    # its quote; `zettelgraph calibrate` refits them to the reader's own decisions.
+    doubt_check: bool | None = Field(
+        default=None,
+        description="Ask the model whether each statement says what its quote says (read "
+        "from log-probabilities; one short call per concept); default on, off with fake.",
+    )
+    auto_calibrate: bool = Field(
+        default=False,
+        description="Refit the doubt flags to your decisions after each approval, once you "
+        "have made enough of them (zettelgraph calibrate).",
+    )
     # Provenance exports name the person who approves concepts and cards (a prov:Person).
     reader: str = Field(
         default="reader",
@@ -374,6 +386,11 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def calibration_path(self) -> Path:
+        """The reader's own doubt calibration (`zettelgraph calibrate`)."""
+        return self.home / "calibration.json"
 
     def masked(self) -> dict[str, str]:
         """Effective values for display, with secrets and URL passwords hidden."""

@@ -73,7 +73,15 @@ def test_empty_graph_needs_no_duplicate_or_query_calls(harness: Harness) -> None
     assert harness.calls("relation_queries") == 0
 
 
-def test_already_processed_content_is_skipped_unless_forced(harness: Harness) -> None:
+def test_already_processed_content_is_skipped_unless_forced(make_harness: MakeHarness) -> None:
+    # Every quote supports a concept: nothing is left open for a later run.
+    every_quote = {
+        "extract_concepts": [
+            {"candidate_concepts": [concept_reply("Ciencia y duda", ["q1", "q2", "q3"])]}
+        ],
+        "self_critique": [PASSING_CRITIQUE],
+    }
+    harness = make_harness(every_quote)
     cid = harness.add_content("Libro", QUOTES)
     first = harness.runs.start(cid)
     harness.runs.answer(first.run_id, "approve")

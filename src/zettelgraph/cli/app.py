@@ -20,6 +20,7 @@ from zettelgraph.cli import (
     links,
     mcp,
     packs,
+    review,
     search,
     serve,
     store,
@@ -62,7 +63,7 @@ app.command("doctor")(admin.doctor)
 app.command("reindex")(admin.reindex)
 app.command("run")(extract.run)
 app.command("extract")(extract.extract)
-app.command("review")(extract.review)
+app.command("review")(review.review)
 app.command("runs")(extract.list_runs)
 app.command("resume")(extract.resume)
 app.command("graph-extract")(graph.graph_extract)

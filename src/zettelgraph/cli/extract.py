@@ -6,9 +6,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -149,87 +146,6 @@ def extract(
     _show(view, as_json)
     if view.status == "failed":
         raise typer.Exit(1)
-
-
-def review(
-    ctx: typer.Context,
-    run_id: Annotated[
-        str | None, typer.Argument(help="Run id; default: the latest waiting.")
-    ] = None,
-    approve: Annotated[bool, typer.Option("--approve", help="Approve and write.")] = False,
-    feedback: Annotated[
-        str | None,
-        typer.Option("--feedback", help="What to change; '-' writes it in $EDITOR."),
-    ] = None,
-    abort: Annotated[bool, typer.Option("--abort", help="Stop the run, write nothing.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Show a run waiting for review, or answer it: approve, give feedback, or abort."""
-    chosen = [name for name, on in (("approve", approve), ("abort", abort)) if on]
-    if feedback is not None:
-        chosen.append("feedback")
-    if len(chosen) > 1:
-        fail("give only one of --approve, --feedback and --abort", code=2)
-    with open_every_run(ctx) as every:
-        if run_id is None:
-            waiting = sorted(
-                (r for runs in every for r in runs.list() if r.status == "awaiting_review"),
-                key=lambda r: r.updated_at or "",
-                reverse=True,
-            )
-            if not waiting:
-                fail("no run is waiting for review; `zettelgraph runs` lists them")
-            run_id = waiting[0].run_id
-        runs = _runs_of(every, run_id)
-        view = runs.view(run_id)
-        if not chosen:
-            _show(view, as_json)
-            if as_json or view.status != "awaiting_review" or not _interactive():
-                return
-            action, text = _ask()
-        else:
-            action = chosen[0]
-            wants_editor = action == "feedback" and (feedback or "-").strip() in ("", "-")
-            text = _edit() if wants_editor else feedback
-        if action == "quit":
-            return
-        answered = run_id
-        # The clock starts here, not with the command: time at the prompt or in $EDITOR is the
-        # reader's, not the workflow's.
-        view = drive_with_progress(lambda step: runs.answer(answered, action, text, on_step=step))
-    _show(view, as_json)
-
-
-def _interactive() -> bool:
-    return os.isatty(0) and os.isatty(1)
-
-
-def _ask() -> tuple[str, str | None]:
-    choice = typer.prompt("[a]pprove, [f]eedback, a[b]ort or [q]uit", default="q").strip().lower()
-    if choice.startswith("a"):
-        return "approve", None
-    if choice.startswith("f"):
-        return "feedback", typer.prompt("Feedback") or _edit()
-    if choice.startswith("b"):
-        return "abort", None
-    return "quit", None
-
-
-def _edit() -> str:
-    """Feedback written in $EDITOR (as `git commit` does)."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as f:
-        f.write("\n# Write what to change above. Lines starting with # are ignored.\n")
-        path = Path(f.name)
-    try:
-        subprocess.run([*editor.split(), str(path)], check=False)
-        lines = path.read_text(encoding="utf-8").splitlines()
-    finally:
-        path.unlink(missing_ok=True)
-    text = "\n".join(line for line in lines if not line.startswith("#")).strip()
-    if not text:
-        fail("no feedback written; nothing changed", code=2)
-    return text
 
 
 def list_runs(

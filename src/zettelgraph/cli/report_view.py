@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 
 def print_run(console: Console, run: dict[str, Any]) -> None:
@@ -21,6 +22,14 @@ def print_run(console: Console, run: dict[str, Any]) -> None:
             f"notes: {len(committed.get('notes_written', []))} new, "
             f"{len(committed.get('notes_updated', []))} updated"
         )
+        left_out = committed.get("left_out") or []
+        if left_out:
+            console.print(
+                f"left out as you decided: {len(left_out)} items; "
+                f"{committed.get('open_quotes', 0)} quotes support no concept yet "
+                "(`zettelgraph extract` proposes for them again)",
+                highlight=False,
+            )
     print_run_end(console, run)
 
 
@@ -39,40 +48,131 @@ def print_run_end(
         if warning not in shown:
             console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if run["status"] == "awaiting_review":
-        console.print(
-            f"\nNext: zettelgraph review {run['run_id']} --approve | --feedback TEXT | --abort"
-        )
+        items = (run.get("report") or {}).get("review")
+        if items is not None:
+            console.print(
+                f"\nNext: zettelgraph review {run['run_id']} -i (item by item) | --keep c1,r2 "
+                "--drop c3 ... | --approve (writes what is kept) | --feedback TEXT | --abort",
+                highlight=False,
+                markup=False,
+            )
+        else:
+            console.print(
+                f"\nNext: zettelgraph review {run['run_id']} --approve | --feedback TEXT | --abort"
+            )
     elif run["status"] == "interrupted":
         console.print(f"\nNext: zettelgraph resume {run['run_id']}")
+
+
+# How an item's state reads in the terminal: the reader's decision, or the default.
+MARKS = {
+    ("keep", True): "[green]kept[/]",
+    ("drop", True): "[red]dropped[/]",
+    ("merge", True): "[blue]merged[/]",
+    ("keep", False): "[dim]undecided: kept[/]",
+    ("drop", False): "[yellow]undecided: left out[/]",
+}
+
+
+def item_mark(item: dict[str, Any]) -> str:
+    """`kept`, `dropped`, `edited`, `merged into c2`, or the default of an undecided item,
+    and `doubtful (0.21: reasons)` when flagged."""
+    decision = item.get("decision") or {}
+    if not decision:
+        return ""
+    verdict, decided = decision.get("verdict", "keep"), bool(decision.get("decided"))
+    mark = MARKS.get((verdict, decided), verdict)
+    if decision.get("edited"):
+        mark = "[green]edited[/]"
+    if verdict == "merge" and decision.get("into"):
+        mark = f"[blue]merged into {escape(str(decision['into'])[:12])}[/]"
+    doubt = item.get("doubt") or {}
+    if doubt.get("doubtful"):
+        why = "; ".join(doubt.get("reasons") or [])
+        mark += f" [yellow]doubtful ({doubt['score']:.2f}{': ' + escape(why) if why else ''})[/]"
+    return f"  [{mark}]" if mark else ""
+
+
+def review_line(summary: dict[str, Any]) -> str:
+    """'7 kept, 5 dropped, 2 edited, 0 undecided; approving writes 9 concepts, 3 relations'."""
+    counts = summary.get("counts", {})
+    parts = [f"{counts.get(k, 0)} {k}" for k in ("kept", "dropped", "edited")]
+    if counts.get("merged"):
+        parts.append(f"{counts['merged']} merged")
+    parts.append(f"{counts.get('undecided', 0)} undecided")
+    writes = summary.get("writes", {})
+    line = (
+        ", ".join(parts)
+        + f"; approving writes {writes.get('concepts', 0)} concepts, "
+        + f"{writes.get('relations', 0)} relations"
+    )
+    if counts.get("doubtful"):
+        line += f" ({counts['doubtful']} doubtful items, left out unless you keep them)"
+    return line
 
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
     console.print(
         f"\n[bold]{len(report['concepts'])} new concepts[/] from {report['quotes']} quotes"
+        + (
+            " (doubtful first)"
+            if (report.get("review") or {}).get("counts", {}).get("doubtful")
+            else ""
+        )
     )
     for concept in report["concepts"]:
-        console.print(f"\n[bold green]{concept['key']}. {concept['title']}[/]", highlight=False)
-        console.print(f"  {concept['concept']}", highlight=False)
+        console.print(
+            f"\n[bold green]{concept['key']}. {escape(concept['title'])}[/]" + item_mark(concept),
+            highlight=False,
+        )
+        console.print(f"  {escape(concept['concept'])}", highlight=False)
         if concept["analysis"]:
-            console.print(f"  [dim]Análisis:[/] {concept['analysis']}", highlight=False)
+            console.print(f"  [dim]Análisis:[/] {escape(concept['analysis'])}", highlight=False)
         if concept["rationale"]:
-            console.print(f"  [dim]Por qué:[/] {concept['rationale']}", highlight=False)
+            console.print(f"  [dim]Por qué:[/] {escape(concept['rationale'])}", highlight=False)
         for quote in concept["quotes"]:
             page = f" (p. {quote['page']})" if quote.get("page") else ""
-            console.print(f"  [dim]>[/] {quote['text'][:160]}{page}", highlight=False)
+            key = f"{quote['key']} " if quote.get("key") else ""
+            console.print(
+                f"  [dim]{key}>[/] {escape(quote['text'])}{escape(page)}", highlight=False
+            )
     if report["relations"]:
         console.print("\n[bold]Relations[/] (the reverse is added automatically)")
         for r in report["relations"]:
             reverse = f"reverse {r['reverse']}" if r["reverse"] else "one-way"
+            key = f"{r['key']}. " if r.get("key") else ""
             console.print(
-                f"  {r['source']} -[{r['type']}]-> {r['target']}  "
-                f"[dim]({r['confidence']:.2f}; {reverse}) {r['explanation']}[/]",
+                f"  {key}{escape(r['source'])} -[{r['type']}]-> {escape(r['target'])}"
+                + item_mark(r)
+                + f"\n     [dim]({r['confidence']:.2f}; {reverse}) {escape(r['explanation'])}[/]",
                 highlight=False,
             )
+    if report.get("related"):
+        console.print(
+            "\n[bold]Related?[/] (the model saw a link its check did not confirm; "
+            "give it a type to keep it: --retype s1=SIMILAR_TO)"
+        )
+        for s in report["related"]:
+            console.print(
+                f"  {s['key']}. {escape(s['source'])} ~ {escape(s['target'])}"
+                f"  [dim](the model said {s['proposed_type']}) {escape(s['explanation'])}[/]"
+                + item_mark(s),
+                highlight=False,
+            )
+    for a in report.get("added_relations", []):
+        console.print(
+            f"  {a['key']}. {escape(a['source'])} -[{a['type']}]-> {escape(a['target'])}"
+            "  [green](added by you)[/]",
+            highlight=False,
+        )
     if report["existing_attributions"]:
         console.print("\n[bold]Quotes attributed to existing concepts[/]")
         for a in report["existing_attributions"]:
-            console.print(f"  {a['concept']}: {a['quotes']} quotes", highlight=False)
+            key = f"{a['key']}. " if a.get("key") else ""
+            console.print(
+                f"  {key}{escape(a['concept'])}: {a['quotes']} quotes" + item_mark(a),
+                highlight=False,
+            )
     several = [a for a in report["attributions"] if a["several"]]
     if several:
         console.print("\n[bold]Quotes supporting several concepts[/]")
@@ -112,3 +212,11 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         verdict = "passes" if entry.get("passes") else "fails"
         summary = entry.get("critique_summary") or entry.get("error", "")
         console.print(f"[dim]critique {entry['iteration'] + 1}: {verdict}. {summary}[/]")
+    summary = report.get("review")
+    if summary:
+        console.print(f"\n[bold]Review:[/] {escape(review_line(summary))}", highlight=False)
+        for gone in summary.get("left_out", []):
+            console.print(
+                f"  [dim]left out {gone['item']} {escape(gone['what'])}: {escape(gone['why'])}[/]",
+                highlight=False,
+            )

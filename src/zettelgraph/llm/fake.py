@@ -138,10 +138,22 @@ class FakeChatModel(BaseChatModel):
             text = json.dumps(builder.build(schema), ensure_ascii=False)
             if faults.random() < self.malformed_rate:
                 text = "```json\n" + text[: max(1, len(text) // 2)]
+        metadata: dict[str, Any] = {"model_name": "fake", "finish_reason": "stop"}
+        if kwargs.get("logprobs"):
+            # A yes/no answer's first token, with a probability drawn from the request: the
+            # doubt checks read it as OpenAI-compatible servers return it.
+            yes = 0.05 + 0.9 * rng.random()
+            text = "sí" if yes >= 0.5 else "no"
+            top = [
+                {"token": "sí", "logprob": math.log(yes)},
+                {"token": "no", "logprob": math.log(1 - yes)},
+            ]
+            top.sort(key=lambda entry: -float(entry["logprob"]))  # type: ignore[arg-type]
+            metadata["logprobs"] = {
+                "content": [{"token": text, "logprob": top[0]["logprob"], "top_logprobs": top}]
+            }
         message = AIMessage(
-            content=text,
-            usage_metadata=_usage(prompt, text),
-            response_metadata={"model_name": "fake", "finish_reason": "stop"},
+            content=text, usage_metadata=_usage(prompt, text), response_metadata=metadata
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

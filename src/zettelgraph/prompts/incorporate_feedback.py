@@ -16,6 +16,8 @@ class FeedbackInput(BaseModel):
     quotes: str
     feedback: str
     language: str = "es"
+    # Items the reader has already decided ("c1 keep, r2 drop"): the patch leaves them be.
+    decided: str = ""
 
 
 class FeedbackPatch(ProposalPatch):
@@ -32,7 +34,14 @@ def messages(data: FeedbackInput) -> list[BaseMessage]:
         ),
         HumanMessage(
             content=f"Quotes:\n{data.quotes}\n\nProposal:\n{data.proposal}\n\n"
-            f"The reader's feedback:\n{data.feedback}\n\n{PATCH_GUIDE}\nAlso say how you "
-            "interpreted the feedback and what of it you could not do."
+            f"The reader's feedback:\n{data.feedback}\n\n"
+            + (
+                f"The reader has already decided these items; leave them exactly as they are "
+                f"and change only the others: {data.decided}\n\n"
+                if data.decided
+                else ""
+            )
+            + f"{PATCH_GUIDE}\nAlso say how you interpreted the feedback and what of it you "
+            "could not do."
         ),
     ]

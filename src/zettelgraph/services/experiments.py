@@ -180,7 +180,7 @@ class ExperimentRuns(WorkflowRuns):
                 answer["strategy"] = check_strategy(strategy or {}, ids, TOOLS)
             except StrategyError as exc:
                 raise RunError(f"the modified strategy cannot run: {exc}") from exc
-        self._decide(run_id, answer, on_step)
+        self.resume_review(run_id, answer, on_step)
         return self.show(run_id)
 
     def answer(

@@ -124,6 +124,17 @@ class WorkflowRuns:
         """Whether `run_id` names a run of this workflow."""
         return run_id.startswith(self.run_prefix)
 
+    def resolve_run_id(self, given: str) -> str:
+        """A run id, or a unique prefix of one (`run-ab12`); as given when it names none,
+        so that the caller's lookup says "no run". Several: RunError naming them."""
+        threads = self._threads()
+        if given in threads:
+            return given
+        matches = [t for t in threads if t.startswith(given)]
+        if len(matches) > 1:
+            raise RunError(f"{given!r} names {len(matches)} runs: {', '.join(matches[:5])}")
+        return matches[0] if matches else given
+
     def _content_lock(self, content_id: str) -> str:
         """The lock held while a run of `content_id` starts."""
         return f"content-{content_id}"
@@ -217,19 +228,27 @@ class WorkflowRuns:
             raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
         if action == "feedback" and not (feedback or "").strip():
             raise RunError("feedback needs some text saying what to change")
-        return self._decide(run_id, {"action": action, "feedback": feedback}, on_step)
+        return self.resume_review(run_id, {"action": action, "feedback": feedback}, on_step)
 
-    def _decide(self, run_id: str, answer: dict[str, Any], on_step: StepCallback | None) -> RunView:
-        """Resume a run waiting for review with the reader's `answer`, holding its lock."""
+    def resume_review(
+        self,
+        run_id: str,
+        answer: dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]],
+        on_step: StepCallback | None,
+    ) -> RunView:
+        """Resume a run waiting for review with the reader's `answer`, holding its lock.
+        `answer` may be a function of the run's state (read under the lock), for decisions
+        that must be checked against the proposal as it stands."""
         busy = (
             f"another decision on run {run_id} is in progress; wait for it to finish "
             "(`zettelgraph runs` shows the run's state) instead of deciding again"
         )
         with self._exclusive(run_id, busy):
-            view = self.view(run_id, locked=True)
+            view, values = self._view_and_values(run_id, locked=True)
             if view.status != "awaiting_review":
                 raise RunError(f"run {run_id} is {view.status}, not waiting for review")
-            self._drive(Command(resume=answer), run_id, on_step)
+            resume = answer(values) if callable(answer) else answer
+            self._drive(Command(resume=resume), run_id, on_step)
         return self._after_decision(self.view(run_id), on_step)
 
     def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:

@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from zettelgraph.embeddings import Embedder, embedder_from_settings
+from zettelgraph.guards.doubt import DoubtModel, load_models
 from zettelgraph.guards.language import DetectLanguage, detector_for
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.structured import Sampling, call_structured
@@ -53,6 +54,19 @@ class Services:
     language_detector: DetectLanguage | None = None
     # The active template packs merged (`open_services` reads them once from the settings).
     packs: PackSchema = field(default_factory=lambda: shipped_schema(DEFAULT_PACKS))
+    # The doubt flags' models by kind, and why the reader's own could not be used (if so);
+    # read on first use from the calibration file, or injected.
+    doubt_models_given: dict[str, DoubtModel] | None = None
+    doubt_warning: str | None = None
+
+    @property
+    def doubt_models(self) -> dict[str, DoubtModel]:
+        """The doubt flags' models: the reader's calibration, else the shipped one."""
+        if self.doubt_models_given is None:
+            self.doubt_models_given, self.doubt_warning = load_models(
+                self.settings.calibration_path
+            )
+        return self.doubt_models_given
 
     @property
     def detect_language(self) -> DetectLanguage:

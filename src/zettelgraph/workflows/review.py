@@ -1,6 +1,8 @@
 """The reader's review, as every reviewed workflow takes it: one interrupt with a report, and
-an answer that is approve, feedback (with text) or abort. The workflows differ in their
-report and in what feedback does; the answer and the round limit are read here, once."""
+an answer that is approve, feedback (with text), abort, or decide (the reader's decisions on
+single items, checked and merged by `services/review.py` before they are sent: the node only
+saves them, and the review goes on). The workflows differ in their report and in what
+feedback does; the answer and the round limit are read here, once."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ def ask_reader(report: dict[str, Any], rounds: int, max_rounds: int) -> dict[str
     (ZETTELGRAPH_REVIEW_MAX_ROUNDS) more feedback aborts the run, which writes nothing."""
     answer = interrupt({"action": "human_review", "report": report})
     action = answer.get("action") if isinstance(answer, dict) else None
+    if action == "decide" and isinstance(answer.get("review"), dict):
+        return {"decision": "decide", "review": answer["review"]}
     if action == "approve":
         return {"decision": "approve", "status": "approved", "approved_at": utcnow().isoformat()}
     if action == "feedback" and str(answer.get("feedback", "")).strip():
@@ -34,15 +38,20 @@ def ask_reader(report: dict[str, Any], rounds: int, max_rounds: int) -> dict[str
     if action == "abort":
         return {"decision": "abort", "status": "aborted"}
     raise ValueError(
-        f"a review answer must be approve, feedback (with text) or abort, not {answer!r}"
+        f"a review answer must be approve, feedback (with text), abort or decide, not {answer!r}"
     )
 
 
-def after_review(state: Any) -> Literal["commit", "incorporate_feedback", "__end__"]:
-    """Where the reader's decision leads: the commit, another round, or the end."""
+def after_review(
+    state: Any,
+) -> Literal["commit", "incorporate_feedback", "present_for_review", "__end__"]:
+    """Where the reader's decision leads: the commit, another round, back to the review
+    (decisions on items were saved), or the end."""
     decision = state.get("decision")
     if decision == "approve":
         return "commit"
     if decision == "feedback":
         return "incorporate_feedback"
+    if decision == "decide":
+        return "present_for_review"
     return "__end__"

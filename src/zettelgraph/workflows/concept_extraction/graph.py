@@ -7,7 +7,10 @@ candidate) -> collect_duplicates
 -> generate_relation_queries (Send per new concept; not on small models)
 -> search_relation_candidates -> create_relations (Send per new concept) -> collect_relations
 -> check_relations -> [self_critique <-> refine (bounded; off on small models)]
--> present_for_review (interrupt) <-> incorporate_feedback (bounded) -> commit -> write_vault
+-> prepare_review (relation keys, doubt flags) -> present_for_review (interrupt)
+   <-> present_for_review (the reader's decisions on items, saved one answer at a time)
+   <-> incorporate_feedback (bounded) -> prepare_review
+-> commit (exactly what the reader kept) -> write_vault
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.concept_extraction import (
     nodes_checks,
     nodes_commit,
+    nodes_doubts,
     nodes_extract,
     nodes_relations,
     nodes_repair,
@@ -73,6 +77,7 @@ def build_concept_extraction_graph(
     node("check_relations", nodes_checks.check_relations_node)
     node("self_critique", nodes_review.self_critique_node)
     node("refine", nodes_review.refine_node)
+    node("prepare_review", nodes_doubts.prepare_review)
     node("present_for_review", nodes_review.present_for_review)
     node("incorporate_feedback", nodes_review.incorporate_feedback_node)
     node("commit", nodes_commit.commit)
@@ -114,7 +119,7 @@ def build_concept_extraction_graph(
     builder.add_conditional_edges(
         "check_relations",
         partial(routes.after_checks, critique=settings.critique_enabled(services.llms.main_spec)),
-        ["self_critique", "present_for_review"],
+        ["self_critique", "prepare_review"],
     )
     builder.add_conditional_edges(
         "self_critique",
@@ -122,13 +127,16 @@ def build_concept_extraction_graph(
             routes.after_critique,
             max_iterations=settings.refine_rounds(services.llms.main_spec),
         ),
-        ["refine", "present_for_review"],
+        ["refine", "prepare_review"],
     )
     builder.add_edge("refine", "self_critique")
+    builder.add_edge("prepare_review", "present_for_review")
     builder.add_conditional_edges(
-        "present_for_review", routes.after_review, ["commit", "incorporate_feedback", END]
+        "present_for_review",
+        routes.after_review,
+        ["commit", "incorporate_feedback", "present_for_review", END],
     )
-    builder.add_edge("incorporate_feedback", "present_for_review")
+    builder.add_edge("incorporate_feedback", "prepare_review")
     builder.add_conditional_edges("commit", routes.after_commit, ["write_vault", END])
     builder.add_edge("write_vault", END)
     return builder.compile(checkpointer=checkpointer, name="concept_extraction")

@@ -12,14 +12,21 @@ from typing import Any
 from zettelgraph.models import (
     ChangeSet,
     Concept,
+    ConceptRevision,
     Relation,
     embedding_text,
     stable_id,
+    utcnow,
 )
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import ConflictError
-from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words
-from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
+from zettelgraph.workflows.concept_extraction.kept import READER, Outcome, kept_outcome, verdict
+from zettelgraph.workflows.concept_extraction.state import (
+    DraftConcept,
+    ExtractionState,
+    empty_review,
+)
 from zettelgraph.workflows.context import Services
 
 
@@ -28,9 +35,18 @@ def concept_id_for(run_id: str, key: str) -> str:
 
 
 def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """Write exactly what the reader kept (`kept.py`), in one store transaction."""
     store = services.store
     run_id = state["run_id"]
-    proposal = state["proposal"]
+    review = state.get("review") or empty_review()
+    doubts = state.get("doubts", {})
+    outcome = kept_outcome(
+        state["proposal"],
+        review,
+        doubts,
+        services.concept_vocabulary,
+        [q["id"] for q in state.get("quotes", [])],
+    )
     approved_at = datetime.fromisoformat(state["approved_at"] or "")
     decision = {
         "approved_at": state["approved_at"],
@@ -38,7 +54,17 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
         "critique_iterations": state.get("phase_1_iteration", 0),
     }
     warnings: list[str] = []
-    ids = {c["key"]: concept_id_for(run_id, c["key"]) for c in proposal["concepts"]}
+    ids = {c["key"]: concept_id_for(run_id, c["key"]) for c in outcome.concepts}
+
+    def reviewed(key: str) -> dict[str, Any]:
+        """How the reader's review treated an item: decided by them, or left to its flag."""
+        _, decided = verdict(key, review, doubts)
+        doubt = doubts.get(key)
+        return {
+            "decided_by": READER if decided else "default",
+            **({"doubt": doubt["score"]} if doubt else {}),
+        }
+
     concepts = [
         Concept(
             id=ids[c["key"]],
@@ -47,20 +73,24 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
             concept=c["concept"],
             analysis=c["analysis"],
             summary=clip_words(c["summary"], SUMMARY_WORDS),
-            summary_short=clip_words(c["summary_short"], SHORT_SUMMARY_WORDS),
+            summary_short=clip_words(
+                c["summary_short"] or short_summary(c["concept"]), SHORT_SUMMARY_WORDS
+            ),
             language=services.settings.concept_language,
             vault_sync_pending=True,  # cleared once its note is written
             provenance={
                 "run": run_id,
                 "content_id": state["content_id"],
                 "quotes": c["quote_ids"],
-                "llm_calls": c["history"],
+                "llm_calls": [h for h in c["history"] if h != READER],
                 "model": services.llms.main_spec,
                 "rationale": c["rationale"],
+                "review": reviewed(c["key"]),
                 **decision,
             },
+            revisions=_model_revision(c, outcome, review, services.llms.main_spec),
         )
-        for c in proposal["concepts"]
+        for c in outcome.concepts
     ]
 
     def resolve(end: str) -> str | None:
@@ -72,10 +102,15 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
         return end
 
     relations: list[Relation] = []
-    for r in proposal["relations"]:
+    for r in outcome.relations:
         source, target = resolve(r["source"]), resolve(r["target"])
         if source is None or target is None:
             continue
+        by_reader = r["history"] == [READER]
+        model_type = next(
+            (m["type"] for m in state["proposal"]["relations"] if m.get("key") == r.get("key")),
+            None,
+        )
         relations.append(
             Relation(
                 source_id=source,
@@ -86,8 +121,14 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
                     "run": run_id,
                     "explanation": r["explanation"],
                     "confidence": r["confidence"],
-                    "llm_calls": r["history"],
-                    "model": services.llms.main_spec,
+                    "llm_calls": [h for h in r["history"] if h != READER],
+                    "model": None if by_reader else services.llms.main_spec,
+                    "review": {"added_by": READER} if by_reader else reviewed(r.get("key", "")),
+                    **(
+                        {"retyped_from": model_type}
+                        if model_type and model_type != r["type"]
+                        else {}
+                    ),
                     **decision,
                 },
             )
@@ -95,13 +136,13 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
     # Quote -> concept SUPPORTS edges, kept apart from concept -> concept relations (which
     # may be SUPPORTS too) so each is counted as what it is.
     attributions: list[Relation] = []
-    for c in proposal["concepts"]:
+    for c in outcome.concepts:
         attributions.extend(
             _supports(q, ids[c["key"]], run_id, c["history"], approved_at, decision)
             for q in c["quote_ids"]
         )
     touched: list[str] = []
-    for a in proposal["attributions"]:
+    for a in outcome.attributions:
         if resolve(a["concept_id"]) is None:
             continue
         touched.append(a["concept_id"])
@@ -144,9 +185,36 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
             "relations": len(relations),
             "attributions": len(attributions),
             "touched_existing": sorted(set(touched) - set(ids.values())),
+            # What the reader's decisions left out, and the quotes no kept concept cites
+            # (a later `extract` of the content proposes for those).
+            "left_out": outcome.left_out,
+            "open_quotes": len(outcome.open_quote_ids),
+            "edited": sorted(ids[k] for k in outcome.model_texts),
         },
         "warnings": warnings,
     }
+
+
+def _model_revision(
+    concept: DraftConcept, outcome: Outcome, review: Any, model: str
+) -> list[ConceptRevision]:
+    """The model's text of a concept the reader edited in the review, kept as its earlier
+    revision: the concept is the reader's now, and where it came from stays readable."""
+    original = outcome.model_texts.get(concept["key"])
+    if original is None:
+        return []
+    edited_at = review["concepts"].get(concept["key"], {}).get("at")
+    return [
+        ConceptRevision(
+            title=original["title"],
+            concept=original["concept"],
+            analysis=original["analysis"],
+            by="model",
+            model=model,
+            replaced_at=datetime.fromisoformat(edited_at) if edited_at else utcnow(),
+            replaced_in="review",
+        )
+    ]
 
 
 def _supports(

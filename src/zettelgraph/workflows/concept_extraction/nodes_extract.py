@@ -11,6 +11,7 @@ from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel, utcnow
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.relations import SUPPORTS
 from zettelgraph.text import short_summary, tidy_statement
 from zettelgraph.text_analysis import key_words
 from zettelgraph.workflows.concept_extraction.proposal import (
@@ -53,10 +54,26 @@ def check_content_processed(state: ExtractionState, services: Services) -> dict[
         ),
     }
     if content.processed_date is not None and not state.get("force"):
+        quotes = services.store.quotes_of(content.id)
+        # Quotes the reader's review left without a concept stay open for a later run.
+        open_ids = [
+            q.id
+            for q in quotes
+            if not services.store.relations(q.id, relation_type=SUPPORTS, direction="out")
+        ]
+        if open_ids:
+            update["open_only"] = open_ids
+            update["warnings"] = [
+                f"'{content.title}' was processed on {content.processed_date:%Y-%m-%d}; "
+                f"{len(open_ids)} of its {len(quotes)} quotes support no concept yet: "
+                "extracting only those (--force extracts every quote again)"
+            ]
+            return update
         update["status"] = "skipped"
         update["warnings"] = [
-            f"'{content.title}' was already processed on {content.processed_date:%Y-%m-%d}; "
-            "use --force to extract again (existing concepts are kept, new ones added)"
+            f"'{content.title}' was already processed on {content.processed_date:%Y-%m-%d}, "
+            "and every quote supports a concept; use --force to extract again (existing "
+            "concepts are kept, new ones added)"
         ]
     return update
 
@@ -70,9 +87,11 @@ def load_content_quotes(state: ExtractionState, services: Services) -> dict[str,
         if services.settings.compact(services.llms.main_spec)
         else [[] for _ in stored]
     )
+    only = set(state.get("open_only") or [])
     quotes = [
         {"id": q.id, "text": q.text, "section": q.section, "page": q.page, "key_words": found}
         for q, found in zip(stored, words, strict=True)
+        if not only or q.id in only
     ]
     if not quotes:
         return {

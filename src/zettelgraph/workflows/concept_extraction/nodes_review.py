@@ -9,6 +9,7 @@ from langchain_core.messages import BaseMessage
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
+from zettelgraph.workflows.concept_extraction.decisions import describe_decided, protect_decided
 from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
@@ -175,6 +176,7 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> dic
             quotes=views["quotes"],
             feedback=feedback,
             language=services.settings.concept_language,
+            decided=describe_decided(state.get("review")),
         )
     )
     patch, update = _patch_proposal(
@@ -194,4 +196,10 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> dic
         log_entry.update(
             interpretation=patch.feedback_interpretation, unresolved=patch.unresolved_feedback
         )
+        # Feedback applies to what the reader has not decided: decided items stay as they were.
+        protected, put_back = protect_decided(
+            state["proposal"], update["proposal"], state.get("review"), f"feedback round {rounds}"
+        )
+        update["proposal"] = protected
+        update["warnings"] = [*update.get("warnings", []), *put_back]
     return {**update, "phase_2_iteration": rounds, "decision": None, "feedback_log": [log_entry]}

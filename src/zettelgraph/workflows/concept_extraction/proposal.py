@@ -274,5 +274,27 @@ def _relation_key(change: RelationChange, end: Any) -> tuple[str, str, str]:
     return (end(change.source_id) or "", change.relation_type, end(change.target_id) or "")
 
 
+def with_keys(proposal: Proposal, taken: Iterable[str] = ()) -> Proposal:
+    """The proposal with every relation and suggestion keyed (r1 ..., s1 ...): keys already
+    given stay, new ones continue the numbering past every key given before (`taken`), so a
+    decision keeps naming its item across feedback rounds and never names a newcomer."""
+    result: Proposal = copy.deepcopy(proposal)
+    taken = list(taken)
+    for items, prefix in ((result["relations"], "r"), (result.get("related", []), "s")):
+        numbers = [number_of(item.get("key", ""), prefix) for item in items]
+        before = [number_of(key, prefix) for key in taken]
+        top = max((n for n in [*numbers, *before] if n is not None), default=0)
+        for item, number in zip(items, numbers, strict=True):
+            if number is None:
+                top += 1
+                item["key"] = f"{prefix}{top}"  # type: ignore[typeddict-readonly-mutated]
+    return result
+
+
+def number_of(key: str, prefix: str) -> int | None:
+    rest = key[len(prefix) :] if key.startswith(prefix) else ""
+    return int(rest) if rest.isdigit() else None
+
+
 def title_key(title: str) -> str:
     return normalize_name(title).strip(" .")

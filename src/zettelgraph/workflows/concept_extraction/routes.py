@@ -124,15 +124,15 @@ def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relati
 
 def after_checks(
     state: ExtractionState, critique: bool
-) -> Literal["self_critique", "present_for_review"]:
-    return "self_critique" if critique else "present_for_review"
+) -> Literal["self_critique", "prepare_review"]:
+    return "self_critique" if critique else "prepare_review"
 
 
 def after_critique(
     state: ExtractionState, max_iterations: int
-) -> Literal["refine", "present_for_review"]:
+) -> Literal["refine", "prepare_review"]:
     if state.get("quality_passes") or state.get("phase_1_iteration", 0) >= max_iterations:
-        return "present_for_review"
+        return "prepare_review"
     if state.get("stopped_at_limit"):  # limits.at_recursion_limit
-        return "present_for_review"
+        return "prepare_review"
     return "refine"

@@ -7,7 +7,7 @@ filled by parallel branches (`Send`) use `operator.add` reducers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
@@ -24,7 +24,8 @@ Status = Literal[
     "failed",  # every extraction call failed: nothing to review
     "superseded",  # another run committed the content first: nothing written
 ]
-Decision = Literal["approve", "feedback", "abort"]
+# "decide": the reader decided on some items (keep, drop, edit ...); the review goes on.
+Decision = Literal["approve", "feedback", "abort", "decide"]
 
 
 class DraftConcept(TypedDict):
@@ -54,6 +55,22 @@ class DraftRelation(TypedDict):
     explanation: str
     confidence: float
     history: list[str]
+    # r1, r2 ... stable within the run, given before the review (`decisions.with_keys`);
+    # absent in runs checkpointed before item-by-item review and until then.
+    key: NotRequired[str]
+
+
+class RelatedSuggestion(TypedDict):
+    """Two near ideas the model related with a type its check did not confirm: shown as an
+    untyped "related?" the reader may type (or ignore); never written unless typed."""
+
+    key: str  # s1, s2 ...
+    source: str
+    target: str
+    proposed_type: str  # what the model said, for the reader
+    explanation: str
+    confidence: float
+    history: list[str]
 
 
 class Proposal(TypedDict):
@@ -62,6 +79,30 @@ class Proposal(TypedDict):
     relations: list[DraftRelation]
     unattributed_quote_ids: list[str]
     notes: list[str]
+    related: NotRequired[list[RelatedSuggestion]]
+
+
+class Doubt(TypedDict):
+    """How sure the checks are that an item says what its quotes say (a concept) or that its
+    type holds (a relation): `score` in [0, 1], `doubtful` under the calibrated floor."""
+
+    score: float
+    doubtful: bool
+    reasons: list[str]  # what pulled the score down, in the reader's words
+    signals: dict[str, float]  # the measurements the score came from
+    of: NotRequired[str]  # fingerprint of the text it judged (nodes_doubts.fingerprint)
+
+
+class Review(TypedDict):
+    """The reader's item-by-item decisions so far (`decisions.py`): saved with the run at
+    each decision, changeable until the run is approved."""
+
+    concepts: dict[str, dict[str, Any]]  # key -> verdict (keep|drop|merge), into, edit, at
+    # Relations (r), suggestions (s) and attributions to existing concepts (e): verdict, type.
+    relations: dict[str, dict[str, Any]]
+    quotes: dict[str, list[str]]  # concept key -> its quote ids as the reader left them
+    added: list[dict[str, Any]]  # relations the reader added: key a1.., source, type, target
+    log: list[dict[str, Any]]  # every decision as made, with the item's signals
 
 
 class ExtractionInput(TypedDict, total=False):
@@ -86,6 +127,9 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # The content's processed date when the run started (ISO, or None): the commit is refused
     # if another run changed it since.
     processed_at_start: str | None
+    # A processed content's quotes that support no concept (its review left them open): a
+    # run without --force extracts only these.
+    open_only: list[str] | None
     quotes: list[dict[str, Any]]  # id, text, section, page; in reading order
     # Parallel results, gathered by reducers.
     batch_results: Annotated[list[dict[str, Any]], operator.add]
@@ -115,8 +159,15 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     human_feedback: str | None
     feedback_log: Annotated[list[dict[str, Any]], operator.add]
     approved_at: str | None
+    # Item by item: the doubt of each proposed item (by key) and the reader's decisions.
+    doubts: dict[str, Doubt]
+    review: Review
     llm_calls: Annotated[list[dict[str, Any]], operator.add]
     errors: Annotated[list[str], operator.add]
+
+
+def empty_review() -> Review:
+    return {"concepts": {}, "relations": {}, "quotes": {}, "added": [], "log": []}
 
 
 def empty_proposal() -> Proposal:

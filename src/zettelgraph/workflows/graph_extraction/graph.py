@@ -119,7 +119,9 @@ def build_graph_extraction_graph(
     )
     builder.add_edge("resolve_relationships", "present_for_review")
     builder.add_conditional_edges(
-        "present_for_review", after_review, ["commit", "incorporate_feedback", END]
+        "present_for_review",
+        after_review,
+        ["commit", "incorporate_feedback", "present_for_review", END],
     )
     builder.add_conditional_edges("incorporate_feedback", fan_out, ["extract_batch", END])
     builder.add_edge("commit", "write_vault")

@@ -1,0 +1,227 @@
+"""`zettelgraph review`: show a run waiting for review, decide on its items one by one (flags
+for scripts, a decisions file, or the interactive triage `-i`), then approve, give feedback
+or abort. Graph extraction runs (`graph-...`) take approve, feedback and abort.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from zettelgraph.cli.common import fail, stdout
+from zettelgraph.cli.editing import edit_feedback, edited_in_editor
+from zettelgraph.cli.extract import _runs_of, _show, drive_with_progress, open_every_run
+
+if TYPE_CHECKING:
+    from zettelgraph.services.review import ItemDecision
+    from zettelgraph.services.runs import RunView, WorkflowRuns
+
+Items = Annotated[
+    list[str] | None,
+    typer.Option(help="Items (c1, r2 ...), comma-separated or repeated.", show_default=False),
+]
+
+
+def review(
+    ctx: typer.Context,
+    run_id: Annotated[
+        str | None, typer.Argument(help="Run id; default: the latest waiting.")
+    ] = None,
+    keep: Items = None,
+    drop: Items = None,
+    undecide: Annotated[
+        list[str] | None,
+        typer.Option(help="Take decisions back (c1, r2 ...).", show_default=False),
+    ] = None,
+    retype: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Give a relation or 'related?' suggestion a type: r1=SIMILAR_TO.",
+            show_default=False,
+        ),
+    ] = None,
+    merge: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Merge a concept into another: c5=c1 (or c5=ID of an existing concept).",
+            show_default=False,
+        ),
+    ] = None,
+    edit: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Edit a concept in $EDITOR (title, statement, analysis).", show_default=False
+        ),
+    ] = None,
+    decisions_file: Annotated[
+        Path | None,
+        typer.Option("--decisions", help="Decisions in a YAML or JSON file.", show_default=False),
+    ] = None,
+    interactive: Annotated[
+        bool, typer.Option("--interactive", "-i", help="Decide item by item, one key each.")
+    ] = False,
+    approve: Annotated[bool, typer.Option("--approve", help="Approve and write.")] = False,
+    feedback: Annotated[
+        str | None,
+        typer.Option("--feedback", help="What to change; '-' writes it in $EDITOR."),
+    ] = None,
+    abort: Annotated[bool, typer.Option("--abort", help="Stop the run, write nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show a run waiting for review, decide on its items, then approve, give feedback or
+    abort. Undecided items are kept unless flagged doubtful."""
+    chosen = [name for name, on in (("approve", approve), ("abort", abort)) if on]
+    if feedback is not None:
+        chosen.append("feedback")
+    if len(chosen) > 1:
+        fail("give only one of --approve, --feedback and --abort", code=2)
+    decisions = _flag_decisions(keep, drop, undecide, retype, merge)
+    if decisions_file is not None:
+        decisions += _file_decisions(decisions_file)
+    with open_every_run(ctx) as every:
+        run_id = run_id or _latest_waiting(every)
+        runs = _runs_of(every, run_id)
+        run_id = runs.resolve_run_id(run_id)
+        view = runs.view(run_id)
+        if edit:
+            decisions += [edited_in_editor(view, key) for key in _split(edit)]
+        if (decisions or interactive) and not _is_concept_run(runs, run_id):
+            fail(
+                "item decisions are for concept runs; a graph run takes --approve, "
+                "--feedback or --abort",
+                code=2,
+            )
+        if decisions:
+            view = _decide(runs, run_id, decisions)
+        if interactive:
+            from zettelgraph.cli.triage import triage
+
+            if view.status != "awaiting_review":
+                fail(f"run {run_id} is {view.status}, not waiting for review")
+            action, text = triage(runs, view)
+            if action == "quit":
+                return
+            chosen, feedback = [action], text
+        if not chosen:
+            _show(view, as_json)
+            if decisions or as_json or view.status != "awaiting_review" or not _interactive():
+                return
+            action, text = _ask()
+            if action == "items":
+                from zettelgraph.cli.triage import triage
+
+                action, text = triage(runs, view)
+        else:
+            action = chosen[0]
+            wants_editor = action == "feedback" and (feedback or "-").strip() in ("", "-")
+            text = edit_feedback() if wants_editor else feedback
+        if action == "quit":
+            return
+        answered = run_id
+        # The clock starts here, not with the command: time at the prompt or in $EDITOR is the
+        # reader's, not the workflow's.
+        view = drive_with_progress(lambda step: runs.answer(answered, action, text, on_step=step))
+    _show(view, as_json)
+
+
+def _latest_waiting(every: list[WorkflowRuns]) -> str:
+    waiting = sorted(
+        (r for runs in every for r in runs.list() if r.status == "awaiting_review"),
+        key=lambda r: r.updated_at or "",
+        reverse=True,
+    )
+    if not waiting:
+        fail("no run is waiting for review; `zettelgraph runs` lists them")
+    return waiting[0].run_id
+
+
+def _is_concept_run(runs: WorkflowRuns, run_id: str) -> bool:
+    from zettelgraph.services.runs import ExtractionRuns
+
+    return isinstance(runs, ExtractionRuns)
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def _pairs(values: list[str] | None, flag: str) -> list[tuple[str, str]]:
+    out = []
+    for part in _split(values):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            fail(f"{flag} takes KEY=VALUE, e.g. {flag} r1=SIMILAR_TO; got {part!r}", code=2)
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def _flag_decisions(
+    keep: list[str] | None,
+    drop: list[str] | None,
+    undecide: list[str] | None,
+    retype: list[str] | None,
+    merge: list[str] | None,
+) -> list[ItemDecision]:
+    from zettelgraph.services.review import ReviewError, decisions_from
+
+    grouped: dict[str, Any] = {}
+    for name, items in (("keep", keep), ("drop", drop), ("undecide", undecide)):
+        if items:
+            grouped[name] = _split(items)
+    if retype:
+        grouped["retype"] = dict(_pairs(retype, "--retype"))
+    if merge:
+        grouped["merge"] = dict(_pairs(merge, "--merge"))
+    try:
+        return decisions_from(grouped, "flags") if grouped else []
+    except ReviewError as exc:
+        fail(str(exc), code=2)
+
+
+def _file_decisions(path: Path) -> list[ItemDecision]:
+    from zettelgraph.services.review import ReviewError, decisions_from_file
+
+    try:
+        return decisions_from_file(path)
+    except ReviewError as exc:
+        fail(str(exc), code=2)
+
+
+def _decide(runs: WorkflowRuns, run_id: str, decisions: list[ItemDecision]) -> RunView:
+    from zettelgraph.services.review import decide
+
+    return decide(runs, run_id, decisions)
+
+
+def _interactive() -> bool:
+    return os.isatty(0) and os.isatty(1)
+
+
+def _ask() -> tuple[str, str | None]:
+    choice = (
+        typer.prompt("[i]tem by item, [a]pprove, [f]eedback, a[b]ort or [q]uit", default="q")
+        .strip()
+        .lower()
+    )
+    if choice.startswith("i"):
+        return "items", None
+    if choice.startswith("a"):
+        return "approve", None
+    if choice.startswith("f"):
+        return "feedback", typer.prompt("Feedback") or edit_feedback()
+    if choice.startswith("b"):
+        return "abort", None
+    return "quit", None
+
+
+def print_decided(view: RunView) -> None:
+    """One line of where the review stands (after decisions, for scripts that do not ask
+    for JSON)."""
+    from zettelgraph.cli.report_view import review_line
+
+    report = view.report or {}
+    if report.get("review"):
+        stdout().print(review_line(report["review"]), highlight=False, markup=False)
