@@ -49,8 +49,10 @@ def sheet_items(
             ("relation", report.get("relations", [])),
             ("suggestion", report.get("related", [])),
         ):
-            for relation in relations:
-                item = f"B{number}.{relation['key']}"
+            prefix = "r" if kind == "relation" else "s"
+            for index, relation in enumerate(relations, 1):
+                # Runs made before relations had keys number them in order.
+                item = f"B{number}.{relation.get('key') or f'{prefix}{index}'}"
                 ends = []
                 for side in ("source", "target"):
                     key = relation.get(f"{side}_key") or _key_by_title(concepts, relation[side])

@@ -100,6 +100,7 @@ def test_reading_tools_and_resources(home: Path) -> None:
             listed = {tool.name for tool in (await client.list_tools()).tools}
             assert listed >= READ_TOOLS | RUN_TOOLS
             assert "approve_run" not in listed  # not even offered by default
+            assert "decide_items" not in listed and "review_items" in listed
             assert client.instructions and "review" in client.instructions
 
             found = data(await client.call_tool("search", {"query": "our thoughts", "k": 3}))
@@ -239,6 +240,26 @@ def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
             assert again["run_id"] == started["run_id"] and not again["started"]
             waiting = data(await client.call_tool("pending_reviews", {}))
             assert started["run_id"] in {r["run_id"] for r in waiting["runs"]}
+
+            items = data(await client.call_tool("review_items", {"run_id": started["run_id"]}))
+            first = items["items"][0]
+            assert first["kind"] == "concept" and first["quotes"][0].startswith("q1: ")
+            assert items["decide_allowed"] and "undecided" in items["summary"]
+            decided = data(
+                await client.call_tool(
+                    "decide_items",
+                    {
+                        "run_id": started["run_id"],
+                        "decisions": [{"item": first["key"], "action": "keep"}],
+                    },
+                )
+            )
+            assert decided["items"][0]["state"] == "kept"
+            wrong = await client.call_tool(
+                "decide_items",
+                {"run_id": started["run_id"], "decisions": [{"item": "c99", "action": "drop"}]},
+            )
+            assert "no item 'c99'" in error_text(wrong) or "c99" in error_text(wrong)
 
             before = data(await client.call_tool("list_concepts", {}))["total"]
             approved = data(await client.call_tool("approve_run", {"run_id": started["run_id"]}))

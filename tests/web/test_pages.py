@@ -203,7 +203,7 @@ def test_review_page_shows_the_whole_report(client: TestClient, seeded: dict[str
     report = run["report"]
     html = client.get(f"/runs/{run['run_id']}").text
     for concept in report["concepts"]:
-        assert f'id="new-{concept["key"]}"' in html
+        assert f'id="item-{concept["key"]}"' in html
         for quote in concept["quotes"]:
             assert f"#p-{quote['id']}" in html  # each quote links to its passage
     assert "p. 37" in html or "p. 11" in html or "p. 98" in html
@@ -211,12 +211,13 @@ def test_review_page_shows_the_whole_report(client: TestClient, seeded: dict[str
         assert f'id="{section}"' in html
     if report["relations"]:
         assert 'class="rel"' in html
-        assert 'class="badge new">new' in html
     if report["critique_log"]:
         assert "Critique 1:" in html
     for action in ("approve", "feedback", "abort"):
         assert f'action="/runs/{run["run_id"]}/{action}"' in html
-    assert html.count('name="csrf_token"') == 3
+    # Per-item forms (keep, drop, edit, merge ...) and the run's decisions, top and bottom.
+    assert html.count(f'action="/runs/{run["run_id"]}/items"') >= 3 * len(report["concepts"])
+    assert html.count(f'action="/runs/{run["run_id"]}/approve"') == 2
     assert "data-working" in html
 
 

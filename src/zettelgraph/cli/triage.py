@@ -91,7 +91,7 @@ def _show(
     console: Console, view: RunView, kind: str, item: dict[str, Any], at: int, total: int
 ) -> None:
     summary = (view.report or {}).get("review") or {}
-    console.rule(f"[{at + 1}/{total}] {escape(review_line(summary))}", style="dim")
+    console.rule(Text(f"[{at + 1}/{total}] {review_line(summary)}"), style="dim")
     if kind == "concept":
         left = Group(
             Text.from_markup(f"[bold]{item['key']}. {escape(item['title'])}[/]{item_mark(item)}"),
@@ -179,7 +179,7 @@ def _apply(runs: WorkflowRuns, view: RunView, decision: Any) -> RunView | None:
 def _at_end(console: Console, view: RunView) -> tuple[str, str | None] | None:
     """The reader's answer past the last item; None to go back to the items."""
     summary = (view.report or {}).get("review") or {}
-    console.rule(escape(review_line(summary)), style="dim")
+    console.rule(Text(review_line(summary)), style="dim")
     console.print(END_KEYS, style="cyan", markup=False, highlight=False)
     while True:
         key = click.getchar().lower()

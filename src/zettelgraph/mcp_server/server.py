@@ -15,7 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zettelgraph import __version__
-from zettelgraph.mcp_server import resources, tools_read, tools_runs
+from zettelgraph.mcp_server import resources, tools_read, tools_review, tools_runs
 from zettelgraph.mcp_server.access import APPROVE_SETTING, ROOTS_SETTING
 from zettelgraph.mcp_server.state import McpState
 from zettelgraph.web.security import check_bind, same_secret
@@ -45,6 +45,7 @@ def build_server(state: McpState) -> MCPServer[Any]:
     )
     tools_read.register(server, state)
     tools_runs.register(server, state)
+    tools_review.register(server, state)
     resources.register(server, state)
     return server
 

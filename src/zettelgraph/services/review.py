@@ -152,8 +152,7 @@ def decide(
         proposal = values.get("proposal")
         if not proposal:
             raise ReviewError(f"run {run_id} has no proposal to decide on")
-        keys = {c["key"] for c in proposal["concepts"]}
-        resolved = [_with_existing_ids(d, keys, existing) for d in decisions]
+        resolved = [_with_existing_ids(d, existing) for d in decisions]
 
         def title(concept_id: str) -> str | None:
             concept = store.get_concept(concept_id)
@@ -177,13 +176,14 @@ def decide(
     return runs.resume_review(run_id, answer, on_step)
 
 
-def _with_existing_ids(decision: ItemDecision, keys: set[str], existing: Any) -> ItemDecision:
+def _with_existing_ids(decision: ItemDecision, existing: Any) -> ItemDecision:
     """A merge into, or a relation to, an existing concept named by prefix or title: by id."""
     changes: dict[str, str] = {}
-    if decision.action == "merge" and decision.into and decision.into not in keys:
+    # A key (c9) names a concept of this run, found or not: the decider says which exist.
+    if decision.action == "merge" and decision.into and not is_key(decision.into):
         changes["into"] = existing(decision.into)
-    if decision.action == "relate" and decision.target and decision.target not in keys:
+    if decision.action == "relate" and decision.target and not is_key(decision.target):
         changes["target"] = existing(decision.target)
-    if decision.action == "relate" and not is_key(decision.item) and decision.item not in keys:
+    if decision.action == "relate" and not is_key(decision.item):
         changes["item"] = existing(decision.item)
     return decision.model_copy(update=changes) if changes else decision

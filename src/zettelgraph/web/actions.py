@@ -13,7 +13,9 @@ from contextlib import contextmanager
 
 from fastapi import HTTPException
 
+from zettelgraph.services import review
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.runs import (
     ACTIONS,
     BusyError,
@@ -68,6 +70,22 @@ def decide(
     try:
         with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
             return runs.answer(run_id, action, feedback)
+    except RunError as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
+
+
+def decide_items(web: WebState, run_id: str, decisions: Sequence[ItemDecision]) -> RunView:
+    """Save the reader's decisions on single items of a concept run waiting for review.
+
+    404: no such run. 409: the run is not waiting for review, or another decision on it is in
+    progress. 422: a decision that does not fit the proposal (the message names the item);
+    none of the decisions is saved then.
+    """
+    get_run(web, run_id)
+    try:
+        return review.decide(web.runs, run_id, decisions)
+    except review.ReviewError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
     except RunError as exc:
         raise HTTPException(status_code=409, detail=str(exc)) from exc
 

@@ -37,6 +37,7 @@ from zettelgraph.web.api_models import (
     DecisionIn,
     Graph,
     InboxRow,
+    ItemsIn,
     PassageInContext,
     Run,
     RunSummary,
@@ -96,6 +97,18 @@ def decide(run_id: str, body: DecisionIn, web: Web) -> dict[str, Any]:
     running at the same time. Nothing is changed then.
     """
     return actions.decide(web, run_id, body.action, body.feedback).as_dict()
+
+
+@router.post("/runs/{run_id}/items", response_model=Run, dependencies=Csrf)
+def decide_items(run_id: str, body: ItemsIn, web: Web) -> dict[str, Any]:
+    """Decide on single items of a concept run waiting for review: keep, drop, edit, merge,
+    move_quote, remove_quote, retype, relate, undecide (see `review RUN --help`). The run
+    stays waiting for review; approving then writes exactly what is kept.
+
+    422 when a decision does not fit the proposal (none is saved then); 409 when the run is
+    not waiting for review or another decision on it is in progress.
+    """
+    return actions.decide_items(web, run_id, body.decisions).as_dict()
 
 
 @router.post("/contents/{content_id}/runs", response_model=Run, dependencies=Csrf)

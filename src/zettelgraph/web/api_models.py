@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from zettelgraph.models import Concept, Content, Person, SearchResult, Section
+from zettelgraph.services.review import ItemDecision
 
 
 class Open(BaseModel):
@@ -178,6 +179,13 @@ class CsrfOut(Open):
 class DecisionIn(BaseModel):
     action: Literal["approve", "feedback", "abort"]
     feedback: str | None = Field(default=None, max_length=10_000)
+
+
+class ItemsIn(BaseModel):
+    """The reader's decisions on single items of a concept run, applied in order; none is
+    saved when one does not fit the proposal (422 names it)."""
+
+    decisions: list[ItemDecision] = Field(min_length=1, max_length=500)
 
 
 class StartIn(BaseModel):

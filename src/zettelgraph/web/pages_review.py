@@ -12,8 +12,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
+from pydantic import ValidationError
 
 from zettelgraph.services import browse
+from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.runs import RunView
 from zettelgraph.web import actions
 from zettelgraph.web.pages_common import HTMLRoute, Web, render, run_href, see_other
@@ -67,13 +69,23 @@ def inbox_page(request: Request, web: Web) -> HTMLResponse:
     return render(request, "inbox.html", "inbox", runs=rows)
 
 
-def _review(request: Request, web: WebState, view: RunView) -> HTMLResponse:
+def _review(
+    request: Request,
+    web: WebState,
+    view: RunView,
+    *,
+    error: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
     report = view.report or {}
     status_note = STATUS_NOTES.get(view.status, "").format(run_id=view.run_id)
     return render(
         request,
         "review.html",
         "inbox",
+        status_code=status_code,
+        error=error,
+        vocabulary=web.services.concept_vocabulary.names,
         run=view,
         report=report,
         passages=_report_passages(web, report) if report else {},
@@ -85,6 +97,60 @@ def _review(request: Request, web: WebState, view: RunView) -> HTMLResponse:
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 def review_page(run_id: str, request: Request, web: Web) -> HTMLResponse:
     return _review(request, web, actions.get_run(web, run_id))
+
+
+# The form fields an item decision may carry (ItemDecision's, beside item and action).
+DECISION_FIELDS = ("title", "concept", "analysis", "into", "type", "quote", "to", "target")
+
+
+def item_order(report: dict[str, Any]) -> list[str]:
+    """The items' keys in the order the page shows them."""
+    return [
+        item["key"]
+        for kind in ("concepts", "relations", "related")
+        for item in report.get(kind, [])
+        if item.get("key")
+    ]
+
+
+@router.post("/runs/{run_id}/items", dependencies=[Depends(require_csrf)])
+async def decide_item(run_id: str, request: Request, web: Web) -> Response:
+    """One decision on one item (the page's per-item forms; no JavaScript needed); back to
+    the page at the next item, or the page again with the error at the item (422)."""
+    form = await request.form()
+    fields = {
+        name: str(form[name])
+        for name in ("item", "action", "explanation", *DECISION_FIELDS)
+        if isinstance(form.get(name), str) and str(form[name]).strip() != ""
+    }
+    key = fields.get("item", "")
+    view = actions.get_run(web, run_id)
+    try:
+        decision = ItemDecision.model_validate(fields)
+    except ValidationError as exc:
+        problem = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:3]
+        )
+        return _review(request, web, view, error={"item": key, "message": problem}, status_code=422)
+    try:
+        view = actions.decide_items(web, run_id, [decision])
+    except HTTPException as exc:
+        if exc.status_code != 422:
+            raise
+        return _review(
+            request, web, view, error={"item": key, "message": str(exc.detail)}, status_code=422
+        )
+    order = item_order(view.report or {})
+    moves_on = decision.action in ("keep", "drop", "merge", "retype")
+    at = (
+        order.index(key) + 1
+        if moves_on and key in order
+        else order.index(key)
+        if key in order
+        else 0
+    )
+    anchor = f"#item-{order[at]}" if at < len(order) else "#decide"
+    return see_other(run_href(run_id) + anchor)
 
 
 @router.post("/runs/{run_id}/approve", dependencies=[Depends(require_csrf)])

@@ -77,6 +77,44 @@
     }
   });
 
+  // The review page's keys, the terminal triage's: on the focused item (the one the page
+  // opened at, or the first), k keep, d drop, u undo, e edit, m merge or move quotes, n next,
+  // b back. Each decision is an ordinary form post, so the page works without them.
+  var items = Array.prototype.slice.call(document.querySelectorAll("[data-item]"));
+  if (items.length) {
+    document.querySelectorAll(".js-only").forEach(function (hint) { hint.hidden = false; });
+    var opened = window.location.hash && document.getElementById(window.location.hash.slice(1));
+    var current = opened && opened.hasAttribute("data-item") ? opened : items[0];
+    if (opened === current) current.focus({ preventScroll: true });
+    document.addEventListener("focusin", function (event) {
+      var item = event.target instanceof Element && event.target.closest("[data-item]");
+      if (item) current = item;
+    });
+    var move = function (step) {
+      var index = Math.min(items.length - 1, Math.max(0, items.indexOf(current) + step));
+      current = items[index];
+      current.focus();
+      current.scrollIntoView({ block: "start" });
+    };
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var target = event.target;
+      if (target instanceof HTMLElement && target.closest("input, textarea, select")) return;
+      var key = event.key.toLowerCase();
+      if (key === "n" || key === "j") { event.preventDefault(); move(1); return; }
+      if (key === "b" || key === "p") { event.preventDefault(); move(-1); return; }
+      var button = current.querySelector('button[data-key="' + key + '"]');
+      if (button) { event.preventDefault(); button.click(); return; }
+      var more = current.querySelector('details[data-key="' + key + '"]');
+      if (more) {
+        event.preventDefault();
+        more.open = true;
+        var field = more.querySelector("input:not([type=hidden]), textarea, select");
+        if (field) field.focus();
+      }
+    });
+  }
+
   // A <select data-autosubmit> submits its form when changed (the graph's depth).
   document.addEventListener("change", function (event) {
     var field = event.target;
