@@ -68,6 +68,11 @@ def test_edit_with_flags_and_in_the_editor(tmp_path: Path, library: Library) -> 
     assert shown["analysis"] == "Mi lectura."
     assert [r["by"] for r in shown["revisions"]] == ["model", "reader"]
 
+    # The export says who edited it, when, and what it replaced.
+    exported = run(tmp_path, "export", "prov", "--concept", concept.id, "--format", "turtle")
+    assert exported.exit_code == 0, exported.output
+    assert "prov:wasRevisionOf" in exported.stdout and "zg:Edit" in exported.stdout
+
     script.write_text("import sys, pathlib\npathlib.Path(sys.argv[1]).write_text('')\n")
     emptied = run(tmp_path, "concept", "edit", concept.id, EDITOR=editor, VISUAL="")
     assert emptied.exit_code == 2 and "nothing changed" in said(emptied)

@@ -209,6 +209,8 @@ _QUALIFIED: dict[Node, tuple[URIRef, URIRef]] = {
     PROV.qualifiedDerivation: (PROV.entity, PROV.wasDerivedFrom),
     PROV.qualifiedAssociation: (PROV.agent, PROV.wasAssociatedWith),
     PROV.qualifiedDelegation: (PROV.agent, PROV.actedOnBehalfOf),
+    PROV.qualifiedRevision: (PROV.entity, PROV.wasRevisionOf),
+    PROV.qualifiedInvalidation: (PROV.activity, PROV.wasInvalidatedBy),
 }
 
 
