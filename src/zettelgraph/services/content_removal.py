@@ -26,6 +26,7 @@ from zettelgraph.models import (
     LearningItem,
     NodeLabel,
     Person,
+    Relation,
     RelationKey,
 )
 from zettelgraph.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
@@ -35,6 +36,7 @@ from zettelgraph.services.corrections import (
     Removed,
     UnknownError,
     card_rows,
+    counted_relations,
     marked_for_notes,
     removal_record,
     rewrite_notes,
@@ -58,7 +60,7 @@ class ContentRemoval:
     sections: list[str]
     concepts: list[Concept]
     kept: list[Concept]
-    relations: list[RelationKey]
+    relations: list[Relation]
     neighbours: dict[str, str]
     cards: list[LearningItem]
     entities: list[Entity]
@@ -74,7 +76,7 @@ class ContentRemoval:
             "sections": len(self.sections),
             "concepts": [{"id": c.id, "title": c.title} for c in self.concepts],
             "concepts_kept": [{"id": c.id, "title": c.title} for c in self.kept],
-            "relations": len(self.relations),
+            "relations": counted_relations(self.relations),
             "neighbours": [{"id": i, "title": t} for i, t in self.neighbours.items()],
             "cards": card_rows(self.cards),
             "entities": [
@@ -151,10 +153,10 @@ def _by_title(concept: Concept) -> tuple[str, str]:
 
 def _cut_relations(
     store: GraphStore, gone: set[str], lookup: Callable[[str], Concept | Entity | None]
-) -> tuple[list[RelationKey], dict[str, str]]:
+) -> tuple[list[Relation], dict[str, str]]:
     """The typed relations touching `gone` nodes, and the nodes on their other end that
     stay (id -> title), whose notes change."""
-    keys: dict[RelationKey, None] = {}
+    keys: dict[RelationKey, Relation] = {}
     neighbours: dict[str, str] = {}
     for node_id in sorted(gone):
         for relation in store.relations(node_id, direction="both"):
@@ -164,10 +166,10 @@ def _cut_relations(
             other = lookup(other_id)
             if other is None:
                 continue  # a quote's attribution: it goes with the quote
-            keys.setdefault(relation.key)
+            keys.setdefault(relation.key, relation)
             if other_id not in gone:
                 neighbours[other_id] = other.title if isinstance(other, Concept) else other.name
-    return list(keys), neighbours
+    return list(keys.values()), neighbours
 
 
 def _entity_of(store: GraphStore) -> Callable[[str], Entity | None]:
@@ -238,7 +240,7 @@ def remove_content(
         content.id,
         content.title,
         concepts=removed_concepts,
-        relations=plan.relations,
+        relations=[r.key for r in plan.relations],
         items=[item.id for item in plan.cards],
         entities=removed_entities,
         counts={
@@ -246,6 +248,7 @@ def remove_content(
             "Quote": len(plan.quotes),
             "Section": len(plan.sections),
             "Concept": len(plan.concepts),
+            "relations": counted_relations(plan.relations),
             "LearningItem": len(plan.cards),
             "Entity": len(plan.entities),
             "Person": int(plan.author_goes),

@@ -22,6 +22,7 @@ from zettelgraph.models import (
     ConceptRevision,
     LearningItem,
     NodeLabel,
+    Relation,
     Removal,
     RemovalKind,
     embedding_text,
@@ -175,6 +176,12 @@ def removal_record(
         by=services.settings.reader,
         **what,
     )
+
+
+def counted_relations(relations: Iterable[Relation]) -> int:
+    """Relations as a reader counts them: a relation and the reverse the store added for it
+    are one (the reverse carries `inferred_reverse_of`)."""
+    return sum("inferred_reverse_of" not in r.properties for r in relations)
 
 
 def card_rows(cards: list[LearningItem]) -> list[dict[str, str]]:

@@ -32,6 +32,7 @@ from zettelgraph.services.corrections import (
     UnknownError,
     card_rows,
     concept_named,
+    counted_relations,
     marked_for_notes,
     removal_record,
     rewrite_notes,
@@ -74,6 +75,9 @@ def _relation_row(relation: Relation, titles: dict[str, str], concept: Concept) 
         "type": relation.type,
         "target_id": relation.target_id,
         "target": every.get(relation.target_id, relation.target_id),
+        # The store's automatic reverse of another relation listed (as the concept page
+        # marks it): a reader counts a relation and its reverse as one.
+        "reverse": "inferred_reverse_of" in relation.properties,
     }
 
 
@@ -115,7 +119,12 @@ def delete_concept(services: Services, given: str) -> Removed[ConceptDeletion]:
         concepts={concept.id: concept.title},
         relations=[r.key for r in plan.relations],
         items=[item.id for item in plan.cards],
-        counts={"Concept": 1, "LearningItem": len(plan.cards), "attributions": plan.attributions},
+        counts={
+            "Concept": 1,
+            "relations": counted_relations(plan.relations),
+            "attributions": plan.attributions,
+            "LearningItem": len(plan.cards),
+        },
         # Enough to see (or one day restore) what it was: its record and its relations.
         details={
             "concept": concept.model_dump(mode="json"),
@@ -260,7 +269,7 @@ def unlink_concepts(
         f"{ends[0].title} -[{main.type}]-> {ends[1].title}",
         relations=[r.key for r in group],
         items=[item.id for item in cards],
-        counts={"relations": len(group), "LearningItem": len(cards)},
+        counts={"relations": 1, "LearningItem": len(cards)},
         details={"relations": [r.model_dump(mode="json") for r in group]},
     )
     store.apply(
