@@ -179,24 +179,25 @@ def test_unlink_removes_a_relation_with_its_twin_and_the_cards_on_the_pair(
     # Named from the other end, by the reverse type: the same relation.
     result = unlink_concepts(services, simple.title, deliberate.id[:8], "specific-of")
 
-    assert (result.source, result.type, result.target) == (
+    plan = result.plan
+    assert (plan.source.title, plan.type, plan.target.title) == (
         simple.title,
         "SPECIFIC_OF",
         deliberate.title,
     )
-    assert sorted(result.removed) == sorted(
+    assert sorted(r.key for r in plan.relations) == sorted(
         [(deliberate.id, "GENERALIZES", simple.id), (simple.id, "SPECIFIC_OF", deliberate.id)]
     )
     between = [r for r in store.relations(simple.id, direction="both") if deliberate.id in r.key]
     assert between == []
-    assert [i.id for i in result.cards] == [library.cards["pair"].id]
+    assert [i.id for i in plan.cards] == [library.cards["pair"].id]
     assert store.get_learning_items([library.cards["pair"].id]) == []
     links = parse_note(note(services, deliberate.id))[0]["concept_relations"]
     assert links["GENERALIZES"] == [] and links["SUPPORTS"] == [c["little"].id]
     assert sorted(result.notes.notes_updated) == sorted([deliberate.id, simple.id])
     # Without a type: the one relation joining the pair (the symmetric SIMILAR_TO).
     similar = unlink_concepts(services, c["exercise"].id, simple.id)
-    assert (similar.type, len(similar.removed)) == ("SIMILAR_TO", 2)
+    assert (similar.plan.type, len(similar.plan.relations)) == ("SIMILAR_TO", 2)
     assert [r.kind for r in removals(store)] == ["relation", "relation"]
     # Everything else is as it was.
     assert store.get_concept(deliberate.id) is not None

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+# The parts of a concept as the command's flags name them (the model's field names as keys).
+_PARTS = {"title": "title", "concept": "statement", "analysis": "analysis"}
 # The file `concept edit` opens in $EDITOR: one heading per part of the concept.
 EDIT_HEADINGS = {"## Title": "title", "## Statement": "statement", "## Analysis": "analysis"}
 EDIT_HELP = (
@@ -59,9 +61,9 @@ def _plain() -> Console:
 
 
 def _notes(out: Console, outcome: NotesOutcome) -> None:
-    written = len(outcome.notes_written) + len(outcome.notes_updated)
+    written = _many(len(outcome.notes_written) + len(outcome.notes_updated), "vault note")
     moved = f", {len(outcome.notes_removed)} moved to the vault's .trash/"
-    out.print(f"{written} vault notes written{moved if outcome.notes_removed else ''}", style="dim")
+    out.print(f"{written} written{moved if outcome.notes_removed else ''}", style="dim")
     for error in outcome.vault_errors:
         out.print(f"note not written: {error}", style="yellow")
 
@@ -123,7 +125,8 @@ def edit(
         if not result.changed:
             out.print(f"nothing changed in {edited.title!r}")
             return
-        out.print(f"edited {edited.title!r} ({edited.id[:8]}): {', '.join(result.changed)}")
+        parts = ", ".join(_PARTS[name] for name in result.changed)
+        out.print(f"edited {edited.title!r} ({edited.id[:8]}): {parts}")
         out.print(
             f"the earlier text is kept as version {len(edited.revisions)} "
             f"(`zettelgraph concept {edited.id[:8]} --json` shows it)",
@@ -238,13 +241,14 @@ def unlink(
         print_json(result.as_dict())
     else:
         out = _plain()
-        out.print(f"removed {result.source} -[{result.type}]-> {result.target}")
-        for source_id, kind, target_id in result.removed[1:]:
-            titles = {result.source_id: result.source, result.target_id: result.target}
-            out.print(f"  and {titles[source_id]} -[{kind}]-> {titles[target_id]}")
-        if result.cards:
-            fronts = _listed([c.front for c in result.cards])
-            out.print(f"  {len(result.cards)} cards that asked how they relate: {fronts}")
+        plan = result.plan
+        titles = {plan.source.id: plan.source.title, plan.target.id: plan.target.title}
+        for number, edge in enumerate(plan.relations):
+            said = f"{titles[edge.source_id]} -[{edge.type}]-> {titles[edge.target_id]}"
+            out.print(f"removed {said}" if number == 0 else f"  and {said}")
+        if plan.cards:
+            fronts = _listed([c.front for c in plan.cards])
+            out.print(f"  {_many(len(plan.cards), 'card')} that asked how they relate: {fronts}")
         _notes(out, result.notes)
     _finish(result.notes)
 

@@ -13,7 +13,7 @@ concepts on the other end are rewritten; a deleted concept's note goes to the va
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from zettelgraph.models import (
@@ -27,7 +27,6 @@ from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS, RelationVocabulary
 from zettelgraph.services.cards import cards_testing, relation_cards
 from zettelgraph.services.corrections import (
     CorrectionError,
-    NotesOutcome,
     Removed,
     UnknownError,
     card_rows,
@@ -151,34 +150,30 @@ def delete_concept(services: Services, given: str) -> Removed[ConceptDeletion]:
 
 
 @dataclass
-class UnlinkResult:
-    """A relation removed: its ends and type as the reader named it, every edge that went
-    (the relation and its twin), its properties (why it was there), the cards that asked
-    about the pair, and what became of the two notes."""
+class UnlinkPlan:
+    """A relation to remove, read the way the reader named it: its ends, every edge that goes
+    (the relation and its reverse or twin) and the cards that ask how its concepts relate."""
 
-    source_id: str
-    source: str
-    target_id: str
-    target: str
-    type: str
-    removed: list[RelationKey]
-    properties: dict[str, Any]
+    source: Concept
+    target: Concept
+    relations: list[Relation]
     cards: list[LearningItem]
-    removal_id: str
-    notes: NotesOutcome = field(default_factory=NotesOutcome)
+
+    @property
+    def type(self) -> str:
+        return self.relations[0].type
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source_id": self.source_id,
-            "source": self.source,
-            "target_id": self.target_id,
-            "target": self.target,
+            "source_id": self.source.id,
+            "source": self.source.title,
             "type": self.type,
-            "removed": [list(key) for key in self.removed],
-            "properties": self.properties,
+            "target_id": self.target.id,
+            "target": self.target.title,
+            "removed": [list(r.key) for r in self.relations],
+            # Why it was there: its explanation, who or which run made it.
+            "properties": self.relations[0].properties,
             "cards": card_rows(self.cards),
-            "removal_id": self.removal_id,
-            **self.notes.as_dict(),
         }
 
 
@@ -246,12 +241,11 @@ def _chosen(
     )
 
 
-def unlink_concepts(
+def plan_unlink(
     services: Services, source: str, target: str, relation: str | None = None
-) -> UnlinkResult:
-    """Remove the relation `source -[relation]-> target` (without `relation`: the one
-    relation that joins them) with its reverse or twin, in one write with its `Removal`
-    record, then rewrite both notes."""
+) -> UnlinkPlan:
+    """The relation `source -[relation]-> target` (without `relation`: the one relation that
+    joins them) and what goes with it, read without writing."""
     store = services.store
     a, b = concept_named(store, source), concept_named(store, target)
     if a.id == b.id:
@@ -259,36 +253,35 @@ def unlink_concepts(
             f"{a.title!r} is named twice: name the two concepts the relation joins"
         )
     group = _chosen(joining_relations(store, services.store_vocabulary, a, b), a, b, relation)
-    main = group[0]
-    ends = (a, b) if main.source_id == a.id else (b, a)
-    cards = relation_cards(store, a.id, b.id)
+    ends = (a, b) if group[0].source_id == a.id else (b, a)
+    return UnlinkPlan(ends[0], ends[1], group, relation_cards(store, a.id, b.id))
+
+
+def unlink_concepts(
+    services: Services, source: str, target: str, relation: str | None = None
+) -> Removed[UnlinkPlan]:
+    """Remove what `plan_unlink` names, in one write with its `Removal` record, then rewrite
+    both notes."""
+    store = services.store
+    plan = plan_unlink(services, source, target, relation)
+    ends = (plan.source, plan.target)
     record = removal_record(
         services,
         "relation",
-        ends[0].id,
-        f"{ends[0].title} -[{main.type}]-> {ends[1].title}",
-        relations=[r.key for r in group],
-        items=[item.id for item in cards],
-        counts={"relations": 1, "LearningItem": len(cards)},
-        details={"relations": [r.model_dump(mode="json") for r in group]},
+        plan.source.id,
+        f"{plan.source.title} -[{plan.type}]-> {plan.target.title}",
+        relations=[r.key for r in plan.relations],
+        items=[item.id for item in plan.cards],
+        counts={"relations": 1, "LearningItem": len(plan.cards)},
+        details={"relations": [r.model_dump(mode="json") for r in plan.relations]},
     )
     store.apply(
         ChangeSet(
-            delete_relations=[main.key],
-            delete_ids=with_history(store, cards),
-            concepts=marked_for_notes(store, [a.id, b.id]),
+            delete_relations=[plan.relations[0].key],
+            delete_ids=with_history(store, plan.cards),
+            concepts=marked_for_notes(store, [c.id for c in ends]),
             removals=[record],
         )
     )
-    return UnlinkResult(
-        source_id=ends[0].id,
-        source=ends[0].title,
-        target_id=ends[1].id,
-        target=ends[1].title,
-        type=main.type,
-        removed=[r.key for r in group],
-        properties=main.properties,
-        cards=cards,
-        removal_id=record.id,
-        notes=rewrite_notes(services, touched=[a.id, b.id], cards=bool(cards)),
-    )
+    notes = rewrite_notes(services, touched=[c.id for c in ends], cards=bool(plan.cards))
+    return Removed(plan=plan, removal_id=record.id, notes=notes)
