@@ -119,6 +119,12 @@ def test_removing_a_content_takes_what_only_it_supports(
     )
     assert c["exercise"].id in result.notes.notes_updated
     assert result.notes.vault_errors == []
+    # Vivir con poco's note no longer quotes Walden; its quote of Spark stays.
+    kept = services.vault.find_note(little)
+    assert kept is not None
+    fuente = kept.read_text(encoding="utf-8").split("## Fuente")[1]
+    assert "Simplifica" not in fuente and "> Con poco se vive y se piensa mejor." in fuente
+    assert little in result.notes.notes_updated
     [record] = removals(store)
     assert (record.kind, record.title, record.by, record.counts["Quote"]) == (
         "content",

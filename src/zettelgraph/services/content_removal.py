@@ -45,6 +45,9 @@ from zettelgraph.services.corrections import (
 from zettelgraph.services.runs import WorkflowRuns
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.entities import passage_ids
+from zettelgraph.vault.notes import SourceQuote
+from zettelgraph.vault.passages import source_quotes
+from zettelgraph.vault.trash import drop_sources
 from zettelgraph.workflows.context import Services
 
 
@@ -270,6 +273,7 @@ def remove_content(
     if plan.author_goes and plan.author is not None:
         doomed.append(plan.author.id)
     neighbours = [node_id for node_id in plan.neighbours if node_id not in removed_concepts]
+    cited = _cited(store, plan)
     store.apply(
         ChangeSet(
             delete_ids=doomed,
@@ -285,4 +289,17 @@ def remove_content(
         removed_entities=removed_entities,
         cards=True,
     )
+    notes.add(drop_sources(services.vault, cited))
     return Removed(plan=plan, removal_id=record.id, notes=notes)
+
+
+def _cited(store: GraphStore, plan: ContentRemoval) -> dict[str, list[SourceQuote]]:
+    """The quotes of the content each concept that stays cites in its note, as the note
+    shows them (read before they are deleted)."""
+    own = set(plan.quotes)
+    cited = {}
+    for concept in plan.kept:
+        attributions = store.relations(concept.id, relation_type=SUPPORTS, direction="in")
+        quotes = store.get_quotes([r.source_id for r in attributions if r.source_id in own])
+        cited[concept.id] = source_quotes(store, quotes)
+    return cited

@@ -37,6 +37,7 @@ from zettelgraph.store.base import EmbedderMismatchError, GraphStore, every_node
 from zettelgraph.vault.entities import entity_vaults, write_entity_notes
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.vault.trash import discard_notes
+from zettelgraph.vault.writer import NotesReport
 from zettelgraph.workflows.context import Services
 
 # A concept's title is bounded by the model (Concept.title); a statement or an analysis is a
@@ -77,6 +78,16 @@ class NotesOutcome:
     notes_updated: list[str] = field(default_factory=list)
     notes_removed: list[str] = field(default_factory=list)
     vault_errors: list[str] = field(default_factory=list)
+
+    def add(self, report: NotesReport) -> None:
+        """What a write or sync of notes did, added to this outcome."""
+        self.notes_written += report.written
+        self.notes_updated += [i for i in report.updated if i not in self.notes_updated]
+        self.notes_removed += report.removed
+        self.vault_errors += [
+            f"{e.get('title') or e.get('concept_id') or e.get('entity_id')}: {e.get('error')}"
+            for e in report.errors
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -127,13 +138,7 @@ def rewrite_notes(
         outcome.vault_errors.append(f"{exc}: {sync}")
         return outcome
     for report in reports:
-        outcome.notes_written += report.written
-        outcome.notes_updated += report.updated
-        outcome.notes_removed += report.removed
-        outcome.vault_errors += [
-            f"{e.get('title') or e.get('concept_id') or e.get('entity_id')}: {e.get('error')}"
-            for e in report.errors
-        ]
+        outcome.add(report)
     if cards:
         refresh_vault(services)
     return outcome

@@ -55,6 +55,7 @@ __all__ = [
     "render_source",
     "update_concept_note",
     "version_lines",
+    "without_sources",
 ]
 
 # Only on a concept whose text the reader edited: who wrote the text it has, when it was last
@@ -258,6 +259,21 @@ def expected_state(
 ) -> dict[str, Any]:
     """The `note_state` a note written from `note` has."""
     return note_state(render_concept_note(note, vocabulary))
+
+
+def without_sources(existing: str, sources: list[SourceQuote]) -> str:
+    """`existing` without the `## Fuente` entries of `sources`, where each stands exactly as
+    zettelgraph wrote it (text the reader changed is left as it is), with the blank line
+    that separated it from the next."""
+    text = existing
+    for source in sources:
+        block = render_source(source)
+        for found in (block + "\n", "\n" + block, block):
+            at = text.find(found)
+            if at >= 0 and at > text.find(SOURCES_HEADING) >= 0:
+                text = text[:at] + text[at + len(found) :]
+                break
+    return text
 
 
 def edited_parts(existing: str, concept: Concept) -> list[str]:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from zettelgraph.models import NodeLabel, Removal
 from zettelgraph.store.base import GraphStore, every_node
-from zettelgraph.vault.writer import NotesReport, Vault, VaultError
+from zettelgraph.vault.notes import SourceQuote, without_sources
+from zettelgraph.vault.writer import NotesReport, Vault, VaultError, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,27 @@ def discard_notes(
                 )
                 continue
             report.removed.append(node_id)
+    return report
+
+
+def drop_sources(vault: Vault, cited: Mapping[str, list[SourceQuote]]) -> NotesReport:
+    """Take the quotes of a removed content out of the `## Fuente` of the notes that stay
+    (concept id -> its quotes that went), where they stand as zettelgraph wrote them. The
+    section is otherwise the reader's, so nothing else in it is touched."""
+    report = NotesReport()
+    for concept_id, sources in cited.items():
+        path = vault.find_note(concept_id)
+        if path is None or not sources:
+            continue
+        try:
+            existing = vault.read_note(path)
+            text = without_sources(existing, sources)
+            if text != existing:
+                atomic_write(path, text)
+                report.updated.append(concept_id)
+        except (OSError, ValueError) as exc:
+            error = f"{type(exc).__name__}: {exc}; remove its quotes of the book by hand"
+            report.errors.append({"concept_id": concept_id, "path": str(path), "error": error})
     return report
 
 

@@ -16,10 +16,12 @@ from zettelgraph.revisions import revised
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.vault.notes import (
     ConceptNote,
+    SourceQuote,
     note_state,
     parse_note,
     render_concept_note,
     update_concept_note,
+    without_sources,
 )
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.vault.trash import TRASH_DIR, discard_note
@@ -185,3 +187,23 @@ def test_a_removed_concepts_note_goes_to_the_trash_now_or_at_the_next_sync(
     assert (vault.root / TRASH_DIR / "Simplicidad.md").exists()
     assert mine.exists()
     assert sync_vault(store, vault, check=True).drift == []
+
+
+def test_a_removed_books_quotes_leave_fuente_only_as_zettelgraph_wrote_them() -> None:
+    walden, spark, cape = (
+        SourceQuote(f"q{n}", text, book, None, str(n))
+        for n, (text, book) in enumerate(
+            [("Simplifica.", "Walden"), ("Muévete.", "Spark"), ("El mar.", "Cape Cod")], 1
+        )
+    )
+    note = ConceptNote(concept=proposed(), relations={}, sources=[walden, spark, cape])
+    text = render_concept_note(note)
+    mine = text.replace("> El mar.", "> El mar (lo subrayé dos veces).")
+
+    kept = without_sources(mine, [walden, cape])
+
+    fuente = kept.split("## Fuente\n")[1]
+    assert fuente.startswith("> Muévete.\n\n— *Spark*, p. 2\n\n> El mar (lo subrayé")
+    assert "Simplifica" not in kept
+    assert without_sources(kept, [walden, cape]) == kept
+    assert without_sources(text, [spark]).split("## Fuente\n")[1].count("— *") == 2
