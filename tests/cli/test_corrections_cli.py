@@ -172,3 +172,25 @@ def test_a_content_with_an_open_run_is_kept_until_the_run_is_decided(tmp_path: P
     assert check.exit_code == 0 and json.loads(check.stdout)["drift"] == []
     table = run(home, "removals")
     assert "content" in said(table) and "Walden" in said(table)
+
+
+def test_on_a_terminal_a_deletion_asks(
+    tmp_path: Path, library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A person at the terminal answers the prompt (CliRunner's stdin is not a terminal).
+    monkeypatch.setattr("zettelgraph.cli.corrections.on_a_terminal", lambda: True)
+    concept = library.concepts["exercise"]
+    kept = CliRunner().invoke(
+        app,
+        ["--home", str(tmp_path), "--embeddings", "hash", "concept", "delete", concept.id],
+        input="n\n",
+    )
+    assert kept.exit_code == 1 and "Delete 'Ejercicio y cerebro'?" in kept.output
+    assert "nothing removed" in said(kept)
+    gone = CliRunner().invoke(
+        app,
+        ["--home", str(tmp_path), "--embeddings", "hash", "concept", "delete", concept.id],
+        input="y\n",
+    )
+    assert gone.exit_code == 0, gone.output
+    assert "deleted 'Ejercicio y cerebro'" in said(gone)
