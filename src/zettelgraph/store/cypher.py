@@ -53,7 +53,6 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
-    RelationKey,
     ReviewLog,
     SearchHit,
     Section,
@@ -75,6 +74,7 @@ from zettelgraph.store.cypher_scope import (
     scoped_text_hits,
     scoped_vector_rows,
 )
+from zettelgraph.store.cypher_statements import Statement, deletion_statements
 from zettelgraph.store.rules import (
     SEARCHED_LABELS,
     check_deletions,
@@ -96,14 +96,6 @@ NodeT = TypeVar("NodeT", bound=Node)
 INDEXED_LABELS = SEARCHED_LABELS
 # How many node ids one read asks for at once.
 _READ_BATCH = 1000
-
-
-@dataclass(frozen=True)
-class Statement:
-    """`UNWIND $rows AS row ...`: one write, run over `rows` (in batches if need be)."""
-
-    query: str
-    rows: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -710,29 +702,6 @@ class CypherStore(ABC):
         out["relations"] = self._count("MATCH (:Node)-[r]->(:Node) RETURN count(r)")
         out["vectors"] = self._count("MATCH (n:Node) WHERE n.embedding IS NOT NULL RETURN count(n)")
         return out
-
-
-def deletion_statements(keys: Sequence[RelationKey], ids: Sequence[str]) -> list[Statement]:
-    """Relations by key (each type checked by `rules.check_deletions`), then nodes with every
-    relation touching them. A vector and the full-text copy are properties of their node, so
-    the indexes drop them with it."""
-    by_type: dict[str, list[dict[str, Any]]] = {}
-    for source, relation_type, target in keys:
-        by_type.setdefault(relation_type, []).append({"s": source, "t": target})
-    statements = [
-        Statement(
-            "UNWIND $rows AS row MATCH (s:Node {id: row.s})"
-            f"-[r:{relation_type}]->(t:Node {{id: row.t}}) DELETE r",
-            rows,
-        )
-        for relation_type, rows in by_type.items()
-    ]
-    if ids:
-        rows = [{"id": node_id} for node_id in dict.fromkeys(ids)]
-        statements.append(
-            Statement("UNWIND $rows AS row MATCH (n:Node {id: row.id}) DETACH DELETE n", rows)
-        )
-    return statements
 
 
 def _dead_here(owner: str) -> bool:
