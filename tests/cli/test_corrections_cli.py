@@ -194,3 +194,13 @@ def test_on_a_terminal_a_deletion_asks(
     )
     assert gone.exit_code == 0, gone.output
     assert "deleted 'Ejercicio y cerebro'" in said(gone)
+
+
+def test_removing_a_content_lists_what_stays_but_changes(tmp_path: Path, library: Library) -> None:
+    asked = run(tmp_path, "contents", "remove", library.books["walden"].id[:8])
+    assert asked.exit_code == 2
+    text = said(asked)
+    assert "2 concepts only it supports: Simplicidad voluntaria; Vivir deliberadamente" in text
+    assert "stay, losing its quotes: Vivir con poco" in text
+    assert "stay, losing their relations to those that go: Ejercicio y cerebro" in text
+    assert "its author Henry David Thoreau stays" in text

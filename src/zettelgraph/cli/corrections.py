@@ -328,9 +328,11 @@ def _show_content_plan(data: dict[str, Any], as_json: bool) -> None:
         fate = "goes (no other content is theirs)" if data["author_removed"] else "stays"
         out.print(f"  its author {data['author']} {fate}")
     if data["concepts_kept"]:
-        out.print(
-            f"  stay, losing its quotes: {titles(data['concepts_kept'])}",
-        )
+        out.print(f"  stay, losing its quotes: {titles(data['concepts_kept'])}")
+    kept = {c["id"] for c in data["concepts_kept"]}
+    related = [n for n in data["neighbours"] if n["id"] not in kept]
+    if related:
+        out.print(f"  stay, losing their relations to those that go: {titles(related)}")
 
 
 # --- removals -------------------------------------------------------------------------------

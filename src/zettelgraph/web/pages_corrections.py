@@ -203,6 +203,11 @@ def confirm_source_removal(content_id: str, request: Request, web: Web) -> HTMLR
         stays=[
             *(f"{c['title']}: loses its quotes from this source" for c in data["concepts_kept"]),
             *(
+                f"{n['title']}: loses its relations to the concepts that go"
+                for n in data["neighbours"]
+                if n["id"] not in {c["id"] for c in data["concepts_kept"]}
+            ),
+            *(
                 [f"Its author, {author} (another source is theirs)"]
                 if author and not data["author_removed"]
                 else []
