@@ -75,6 +75,7 @@ class NodeLabel(StrEnum):
     LEARNING_ITEM = "LearningItem"
     REVIEW_LOG = "ReviewLog"
     ENTITY = "Entity"
+    REMOVAL = "Removal"
 
 
 class Node(BaseModel):
@@ -176,6 +177,10 @@ class Concept(Node):
         return "reader" if self.revisions else "model"
 
 
+# A relation named by what identifies it: (source id, type, target id), as `Relation.key`.
+RelationKey = tuple[str, str, str]
+
+
 class Relation(BaseModel):
     """A typed, directed edge between two nodes."""
 
@@ -188,7 +193,7 @@ class Relation(BaseModel):
     created_at: datetime = Field(default_factory=utcnow)
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> RelationKey:
         return (self.source_id, self.type, self.target_id)
 
 
@@ -303,6 +308,40 @@ class Entity(Node):
     provenance: dict[str, Any] = Field(default_factory=dict)
 
 
+RemovalKind = Literal["concept", "relation", "content"]
+
+
+class Removal(Node):
+    """A correction that took part of the graph away: what went, who removed it and when.
+
+    What it removed is gone from the graph; this record stays (written in the same write), so
+    the reader can still see what a deletion took (`zettelgraph removals`), the provenance
+    export can say the reader invalidated it, and `vault sync` knows which notes to take out
+    of the vault. `created_at` is when it was removed.
+    """
+
+    kind: RemovalKind
+    # What the reader removed, as they knew it: a concept's or content's title, or
+    # "A -[TYPE]-> B" for a relation.
+    title: str = Field(min_length=1, max_length=1000)
+    # The removed concept's or content's id; for a relation, its source concept's.
+    subject_id: str
+    by: str = Field(min_length=1, description="The reader (ZETTELGRAPH_READER).")
+    # Everything that went with it: concepts (id -> title), concept relations (both
+    # directions), cards, pack entities (id -> name), and how many nodes per label.
+    concepts: dict[str, str] = Field(default_factory=dict)
+    relations: list[RelationKey] = Field(default_factory=list)
+    items: list[str] = Field(default_factory=list)
+    entities: dict[str, str] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    # What a reader may want back: a removed concept's text, a relation's explanation.
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+def removal_id(kind: str, subject_id: str, at: datetime) -> str:
+    return stable_id("removal", kind, subject_id, at.isoformat())
+
+
 def entity_id(entity_type: str, name: str) -> str:
     return stable_id("entity", entity_type, normalize_name(name))
 
@@ -316,7 +355,18 @@ def review_log_id(item_id: str, reviewed_at: datetime) -> str:
     return stable_id("review", item_id, reviewed_at.isoformat())
 
 
-AnyNode = Content | Person | Quote | Concept | Section | Answer | LearningItem | ReviewLog | Entity
+AnyNode = (
+    Content
+    | Person
+    | Quote
+    | Concept
+    | Section
+    | Answer
+    | LearningItem
+    | ReviewLog
+    | Entity
+    | Removal
+)
 
 
 NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
@@ -329,6 +379,7 @@ NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
     NodeLabel.LEARNING_ITEM: LearningItem,
     NodeLabel.REVIEW_LOG: ReviewLog,
     NodeLabel.ENTITY: Entity,
+    NodeLabel.REMOVAL: Removal,
 }
 
 
@@ -346,10 +397,13 @@ def embedding_text(node: Quote | Concept | Entity) -> str:
 
 
 class ChangeSet(BaseModel):
-    """Everything one logical write puts in the store, applied in one transaction.
+    """Everything one logical write puts in (or takes out of) the store, applied in one
+    transaction.
 
-    Writing is an upsert on ids, so applying the same ChangeSet twice converges to the
-    same graph.
+    Writing is an upsert on ids and deleting what is already gone does nothing, so applying
+    the same ChangeSet twice converges to the same graph. Deletions come first: a change set
+    may delete a concept and rewrite the neighbours that pointed at it, but not write a node
+    it deletes.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -363,6 +417,7 @@ class ChangeSet(BaseModel):
     learning_items: list[LearningItem] = Field(default_factory=list)
     review_logs: list[ReviewLog] = Field(default_factory=list)
     entities: list[Entity] = Field(default_factory=list)
+    removals: list[Removal] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
@@ -371,6 +426,11 @@ class ChangeSet(BaseModel):
     # write, atomically, and refuses the whole change set (ConflictError) otherwise: two runs
     # of one book cannot both commit.
     expect_processed: dict[str, list[datetime | None]] = Field(default_factory=dict)
+    # Nodes to delete, with every relation touching them, their vectors and full-text rows.
+    delete_ids: list[str] = Field(default_factory=list)
+    # Relations to delete; one between two Concepts (or two Entities) of a type with a reverse
+    # or a symmetric twin goes with its twin, as it was written with it.
+    delete_relations: list[RelationKey] = Field(default_factory=list)
 
     def nodes(self) -> list[AnyNode]:
         # Sections before the quotes that point at them.
@@ -384,6 +444,7 @@ class ChangeSet(BaseModel):
             *self.learning_items,
             *self.review_logs,
             *self.entities,
+            *self.removals,
         ]
 
 

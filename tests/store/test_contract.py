@@ -180,6 +180,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "LearningItem": 0,
         "ReviewLog": 0,
         "Entity": 0,
+        "Removal": 0,
         "relations": 0,
         "vectors": 0,
     }
@@ -198,6 +199,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "LearningItem": 0,
         "ReviewLog": 0,
         "Entity": 0,
+        "Removal": 0,
         # Book: AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS. Document: 2
         # SECTION_OF + 3 QUOTED_IN + 3 IN_SECTION + 2 CITES (none has a reverse).
         "relations": 7 + 10,
@@ -711,6 +713,7 @@ def snapshot_of_empty() -> dict[str, Any]:
             "LearningItem": 0,
             "ReviewLog": 0,
             "Entity": 0,
+            "Removal": 0,
             "relations": 0,
             "vectors": 0,
         },

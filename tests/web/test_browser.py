@@ -86,8 +86,26 @@ def test_review_loop_in_a_real_browser(served: str) -> None:
         page.screenshot(path=str(ARTIFACTS / "1-inbox.png"), full_page=True)
         page.get_by_role("link", name="Meditations").first.click()
         page.wait_for_url("**/runs/*")
-        assert page.get_by_role("button", name="Approve").is_visible()
+        assert page.get_by_role("button", name="Approve what is kept").is_visible()
         page.screenshot(path=str(ARTIFACTS / "2-review.png"), full_page=True)
+
+        # Item by item with the keys: d drops the first item, the page comes back at the next
+        # one (or at the decisions, past the last).
+        page.keyboard.press("d")
+        page.wait_for_url("**#*")
+        assert "1 dropped" in " ".join(page.locator(".review-summary").first.inner_text().split())
+        page.locator("[data-item]").first.focus()  # back to the dropped one, and undo
+        page.keyboard.press("u")
+        page.wait_for_function(
+            "document.querySelector('.review-summary').innerText.includes('0 dropped')"
+        )
+        assert "0 dropped" in " ".join(page.locator(".review-summary").first.inner_text().split())
+        # On a phone: one column, nothing wider than the screen.
+        page.set_viewport_size({"width": 390, "height": 844})
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the review page is {width} px wide at 390 px"
+        page.screenshot(path=str(ARTIFACTS / "2-review-390px.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
 
         feedback = "Escribe los conceptos en español, por favor"
         page.fill("textarea#feedback", feedback)
@@ -95,10 +113,10 @@ def test_review_loop_in_a_real_browser(served: str) -> None:
         page.wait_for_load_state("load")
         # The revised proposal is shown, with the feedback in its log and the buttons back.
         assert page.get_by_text(feedback).first.is_visible()
-        assert page.get_by_role("button", name="Approve").is_enabled()
+        assert page.get_by_role("button", name="Approve", exact=True).is_enabled()
         page.screenshot(path=str(ARTIFACTS / "3-revised.png"), full_page=True)
 
-        page.get_by_role("button", name="Approve").click()
+        page.get_by_role("button", name="Approve", exact=True).click()
         page.wait_for_load_state("load")
         assert "committed" in page.content()
         page.screenshot(path=str(ARTIFACTS / "4-committed.png"), full_page=True)

@@ -282,3 +282,28 @@ def test_feedback_applies_to_undecided_items_only(make_harness: MakeHarness) -> 
     assert titles["c1"] == "La libertad como don"  # decided: left as it was
     assert titles["c2"] == "También cambiado"
     assert any("c1 is decided by you" in w for w in view.warnings)
+
+
+def test_calibrate_refits_the_flags_to_the_readers_decisions(
+    make_harness: MakeHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zettelgraph.services import calibration
+
+    h = make_harness(REPLIES, **OPEN)
+    first, _ = start(h)
+    # Too few decisions: the shipped flags stay, and the report says how many are missing.
+    decide(h.runs, first, decisions({"keep": ["c1", "c3"], "drop": ["c2"]}))
+    early = calibration.calibrate(h.runs)
+    assert not early.written
+    assert early.kinds[0].reason.startswith("3 of the 50")
+
+    monkeypatch.setattr(calibration, "MIN_DECISIONS", 3)
+    done = calibration.calibrate(h.runs)
+    concepts = done.kinds[0]
+    assert done.written and concepts.refitted and concepts.decisions == 3
+    assert concepts.yours["recall"] >= 0.8  # the one drop falls under the new floor
+    saved = h.settings.calibration_path
+    assert saved.is_file() and "concept" in saved.read_text(encoding="utf-8")
+    # Later reviews flag with it; --reset goes back to the shipped models.
+    assert "3 of your decisions" in h.services.doubt_models["concept"].fitted_on
+    assert calibration.reset(h.runs) and not saved.exists()

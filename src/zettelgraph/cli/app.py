@@ -12,6 +12,7 @@ from zettelgraph.cli import (
     cards,
     concepts,
     contents,
+    corrections,
     experiments,
     export,
     extract,
@@ -26,6 +27,30 @@ from zettelgraph.cli import (
     store,
     study,
 )
+from zettelgraph.cli.common import DefaultCommandGroup
+
+
+class _ConceptGroup(DefaultCommandGroup):
+    default = "show"
+
+
+class _ContentsGroup(DefaultCommandGroup):
+    default = "list"
+
+
+# `zettelgraph concept ID` shows a concept, `concept edit ID` and `concept delete ID` correct
+# it; `zettelgraph contents` lists the contents, `contents remove ID` removes one.
+concept_app = typer.Typer(
+    cls=_ConceptGroup, help="One concept: show it, edit it or delete it.", no_args_is_help=True
+)
+concept_app.command("show")(concepts.show_concept)
+concept_app.command("edit")(corrections.edit)
+concept_app.command("delete")(corrections.delete)
+contents_app = typer.Typer(
+    cls=_ContentsGroup, help="Your contents (books, documents): list them, or remove one."
+)
+contents_app.command("list")(contents.list_contents)
+contents_app.command("remove")(corrections.remove_content)
 
 app = typer.Typer(
     name="zettelgraph",
@@ -56,7 +81,6 @@ def root(
 
 
 app.command("ingest")(ingest.ingest)
-app.command("contents")(contents.list_contents)
 app.command("show")(contents.show)
 app.command("config")(admin.config)
 app.command("doctor")(admin.doctor)
@@ -64,17 +88,21 @@ app.command("reindex")(admin.reindex)
 app.command("run")(extract.run)
 app.command("extract")(extract.extract)
 app.command("review")(review.review)
+app.command("calibrate")(review.calibrate)
 app.command("runs")(extract.list_runs)
 app.command("resume")(extract.resume)
 app.command("graph-extract")(graph.graph_extract)
 app.command("search")(search.search)
 app.command("ask")(search.ask)
 app.command("concepts")(concepts.list_concepts)
-app.command("concept")(concepts.show_concept)
 app.command("link")(links.link)
+app.command("unlink")(corrections.unlink)
+app.command("removals")(corrections.list_removals)
 app.command("serve")(serve.serve)
 app.command("mcp")(mcp.mcp)
 app.command("study")(study.study)
+app.add_typer(concept_app, name="concept")
+app.add_typer(contents_app, name="contents")
 app.add_typer(concepts.vault_app, name="vault")
 app.add_typer(store.store_app, name="store")
 app.add_typer(cards.cards_app, name="cards")

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,3 +99,21 @@ def require_same_embedder(services: Services) -> None:
         services.check_embedder()
     except EmbedderMismatchError as exc:
         fail(str(exc))
+
+
+class DefaultCommandGroup(TyperGroup):
+    """A command group that runs its `default` command when its first argument names none of
+    its commands: `zettelgraph concept ID` is `concept show ID`, `zettelgraph contents` is
+    `contents list`, beside `concept edit ID` and `contents remove ID`."""
+
+    default = ""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if self.default and (not args or (args[0] not in self.commands and args[0] != "--help")):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+def on_a_terminal() -> bool:
+    """Whether a person can answer a prompt (stdin and stdout are a terminal)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()

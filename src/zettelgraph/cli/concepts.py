@@ -75,6 +75,12 @@ def show_concept(
     for q in quotes:
         page = f", p. {q['page']}" if q["page"] else ""
         out.print(f"  > {q['text']} [dim]({q['content']}{page})[/]", highlight=False)
+    if concept.revisions:
+        last = concept.revisions[-1]
+        out.print(
+            f"\n[dim]edited by you, {last.replaced_at:%Y-%m-%d}; {len(concept.revisions)} "
+            "earlier versions (`--json` lists them, `zettelgraph concept edit` edits it)[/]"
+        )
     provenance = concept.provenance
     if provenance:
         out.print(

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zettelgraph.cli.common import fail, stdout
-from zettelgraph.cli.editing import edit_feedback, edited_in_editor
+from zettelgraph.cli.editing import edited_in_editor
+from zettelgraph.cli.editor import feedback_in_editor
 from zettelgraph.cli.extract import _runs_of, _show, drive_with_progress, open_every_run
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def review(
         else:
             action = chosen[0]
             wants_editor = action == "feedback" and (feedback or "-").strip() in ("", "-")
-            text = edit_feedback() if wants_editor else feedback
+            text = feedback_in_editor() if wants_editor else feedback
         if action == "quit":
             return
         answered = run_id
@@ -211,7 +212,7 @@ def _ask() -> tuple[str, str | None]:
     if choice.startswith("a"):
         return "approve", None
     if choice.startswith("f"):
-        return "feedback", typer.prompt("Feedback") or edit_feedback()
+        return "feedback", typer.prompt("Feedback") or feedback_in_editor()
     if choice.startswith("b"):
         return "abort", None
     return "quit", None
@@ -225,3 +226,55 @@ def print_decided(view: RunView) -> None:
     report = view.report or {}
     if report.get("review"):
         stdout().print(review_line(report["review"]), highlight=False, markup=False)
+
+
+def calibrate(
+    ctx: typer.Context,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Go back to the shipped calibration.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show how a refit would do; write nothing.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Refit the doubt flags to your own keep, drop and edit decisions (50 of a kind at
+    least), and show how well the shipped and your flags separate them."""
+    from zettelgraph.cli.common import print_json
+    from zettelgraph.cli.extract import open_runs
+    from zettelgraph.services import calibration
+
+    with open_runs(ctx) as runs:
+        if reset:
+            removed = calibration.reset(runs)
+            message = "back to the shipped calibration" if removed else "already the shipped one"
+            print_json({"reset": removed}) if as_json else stdout().print(message)
+            return
+        report = calibration.calibrate(runs, write=not dry_run)
+    if as_json:
+        print_json(report.as_dict())
+        return
+    out = stdout()
+    for kind in report.kinds:
+        line = f"{kind.kind}s: {kind.decisions} decisions ({kind.usable} kept)"
+        if kind.shipped:
+            line += f"; shipped flags {_separates(kind.shipped)}"
+        if kind.refitted:
+            line += f"; yours {_separates(kind.yours)}"
+        else:
+            line += f"; not refitted: {kind.reason}"
+        out.print(line, highlight=False, markup=False)
+    if report.written:
+        out.print(f"written to {report.path}; later runs flag with it", markup=False)
+    elif dry_run:
+        out.print("nothing written (--dry-run)", markup=False)
+
+
+def _separates(quality: dict[str, float]) -> str:
+    def pct(value: float) -> str:
+        return "n/a" if value != value else f"{value:.0%}"  # NaN: nothing to count
+
+    return (
+        f"catch {pct(quality.get('recall', float('nan')))} of your drops, "
+        f"{pct(quality.get('clean', float('nan')))} of the unflagged were kept"
+    )

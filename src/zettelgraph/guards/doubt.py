@@ -135,8 +135,12 @@ def fit(
     raw = np.array(
         [[float(row.get(name, math.nan)) for name in names] for row in rows], dtype=float
     )
-    mean = np.nanmean(raw, axis=0)
-    mean = np.where(np.isfinite(mean), mean, 0.0)
+    # A signal never measured (no semantic embedder, no log-probabilities) gets mean 0 and,
+    # all its values filled with it, scale 1 and no say in the fit.
+    measured = np.isfinite(raw)
+    counts = measured.sum(axis=0)
+    sums = np.where(measured, raw, 0.0).sum(axis=0)
+    mean = np.divide(sums, counts, out=np.zeros(len(names)), where=counts > 0)
     filled = np.where(np.isfinite(raw), raw, mean)
     scale = filled.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)

@@ -6,6 +6,7 @@ from prov.model import ProvDocument
 
 from zettelgraph.analysis.models import ExperimentRecord
 from zettelgraph.provenance.build import ProvenanceBuilder
+from zettelgraph.provenance.corrections import add_removal, add_revisions
 from zettelgraph.provenance.experiments import add_experiment
 from zettelgraph.provenance.learning import add_answer, add_item
 from zettelgraph.provenance.scope import Selection
@@ -24,7 +25,10 @@ def build_document(
         builder.quote(quote)
     for concept in selection.concepts.values():
         supports = selection.supports.get(concept.id, [])
-        builder.concept(concept, supports, full=concept.id not in selection.stubs)
+        full = concept.id not in selection.stubs
+        approval = builder.concept(concept, supports, full=full)
+        if full:
+            add_revisions(builder, concept, approval)
     for entity in selection.entities.values():
         builder.graph_entity(entity, full=entity.id not in selection.stubs)
     for relation in selection.relations:
@@ -33,6 +37,8 @@ def build_document(
         add_item(builder, item)
     for answer in selection.answers:
         add_answer(builder, answer)
+    for removal in selection.removals:
+        add_removal(builder, removal)
     if experiment is not None:
         add_experiment(builder, experiment)
     return builder.doc

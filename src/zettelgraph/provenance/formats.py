@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from prov.constants import PROV as PROV_NS
 from prov.constants import (
     PROV_ASSOCIATION,
     PROV_ATTR_ACTIVITY,
@@ -32,6 +33,7 @@ from prov.constants import (
     PROV_DERIVATION,
     PROV_GENERATION,
     PROV_INFLUENCE,
+    PROV_INVALIDATION,
     PROV_LABEL,
     PROV_LOCATION,
     PROV_ROLE,
@@ -48,6 +50,9 @@ from zettelgraph.provenance import FORMATS
 from zettelgraph.provenance.writers import json_ld, turtle
 
 PROV = Namespace("http://www.w3.org/ns/prov#")
+PROV_REVISION = PROV_NS["Revision"]
+PROV_QUOTATION = PROV_NS["Quotation"]
+PROV_PRIMARY_SOURCE = PROV_NS["PrimarySource"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,14 @@ _RELATIONS: dict[QualifiedName, _Relation] = {
         "actedOnBehalfOf", "qualifiedDelegation", "agent", {PROV_ATTR_ACTIVITY: "hadActivity"}
     ),
     PROV_INFLUENCE: _Relation("wasInfluencedBy", "qualifiedInfluence", "influencer", {}),
+    PROV_INVALIDATION: _Relation("wasInvalidatedBy", "qualifiedInvalidation", "activity", _TIMED),
+}
+# A derivation typed as one of these is written with its own properties (a revision is
+# `prov:wasRevisionOf`, qualified by a `prov:Revision` node), as PROV-O and `prov` write it.
+_DERIVATION_KINDS: dict[QualifiedName, tuple[str, str]] = {
+    PROV_REVISION: ("wasRevisionOf", "qualifiedRevision"),
+    PROV_QUOTATION: ("wasQuotedFrom", "qualifiedQuotation"),
+    PROV_PRIMARY_SOURCE: ("hadPrimarySource", "qualifiedPrimarySource"),
 }
 _ELEMENT_PREDICATES: dict[QualifiedName, URIRef] = {
     PROV_TYPE: RDF.type,
@@ -141,12 +154,19 @@ def triples(document: ProvDocument) -> Iterator[Triple]:
         if first is None or second is None:
             raise ValueError(f"{kind} needs both of its ends in zettelgraph's export")
         subject, influencer = iri(first), iri(second)
-        yield subject, PROV[shape.direct], influencer
-        rest = [(n, v) for n, v in formal[2:] if v is not None] + list(record.extra_attributes)
-        if not rest:
+        direct, qualified = shape.direct, shape.qualified
+        extra = list(record.extra_attributes)
+        subtype = next((v for n, v in extra if n == PROV_TYPE and v in _DERIVATION_KINDS), None)
+        if kind == PROV_DERIVATION and subtype is not None:
+            direct, qualified = _DERIVATION_KINDS[subtype]
+            extra.remove((PROV_TYPE, subtype))
+            kind = subtype
+        yield subject, PROV[direct], influencer
+        rest = [(n, v) for n, v in formal[2:] if v is not None] + extra
+        if not rest and kind == record.get_type():
             continue
         node = BNode()
-        yield subject, PROV[shape.qualified], node
+        yield subject, PROV[qualified], node
         yield node, RDF.type, iri(kind)
         yield node, PROV[shape.influencer], influencer
         for name, value in rest:

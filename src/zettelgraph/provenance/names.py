@@ -38,6 +38,7 @@ PREFIXES: dict[str, str] = {
             "run",
             "generation",
             "experiment",
+            "removal",
         )
     },
 }

@@ -24,6 +24,7 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
+    Removal,
 )
 from zettelgraph.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
 from zettelgraph.store.base import GraphStore, every_node
@@ -43,10 +44,12 @@ class Selection:
     relations: list[Relation] = field(default_factory=list)
     items: dict[str, LearningItem] = field(default_factory=dict)
     answers: list[Answer] = field(default_factory=list)
+    # What the reader removed from the graph, each as the activity that invalidated it.
+    removals: list[Removal] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.concepts or self.entities or self.relations or self.items)
+        return not (self.concepts or self.entities or self.relations or self.items or self.removals)
 
     def add_quotes(self, store: GraphStore, quote_ids: Iterable[str]) -> None:
         """The quotes (once each) with their contents and authors."""
@@ -100,6 +103,7 @@ def everything(store: GraphStore) -> Selection:
     items = every_node(store, NodeLabel.LEARNING_ITEM, LearningItem)
     selection.items = {i.id: i for i in items}
     selection.answers = list(every_node(store, NodeLabel.ANSWER, Answer))
+    selection.removals = list(every_node(store, NodeLabel.REMOVAL, Removal))
     persons = {p.id: p for p in every_node(store, NodeLabel.PERSON, Person)}
     quote_ids = set(selection.quotes)
     for relation in store.relations():

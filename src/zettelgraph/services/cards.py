@@ -8,8 +8,9 @@ type, concepts and front). Every decision is recorded in the item's provenance.
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,31 @@ def list_items(store: GraphStore, which: ItemFilter | None = None) -> list[Learn
         )
     )
     return items
+
+
+def cards_testing(
+    store: GraphStore, concept_ids: Collection[str], quote_ids: Collection[str] = ()
+) -> list[LearningItem]:
+    """The cards that test any of `concept_ids` (a card about one of them, or about one of
+    its relations) or cite any of `quote_ids`: what goes when those go."""
+    concepts, quotes = set(concept_ids), set(quote_ids)
+    return [
+        item
+        for item in all_items(store)
+        if concepts.intersection(item.concept_ids) or quotes.intersection(item.quote_ids)
+    ]
+
+
+def relation_cards(store: GraphStore, a: str, b: str) -> list[LearningItem]:
+    """The cards that ask how `a` and `b` relate: relation cards whose concepts hold the two
+    side by side (the pair's own card, or one step of a chain A -> B -> C)."""
+    pair = {a, b}
+    return [
+        item
+        for item in all_items(store)
+        if item.item_type == ItemType.RELATION
+        and any({x, y} == pair for x, y in itertools.pairwise(item.concept_ids))
+    ]
 
 
 def get_items(store: GraphStore, item_ids: Sequence[str]) -> list[LearningItem]:

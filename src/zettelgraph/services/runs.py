@@ -343,6 +343,10 @@ class WorkflowRuns:
         )
         return view, values
 
+    def state_of(self, run_id: str) -> dict[str, Any]:
+        """The run's whole state as its last checkpoint holds it."""
+        return self._view_and_values(run_id)[1]
+
     def list(self) -> list[RunView]:
         """Every run, newest first."""
         runs = [self.view(thread) for thread in self._threads()]
@@ -377,6 +381,12 @@ class ExtractionRuns(WorkflowRuns):
         return self._start(content_id, {"suggestions": suggestions, "force": force}, on_step)
 
     def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
+        if view.status == "committed":
+            from zettelgraph.services.calibration import calibrate_after_approval
+
+            note = calibrate_after_approval(self)
+            if note:
+                view.warnings.append(note)
         return self._cards_after_commit(view, on_step)
 
     def _at_recursion_limit(

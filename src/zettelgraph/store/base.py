@@ -27,13 +27,24 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
+    Removal,
     ReviewLog,
     SearchHit,
     Section,
 )
 
 NodeT = TypeVar(
-    "NodeT", Content, Person, Quote, Concept, Section, Answer, LearningItem, ReviewLog, Entity
+    "NodeT",
+    Content,
+    Person,
+    Quote,
+    Concept,
+    Section,
+    Answer,
+    LearningItem,
+    ReviewLog,
+    Entity,
+    Removal,
 )
 
 
@@ -76,8 +87,8 @@ class EmbeddingInfo:
 
 @runtime_checkable
 class GraphStore(Protocol):
-    """A graph of Contents, Persons, Quotes, Concepts, Sections, Answers, LearningItems and
-    ReviewLogs.
+    """A graph of Contents, Persons, Quotes, Concepts, Sections, Answers, LearningItems,
+    ReviewLogs, Entities, and the Removals that record what a reader deleted.
 
     Quotes and Concepts also have vectors and full-text search; Sections (a document's parent
     chunks), Answers (questions asked of the graph), LearningItems (cards) and ReviewLogs (their
@@ -102,7 +113,9 @@ class GraphStore(Protocol):
 
     # --- writes ------------------------------------------------------------------------
     def apply(self, changes: ChangeSet) -> None:
-        """Upsert every node, relation (with automatic reverses) and vector in one write."""
+        """Delete the nodes (with their relations, vectors and full-text rows) and relations
+        (with their twins) it names, then upsert every node, relation (with automatic
+        reverses) and vector, in one write."""
 
     # --- reads -------------------------------------------------------------------------
     def get_content(self, content_id: str) -> Content | None: ...

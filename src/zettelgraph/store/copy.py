@@ -40,6 +40,7 @@ LABEL_FIELDS = {
     NodeLabel.LEARNING_ITEM: "learning_items",
     NodeLabel.REVIEW_LOG: "review_logs",
     NodeLabel.ENTITY: "entities",
+    NodeLabel.REMOVAL: "removals",
 }
 Progress = Callable[[str, int], None]
 

@@ -15,10 +15,11 @@ The graph a user sees in their database:
   like the SQLite store's full-text copy;
 - one `ZettelgraphMeta` node records the embedder.
 
-Every write is an idempotent MERGE on ids, checked in full before anything is written, and
-ordered nodes -> vectors -> relations so that replaying an interrupted write converges to the
-graph the uninterrupted one makes. Subclasses add their database's dialect: how a batch of
-statements is executed, vector and full-text indexes and their queries.
+Every write is an idempotent MERGE on ids (or a DELETE of what is there), checked in full
+before anything is written, and ordered deletions -> nodes -> vectors -> relations so that
+replaying an interrupted write converges to the graph the uninterrupted one makes.
+Subclasses add their database's dialect: how a batch of statements is executed, vector and
+full-text indexes and their queries.
 """
 
 from __future__ import annotations
@@ -73,13 +74,16 @@ from zettelgraph.store.cypher_scope import (
     scoped_text_hits,
     scoped_vector_rows,
 )
+from zettelgraph.store.cypher_statements import Statement, deletion_statements
 from zettelgraph.store.rules import (
     SEARCHED_LABELS,
+    check_deletions,
     check_dims,
     check_labels,
     check_vector_nodes,
     checked_vectors,
     query_tokens,
+    relations_to_delete,
     relations_to_write,
     sortable_time,
 )
@@ -92,14 +96,6 @@ NodeT = TypeVar("NodeT", bound=Node)
 INDEXED_LABELS = SEARCHED_LABELS
 # How many node ids one read asks for at once.
 _READ_BATCH = 1000
-
-
-@dataclass(frozen=True)
-class Statement:
-    """`UNWIND $rows AS row ...`: one write, run over `rows` (in batches if need be)."""
-
-    query: str
-    rows: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -381,17 +377,29 @@ class CypherStore(ABC):
                     "vectors given but no embedder registered: call ensure_embedder"
                 )
             check_dims(arrays, info.dim)
+        check_deletions(changes)
         nodes = changes.nodes()
         endpoints = {r.source_id for r in changes.relations} | {
             r.target_id for r in changes.relations
         }
-        stored = self._labels({n.id for n in nodes} | endpoints | set(arrays))
+        unlinked = {end for key in changes.delete_relations for end in (key[0], key[2])}
+        stored = self._labels({n.id for n in nodes} | endpoints | set(arrays) | unlinked)
         check_labels(nodes, stored)
-        labels = {**stored, **{n.id: str(label_of(n)) for n in nodes}}
+        doomed = set(changes.delete_ids)
+        # What the write leaves: a relation or vector for a node it deletes names no node.
+        labels = {
+            **{i: label for i, label in stored.items() if i not in doomed},
+            **{n.id: str(label_of(n)) for n in nodes},
+        }
         check_vector_nodes(arrays, labels)
         relations = relations_to_write(changes.relations, labels, self.vocabulary)
-        # Everything is checked: from here on only writes that cannot be refused.
-        statements = self._node_statements(nodes)
+        # Everything is checked: from here on only writes that cannot be refused. Deletions
+        # first, as on SQLite, so a replay after an interruption converges all the same.
+        statements = deletion_statements(
+            relations_to_delete(changes.delete_relations, stored, self.vocabulary),
+            changes.delete_ids,
+        )
+        statements.extend(self._node_statements(nodes))
         if arrays:
             statements.append(self._vector_statement(arrays))
         statements.extend(self._relation_statements(relations))

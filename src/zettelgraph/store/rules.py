@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from zettelgraph.models import (
     AnyNode,
+    ChangeSet,
     Concept,
     Content,
     Entity,
@@ -22,6 +23,7 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
+    RelationKey,
     label_of,
     normalize_name,
 )
@@ -130,6 +132,41 @@ def relations_to_write(
                 f"relation type {relation.type!r} must be upper-case letters, digits and _"
             )
     return out
+
+
+def check_deletions(changes: ChangeSet) -> None:
+    """Refuse a change set that writes a node it deletes (which would it keep?) or names a
+    relation type no store can hold; a relation or vector given for a deleted node is refused
+    later, as one for any node that does not exist."""
+    doomed = set(changes.delete_ids)
+    both = sorted(doomed & {node.id for node in changes.nodes()})
+    if both:
+        raise IntegrityError(f"nodes both written and deleted in one change set: {both[:5]}")
+    for _, relation_type, _ in changes.delete_relations:
+        if not _RELATION_TYPE.match(relation_type):
+            raise IntegrityError(
+                f"relation type {relation_type!r} must be upper-case letters, digits and _"
+            )
+
+
+def relations_to_delete(
+    keys: Sequence[RelationKey], labels: Mapping[str, str], vocabulary: RelationVocabulary
+) -> list[RelationKey]:
+    """The relations to delete: each one given and, between two typed nodes, the reverse or
+    symmetric twin `relations_to_write` wrote with it, so no half of a pair is left behind.
+    `labels` maps the ends that exist to their label; a relation whose ends do not exist is
+    already gone."""
+    out: dict[RelationKey, None] = {}
+    for source, relation_type, target in keys:
+        if source not in labels or target not in labels:
+            continue
+        out.setdefault((source, relation_type, target))
+        typed = labels[source] == labels[target] and labels[source] in _TYPED_LABELS
+        if typed and relation_type in vocabulary.types:
+            reverse = vocabulary.reverse_of(relation_type)
+            if reverse is not None:
+                out.setdefault((target, reverse, source))
+    return list(out)
 
 
 def text_of(node: AnyNode) -> str | None:

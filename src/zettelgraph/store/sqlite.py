@@ -43,16 +43,19 @@ from zettelgraph.store.base import (
 )
 from zettelgraph.store.migrations import MIGRATIONS
 from zettelgraph.store.rules import (
+    check_deletions,
     check_dims,
     check_labels,
     check_vector_nodes,
     checked_vectors,
     indexed_text_of,
     name_key,
+    relations_to_delete,
     relations_to_write,
     sortable_time,
 )
 from zettelgraph.store.scope import active_filter
+from zettelgraph.store.sqlite_delete import delete_edges, delete_nodes
 from zettelgraph.store.sqlite_reads import SQLiteReads, locked
 from zettelgraph.store.sqlite_text import index_text, rebuild_text_index
 from zettelgraph.store.vector_index import VectorIndex
@@ -180,6 +183,7 @@ class SQLiteStore(SQLiteReads):
     @locked
     def apply(self, changes: ChangeSet) -> None:
         arrays = checked_vectors(changes.vectors)
+        check_deletions(changes)
         with self._transaction():
             # Read under the write lock so a concurrent `replace_vectors` cannot slip in
             # between the check and the write.
@@ -192,11 +196,20 @@ class SQLiteStore(SQLiteReads):
                 check_dims(arrays, info.dim)
             # Under BEGIN IMMEDIATE no other process writes between this check and the commit.
             check_expectations(changes, self.get_content)
+            deleted = self._delete(changes)
             for node in changes.nodes():
                 self._upsert_node(node)
             self._write_relations(changes.relations)
             labels = self._write_vectors(arrays)
-        self._after_write(arrays, labels)
+        self._after_write(arrays, labels, deleted)
+
+    def _delete(self, changes: ChangeSet) -> list[str]:
+        """Delete what `changes` names, before its upserts; the node ids deleted."""
+        if changes.delete_relations:
+            given = changes.delete_relations
+            ends = {end for key in given for end in (key[0], key[2])}
+            delete_edges(self._db, relations_to_delete(given, self._labels(ends), self.vocabulary))
+        return delete_nodes(self._db, changes.delete_ids) if changes.delete_ids else []
 
     def _write_vectors(self, arrays: Mapping[str, NDArray[np.float32]]) -> dict[str, str]:
         """Upsert vectors of existing nodes; returns each vector's node label."""
@@ -277,16 +290,22 @@ class SQLiteStore(SQLiteReads):
         return _Transaction(self._db, "BEGIN")
 
     def _after_write(
-        self, arrays: Mapping[str, NDArray[np.float32]], labels: Mapping[str, str]
+        self,
+        arrays: Mapping[str, NDArray[np.float32]],
+        labels: Mapping[str, str],
+        deleted: Sequence[str] = (),
     ) -> None:
         """Bring the loaded vector indexes up to date with a write this store just made."""
-        if self._indexes is None or not arrays:
+        if self._indexes is None or not (arrays or deleted):
             return
         if self._data_version() != self._seen_version:
             # Another connection committed since the indexes were loaded; patching in only
             # our own rows would hide its writes, so reload on the next search instead.
             self._indexes = None
             return
+        for index in self._indexes.values():
+            for node_id in deleted:
+                index.remove(node_id)
         by_label: dict[str, list[str]] = {}
         for node_id in arrays:
             by_label.setdefault(labels[node_id], []).append(node_id)

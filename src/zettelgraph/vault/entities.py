@@ -62,6 +62,21 @@ def entity_folder(pack: str, folders: Mapping[str, str] | None = None) -> str:
     return "/".join(parts)
 
 
+def entity_vaults(
+    root: Path, packs: Iterable[str], folders: Mapping[str, str] | None = None
+) -> list[Vault]:
+    """The notes folder of each pack whose folder setting is safe (the others are reported
+    by the sync that writes their notes)."""
+    vault = EntityVault(root, folders)
+    found: list[Vault] = []
+    for pack in dict.fromkeys(packs):
+        try:
+            found.append(vault.folder_for(pack))
+        except ValueError:
+            continue
+    return found
+
+
 class EntityVault:
     """The entity folders of one vault: a `Vault` per folder, so notes are found by id."""
 

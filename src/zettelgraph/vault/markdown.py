@@ -21,6 +21,7 @@ _SECTION_END = re.compile(r"#{1,2}(?:[ \t]|\r?\n|\Z)")  # a level-1 or level-2 A
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LINE_SEPARATORS = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
 _TOP_HEADING = re.compile(r"^(#{1,2})(?=[ \t]|$)", re.MULTILINE)
+_TITLE = re.compile(r"#(?:[ \t]|\r?\n|\Z)")  # a level-1 ATX heading
 
 
 class NoteFormatError(ValueError):
@@ -156,9 +157,12 @@ def update_note(
     owned_keys: Collection[str],
     sections: Mapping[str, list[str]],
     order: Sequence[str],
+    *,
+    title: str | None = None,
 ) -> str:
-    """`existing` with the `owned_keys` of its front matter replaced by `owned_front` and the
-    body of each heading in `sections` replaced by its lines.
+    """`existing` with the `owned_keys` of its front matter replaced by `owned_front`, the
+    body of each heading in `sections` replaced by its lines and, given a `title`, the text
+    of its first `# ` heading replaced by it (one is added at the top when there is none).
 
     The person's front matter keys keep their order and text; missing front matter is added;
     a missing section is added before the first heading that follows it in `order` (the
@@ -176,11 +180,20 @@ def update_note(
         closing = parts.closing if parts.closing.endswith("\n") else parts.closing + newline
         merged = _merge_front(parts.front, owned_lines, newline, frozenset(owned_keys))
         front = parts.opening + merged + closing
-    body = parts.body
+    body = parts.body if title is None else _replace_title(parts.body, title, newline)
     for heading, lines in sections.items():
         later = list(order[order.index(heading) + 1 :]) if heading in order else []
         body = _replace_section(body, heading, lines, newline, later)
     return parts.prefix + front + body
+
+
+def _replace_title(body: str, title: str, newline: str) -> str:
+    for offset, line in markdown_lines(body)[0]:
+        if _TITLE.match(line):
+            end = offset + len(line)
+            ending = line[len(line.rstrip("\r\n")) :]
+            return body[:offset] + f"# {title}" + ending + body[end:]
+    return f"# {title}{newline}" + body
 
 
 def _merge_front(

@@ -2,10 +2,16 @@
 
 Pure functions, no I/O. A note has two kinds of content:
 
-- what zettelgraph owns and rewrites on every sync: the front matter keys in `OWNED_KEYS` and
-  the body of the `## Conexiones` section;
+- what zettelgraph owns and rewrites on every sync: the front matter keys in `OWNED_KEYS`,
+  the body of the `## Conexiones` section and, once the concept was edited, the list of its
+  earlier texts under `## Versiones anteriores`;
 - everything else (the person's text in Análisis, their own sections and front matter keys),
   which an update keeps byte for byte (`markdown.update_note`).
+
+The title, Concepto and Análisis are written when the note is created, and again only when
+the reader edits that part of the concept in zettelgraph (`zettelgraph concept edit`, the
+web app): the note's `earlier_versions` says how many edits it has shown, so an update knows
+which parts changed since (`edited_parts`).
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelgraph.locations import page_label
-from zettelgraph.models import Concept
+from zettelgraph.models import Concept, ConceptRevision
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.revisions import changed_fields
 from zettelgraph.vault.markdown import (
     NoteFormatError,
     dump_front_matter,
@@ -29,13 +36,16 @@ from zettelgraph.vault.markdown import (
 
 __all__ = [
     "CONNECTIONS_HEADING",
+    "EDITED_KEYS",
     "OWNED_KEYS",
     "SOURCES_HEADING",
+    "VERSIONS_HEADING",
     "ConceptNote",
     "LinkedConcept",
     "NoteFormatError",
     "SourceQuote",
     "connection_lines",
+    "edited_parts",
     "expected_state",
     "note_state",
     "owned_front_matter",
@@ -44,11 +54,36 @@ __all__ = [
     "render_concept_note",
     "render_source",
     "update_concept_note",
+    "version_lines",
+    "without_sources",
 ]
 
-OWNED_KEYS = ("entity_id", "entity_type", "short_summary", "summary", "concept_relations")
+# Only on a concept whose text the reader edited: who wrote the text it has, when it was last
+# edited, and how many earlier texts the note lists (which edits it has shown).
+EDITED_KEYS = ("edited_by", "edited", "earlier_versions")
+OWNED_KEYS = (
+    "entity_id",
+    "entity_type",
+    "short_summary",
+    "summary",
+    *EDITED_KEYS,
+    "concept_relations",
+)
+CONCEPT_HEADING = "## Concepto"
+ANALYSIS_HEADING = "## Análisis"
 CONNECTIONS_HEADING = "## Conexiones"
 SOURCES_HEADING = "## Fuente"
+VERSIONS_HEADING = "## Versiones anteriores"
+# The note's sections in their order: where a missing one is put back.
+SECTION_ORDER = (
+    CONCEPT_HEADING,
+    ANALYSIS_HEADING,
+    CONNECTIONS_HEADING,
+    SOURCES_HEADING,
+    VERSIONS_HEADING,
+)
+_BY = {"model": "texto del modelo", "reader": "tu texto"}
+_WHERE = {"review": "reemplazado en la revisión", "graph": "reemplazado después de aprobarlo"}
 
 _LINK_BREAKERS = re.compile(r"[\[\]|#^]+")
 
@@ -112,11 +147,19 @@ def owned_front_matter(
 ) -> dict[str, Any]:
     """The front matter keys zettelgraph owns, with their values for this note."""
     concept = note.concept
+    edited: dict[str, Any] = {}
+    if concept.revisions:
+        edited = {
+            "edited_by": concept.text_by,
+            "edited": concept.revisions[-1].replaced_at.date(),
+            "earlier_versions": len(concept.revisions),
+        }
     return {
         "entity_id": concept.id,
         "entity_type": "Concept",
         "short_summary": yaml_text(concept.summary_short),
         "summary": yaml_text(concept.summary),
+        **edited,
         "concept_relations": {
             kind: [target.id for target in note.relations.get(kind, [])]
             for kind in relation_types(note, vocabulary)
@@ -135,26 +178,48 @@ def connection_lines(
     return lines
 
 
+def version_lines(revisions: list[ConceptRevision]) -> list[str]:
+    """The earlier texts of a concept, oldest first: a numbered item per text with its title,
+    who wrote it and when it was replaced where, then its statement and analysis indented."""
+    lines = []
+    for number, revision in enumerate(revisions, 1):
+        title = " ".join(revision.title.split()).replace("*", r"\*")
+        when = f"{_WHERE[revision.replaced_in]}, {revision.replaced_at.date().isoformat()}"
+        lines.append(f"{number}. **{title}** ({_BY[revision.by]}; {when})")
+        lines.append(f"   {' '.join(revision.concept.split())}")
+        if revision.analysis.strip():
+            lines.append(f"   *Análisis:* {' '.join(revision.analysis.split())}")
+    return lines
+
+
 def render_concept_note(
     note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
 ) -> str:
     """A new note in the vault's template: front matter, title, Concepto, Análisis,
-    Conexiones (all relation types) and Fuente (each source quote with its reference)."""
+    Conexiones (all relation types), Fuente (each source quote with its reference) and, for
+    an edited concept, its earlier versions."""
     concept = note.concept
+    versions = version_lines(concept.revisions)
     return "".join(
         [
             dump_front_matter(owned_front_matter(note, vocabulary), "\n"),
-            f"# {' '.join(concept.title.split())}\n",
-            "\n## Concepto\n",
+            f"# {_title_line(concept.title)}\n",
+            f"\n{CONCEPT_HEADING}\n",
             text_block(concept.concept),
-            "\n## Análisis\n",
+            f"\n{ANALYSIS_HEADING}\n",
             text_block(concept.analysis),
             f"\n{CONNECTIONS_HEADING}\n",
             "".join(f"{line}\n" for line in connection_lines(note, vocabulary)),
             f"\n{SOURCES_HEADING}\n",
             "\n".join(render_source(source) for source in note.sources),
+            f"\n{VERSIONS_HEADING}\n" if versions else "",
+            "".join(f"{line}\n" for line in versions),
         ]
     )
+
+
+def _title_line(title: str) -> str:
+    return " ".join(title.split())
 
 
 def render_source(source: SourceQuote) -> str:
@@ -196,19 +261,58 @@ def expected_state(
     return note_state(render_concept_note(note, vocabulary))
 
 
+def without_sources(existing: str, sources: list[SourceQuote]) -> str:
+    """`existing` without the `## Fuente` entries of `sources`, where each stands exactly as
+    zettelgraph wrote it (text the reader changed is left as it is), with the blank line
+    that separated it from the next."""
+    text = existing
+    for source in sources:
+        block = render_source(source)
+        for found in (block + "\n", "\n" + block, block):
+            at = text.find(found)
+            if at >= 0 and at > text.find(SOURCES_HEADING) >= 0:
+                text = text[:at] + text[at + len(found) :]
+                break
+    return text
+
+
+def edited_parts(existing: str, concept: Concept) -> list[str]:
+    """The parts of its text (`revisions.TEXT_FIELDS`) the reader edited in zettelgraph since
+    the note `existing` was written: those that differ between the text the note showed (the
+    earlier version its `earlier_versions` counts up to) and the concept's present text.
+    Raises NoteFormatError for front matter that is not valid YAML."""
+    shown = parse_note(existing)[0].get("earlier_versions")
+    seen = shown if isinstance(shown, int) and not isinstance(shown, bool) else 0
+    if seen >= len(concept.revisions):
+        return []
+    return changed_fields(concept.revisions[max(seen, 0)], concept)
+
+
 def update_concept_note(
     existing: str, note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
 ) -> str:
-    """`existing` with only the owned front matter keys and the Conexiones body replaced.
+    """`existing` with only the owned front matter keys and the Conexiones body replaced,
+    and, when the reader edited the concept since the note was written, the parts they
+    edited (title, Concepto, Análisis) and the earlier versions.
 
     The person's front matter keys keep their order and text; missing front matter or a
     missing Conexiones section is added (before Fuente). Idempotent. Raises NoteFormatError
     when the front matter is not valid YAML (rewriting it would lose the person's keys).
     """
+    concept = note.concept
+    edited = edited_parts(existing, concept)
+    sections = {CONNECTIONS_HEADING: connection_lines(note, vocabulary)}
+    if "concept" in edited:
+        sections[CONCEPT_HEADING] = text_block(concept.concept).splitlines()
+    if "analysis" in edited:
+        sections[ANALYSIS_HEADING] = text_block(concept.analysis).splitlines()
+    if concept.revisions:
+        sections[VERSIONS_HEADING] = version_lines(concept.revisions)
     return update_note(
         existing,
         owned_front_matter(note, vocabulary),
         OWNED_KEYS,
-        {CONNECTIONS_HEADING: connection_lines(note, vocabulary)},
-        (CONNECTIONS_HEADING, SOURCES_HEADING),
+        sections,
+        SECTION_ORDER,
+        title=_title_line(concept.title) if "title" in edited else None,
     )

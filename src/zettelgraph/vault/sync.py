@@ -3,7 +3,9 @@
 The store is written first, in one transaction; notes are written after it. A concept whose
 note may be missing or stale carries `vault_sync_pending=True`; `sync_vault` compares every
 note with the store, writes what differs and clears the flag once its note is written. A note
-that cannot be written is reported and keeps its flag, so the next sync tries again.
+that cannot be written is reported and keeps its flag, so the next sync tries again. The note
+of a concept (or entity) the reader removed has no flag to carry: its removal's record does
+that, and a whole sync moves any such note still in the vault to `.trash/` (`trash.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from zettelgraph.models import ChangeSet, Concept, normalize_name
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
-from zettelgraph.vault.entities import sync_entity_notes
+from zettelgraph.vault.entities import entity_vaults, sync_entity_notes
 from zettelgraph.vault.notes import (
     OWNED_KEYS,
     ConceptNote,
@@ -25,12 +27,14 @@ from zettelgraph.vault.notes import (
     note_state,
 )
 from zettelgraph.vault.passages import source_quotes
+from zettelgraph.vault.trash import discard_notes, removed_nodes
 from zettelgraph.vault.writer import NotesReport, Vault, VaultError
 
 log = logging.getLogger(__name__)
 
 MISSING = "missing"
 PENDING = "pending"
+TEXT_EDITED = "text edited"
 FRONT_MATTER_DIFFERS = "front matter differs"
 CONNECTIONS_DIFFER = "connections differ"
 
@@ -89,7 +93,9 @@ def sync_vault(
     """Compare the notes of every concept (or of `concept_ids`) with the store and, unless
     `check`, write the ones that differ and clear `vault_sync_pending` where written. Given
     the active packs' `schema` and no `concept_ids`, every entity note is synced too
-    (`entities.sync_entity_notes`, in the folders `entity_folders` names per pack).
+    (`entities.sync_entity_notes`, in the folders `entity_folders` names per pack). Without
+    `concept_ids`, the notes of removed concepts (and entities) still in the vault are moved
+    to `.trash/` (`removed`, drift reason "removed").
 
     A note that cannot be written goes to `errors` and keeps its flag; the others are still
     written. With `check=True` nothing is written, in the vault or the store.
@@ -121,9 +127,16 @@ def sync_vault(
                     "error": f"{type(exc).__name__}: {exc}",
                 }
             )
-    if schema is not None and concept_ids is None:
-        entities = sync_entity_notes(store, vault.root, schema, check=check, folders=entity_folders)
-        report.absorb(entities)
+    if concept_ids is not None:
+        return report
+    concepts, entities = removed_nodes(store)
+    report.absorb(discard_notes(store, [vault], concepts, check=check))
+    if schema is not None:
+        report.absorb(
+            sync_entity_notes(store, vault.root, schema, check=check, folders=entity_folders)
+        )
+        folders = entity_vaults(vault.root, [pack.name for pack in schema.packs], entity_folders)
+        report.absorb(discard_notes(store, folders, entities, key="entity_id", check=check))
     return report
 
 
@@ -192,6 +205,8 @@ def _drift(vault: Vault, note: ConceptNote, path: Path | None) -> str | None:
         return MISSING
     state = note_state(vault.read_note(path))
     expected = expected_state(vault.with_note_names(note), vault.vocabulary)
+    if state["earlier_versions"] != expected["earlier_versions"]:
+        return TEXT_EDITED
     if any(state[key] != expected[key] for key in OWNED_KEYS):
         return FRONT_MATTER_DIFFERS
     if state["connections"] != expected["connections"]:

@@ -53,13 +53,15 @@ _ENTITY_ID_LINE = re.compile(r"""^entity_id:[ \t]*['"]?([^'"\s#]+)""", re.MULTIL
 
 @dataclasses.dataclass
 class NotesReport:
-    """What a write, sync or check of notes found and did: ids `written` (new notes) and
-    `updated`; a `drift` entry ({"concept_id" or "entity_id", "title", "path", "reason"}) for
-    every note that was or would be written; `errors` ({..., "error"}) for the notes that
+    """What a write, sync or check of notes found and did: ids `written` (new notes),
+    `updated` and `removed` (the notes of what the reader removed, moved to `.trash/`); a
+    `drift` entry ({"concept_id" or "entity_id", "title", "path", "reason"}) for every note
+    that was or would be written or removed; `errors` ({..., "error"}) for the notes that
     could not be. Concept and entity notes report alike, so a sync adds one to the other."""
 
     written: list[str] = dataclasses.field(default_factory=list)
     updated: list[str] = dataclasses.field(default_factory=list)
+    removed: list[str] = dataclasses.field(default_factory=list)
     unchanged: int = 0
     drift: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
@@ -75,6 +77,7 @@ class NotesReport:
         """Add what another write or check of notes found and did."""
         self.written += other.written
         self.updated += other.updated
+        self.removed += other.removed
         self.unchanged += other.unchanged
         self.drift += other.drift
         self.errors += other.errors

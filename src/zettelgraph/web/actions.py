@@ -1,9 +1,9 @@
 """What the web app changes, shared by its pages and its JSON API, for concept runs
-(`web.runs`) and graph extraction runs (`web.graph_runs`) alike.
+(`web.runs`) and graph extraction runs (`web.graph_runs`) alike, and the reader's corrections.
 
-The rules (which decisions exist, one open run per content, one decision per run at a time)
-are `services/runs.py`'s; this module only maps each way a request can be refused to an HTTP
-status, and the model's failures (`services/errors.py`) to a 502.
+The rules (which decisions exist, one open run per content, one decision per run at a time,
+what a correction may change) are `services/`'s; this module only maps each way a request
+can be refused to an HTTP status, and the model's failures (`services/errors.py`) to a 502.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from contextlib import contextmanager
 
 from fastapi import HTTPException
 
+from zettelgraph.models import Concept
 from zettelgraph.services import review
+from zettelgraph.services.corrections import CorrectionError, RefusedError, UnknownError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.runs import (
@@ -36,6 +38,34 @@ def model_failures(then: str = "") -> Iterator[None]:
     except MODEL_ERRORS as exc:
         why = model_error_message(exc)
         raise HTTPException(status_code=502, detail=why + (f"; {then}" if then else "")) from exc
+
+
+@contextmanager
+def correction_refusals() -> Iterator[None]:
+    """A correction the services refuse, as HTTP: 404 for what is not in the graph, 409 for
+    what the graph's state forbids now (a title another concept has, a run still open),
+    422 for bad input; nothing was written in any case."""
+    try:
+        yield
+    except UnknownError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from exc
+    except RefusedError as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
+    except CorrectionError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
+
+
+def concept_or_404(web: WebState, concept_id: str) -> Concept:
+    """The concept with this id, or 404 (an id from a URL is only ever looked up)."""
+    concept = web.services.store.get_concept(concept_id)
+    if concept is None:
+        raise HTTPException(status_code=404, detail=f"no concept with id {concept_id!r}")
+    return concept
+
+
+def extraction_runs(web: WebState) -> list[WorkflowRuns]:
+    """The workflows whose open runs hold a content (concepts and graph extraction)."""
+    return [web.runs, web.graph_runs]
 
 
 def get_run(web: WebState, run_id: str, runs: WorkflowRuns | None = None) -> RunView:

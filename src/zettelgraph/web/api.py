@@ -1,6 +1,6 @@
 """The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask;
 cards and study are `api_cards`'s, the template packs' entities `api_entities`'s, graph
-extraction runs `api_graph_runs`'s.
+extraction runs `api_graph_runs`'s, the reader's corrections `api_corrections`'s.
 
 Every route calls the service functions the CLI calls (`workflows/browse.py`,
 `workflows/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
@@ -24,7 +24,7 @@ from zettelgraph.models import Answer, PassageFilter
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.services import ask as asking
 from zettelgraph.services import browse, graph_view
-from zettelgraph.web import actions, api_cards, api_entities, api_graph_runs
+from zettelgraph.web import actions, api_cards, api_corrections, api_entities, api_graph_runs
 from zettelgraph.web.api_models import (
     AskIn,
     AskOut,
@@ -328,3 +328,4 @@ def csrf(request: Request) -> dict[str, str]:
 router.include_router(api_cards.router)
 router.include_router(api_entities.router)
 router.include_router(api_graph_runs.router)
+router.include_router(api_corrections.router)

@@ -26,6 +26,7 @@ from zettelgraph.web import (
     api_experiments,
     api_provenance,
     pages,
+    pages_corrections,
     pages_experiments,
     pages_links,
 )
@@ -77,4 +78,5 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     app.include_router(api_experiments.router, prefix="/api")
     app.include_router(pages_experiments.router)
     app.include_router(pages_links.router)
+    app.include_router(pages_corrections.router)
     return app

@@ -27,7 +27,7 @@ from zettelgraph.web import (
     pages_review,
     pages_study,
 )
-from zettelgraph.web.pages_common import HTMLRoute, Web, render
+from zettelgraph.web.pages_common import HTMLRoute, Web, render, render_concept
 
 router = APIRouter()
 pages = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -45,22 +45,8 @@ def concepts_page(
 
 @pages.get("/concepts/{concept_id}", response_class=HTMLResponse)
 def concept_page(concept_id: str, request: Request, web: Web) -> HTMLResponse:
-    store = web.services.store
-    concept = store.get_concept(concept_id)
-    if concept is None:
-        raise HTTPException(status_code=404, detail=f"no concept {concept_id!r}")
-    detail = browse.concept_detail(store, concept)
-    provenance = detail.get("provenance") or {}
-    source = store.get_content(provenance["content_id"]) if provenance.get("content_id") else None
-    return render(
-        request,
-        "concept.html",
-        "concepts",
-        c=detail,
-        provenance=provenance,
-        source=source,
-        vocabulary=web.services.store_vocabulary,
-    )
+    concept = actions.concept_or_404(web, concept_id)
+    return render_concept(request, web, concept)
 
 
 @pages.get("/sources", response_class=HTMLResponse)

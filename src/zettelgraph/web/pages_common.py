@@ -23,7 +23,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from zettelgraph.locations import page_label
+from zettelgraph.models import Concept
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.services import browse
 from zettelgraph.web.state import TEMPLATES, WebState, state
 
 # The app's shared state, as a route parameter: `web: Web`.
@@ -104,6 +106,12 @@ def concept_href(concept_id: str) -> str:
     return f"/concepts/{quote(concept_id, safe='')}"
 
 
+def unlink_href(concept_id: str, source: str, relation_type: str, target: str) -> str:
+    """The page that confirms removing `source -[type]-> target`, from `concept_id`'s page."""
+    query = urlencode({"source": source, "type": relation_type, "target": target})
+    return f"{concept_href(concept_id)}/unlink?{query}"
+
+
 def entity_href(entity_id: str) -> str:
     return f"/entities/{quote(entity_id, safe='')}"
 
@@ -147,6 +155,7 @@ TEMPLATES.env.globals.setdefault("rel_color", rel_color)
 TEMPLATES.env.globals.setdefault("page_label", page_label)
 TEMPLATES.env.globals.setdefault("passage_href", passage_href)
 TEMPLATES.env.globals.setdefault("concept_href", concept_href)
+TEMPLATES.env.globals.setdefault("unlink_href", unlink_href)
 TEMPLATES.env.globals.setdefault("entity_href", entity_href)
 TEMPLATES.env.globals.setdefault("source_href", source_href)
 TEMPLATES.env.globals.setdefault("graph_href", graph_href)
@@ -170,6 +179,28 @@ def render(
         )
     finally:
         _VOCABULARY.reset(token)
+
+
+def render_concept(
+    request: Request, web: WebState, concept: Concept, *, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """The concept page; `context` adds what a refused form shows (its error and the values
+    the reader typed)."""
+    store = web.services.store
+    detail = browse.concept_detail(store, concept)
+    provenance = detail.get("provenance") or {}
+    content_id = provenance.get("content_id")
+    return render(
+        request,
+        "concept.html",
+        "concepts",
+        status_code=status_code,
+        c=detail,
+        provenance=provenance,
+        source=store.get_content(content_id) if content_id else None,
+        vocabulary=web.services.store_vocabulary,
+        **context,
+    )
 
 
 def error_page(

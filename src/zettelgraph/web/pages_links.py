@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
-from zettelgraph.services import browse
 from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
-from zettelgraph.web.pages_common import HTMLRoute, Web, concept_href, render, see_other
+from zettelgraph.web import actions
+from zettelgraph.web.pages_common import HTMLRoute, Web, concept_href, render_concept, see_other
 from zettelgraph.web.security import require_csrf
 from zettelgraph.web.state import TEMPLATES
 
@@ -45,25 +45,15 @@ def add_link(
     relation: Annotated[str, Form(max_length=64)],
     why: Annotated[str, Form(max_length=MAX_WHY_CHARS * 2)] = "",
 ) -> Response:
-    store = web.services.store
-    concept = store.get_concept(concept_id)
-    if concept is None:
-        raise HTTPException(status_code=404, detail=f"no concept {concept_id!r}")
+    concept = actions.concept_or_404(web, concept_id)
     try:
         link_concepts(web.services, concept.id, target, relation, why)
     except LinkError as exc:
-        detail = browse.concept_detail(store, concept)
-        provenance = detail.get("provenance") or {}
-        content_id = provenance.get("content_id")
-        return render(
+        return render_concept(
             request,
-            "concept.html",
-            "concepts",
+            web,
+            concept,
             status_code=400,
-            c=detail,
-            provenance=provenance,
-            source=store.get_content(content_id) if content_id else None,
-            vocabulary=web.services.store_vocabulary,
             link_error=str(exc),
             link_form={"target": target, "relation": relation, "why": why},
         )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from zettelgraph.models import Concept
 from zettelgraph.relations import DEFAULT_VOCABULARY
 from zettelgraph.vault.notes import (
+    EDITED_KEYS,
     OWNED_KEYS,
     ConceptNote,
     LinkedConcept,
@@ -141,7 +142,8 @@ def test_all_nine_relation_types_are_listed_in_a_fixed_order_even_when_empty() -
     note = ConceptNote(concept=concept(), relations={}, sources=[])
     text = render_concept_note(note)
     front, body = parse_note(text)
-    assert list(front) == list(OWNED_KEYS)
+    # The edited keys are there only once the reader edited the concept.
+    assert list(front) == [key for key in OWNED_KEYS if key not in EDITED_KEYS]
     assert list(front["concept_relations"]) == NINE
     assert all(targets == [] for targets in front["concept_relations"].values())
     assert note_state(text)["connections"] == [f"- {kind}:" for kind in NINE]
@@ -242,7 +244,8 @@ def test_update_replaces_only_owned_front_matter_and_connections() -> None:
     updated = update_concept_note(edited, changed_note())
     front, _ = parse_note(updated)
     # Owned keys are kept together where the first one was; the person's keep their order.
-    assert list(front) == ["tags", *OWNED_KEYS, "rating"]
+    unedited = [key for key in OWNED_KEYS if key not in EDITED_KEYS]
+    assert list(front) == ["tags", *unedited, "rating"]
     assert front["tags"] == ["deporte"] and front["rating"] == 5
     assert "rating: 5  # mine\n" in updated  # the person's line, comment included
     assert front["short_summary"] == "Resumen nuevo."

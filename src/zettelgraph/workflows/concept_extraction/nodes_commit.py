@@ -12,16 +12,15 @@ from typing import Any
 from zettelgraph.models import (
     ChangeSet,
     Concept,
-    ConceptRevision,
     Relation,
     embedding_text,
     stable_id,
-    utcnow,
 )
 from zettelgraph.relations import SUPPORTS
+from zettelgraph.revisions import revised
 from zettelgraph.store.base import ConflictError
 from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
-from zettelgraph.workflows.concept_extraction.kept import READER, Outcome, kept_outcome, verdict
+from zettelgraph.workflows.concept_extraction.kept import READER, kept_outcome, verdict
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     ExtractionState,
@@ -65,30 +64,30 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
             **({"doubt": doubt["score"]} if doubt else {}),
         }
 
+    model_texts = {c["key"]: c for c in state["proposal"]["concepts"]}
     concepts = [
-        Concept(
-            id=ids[c["key"]],
-            created_at=approved_at,
-            title=c["title"],
-            concept=c["concept"],
-            analysis=c["analysis"],
-            summary=clip_words(c["summary"], SUMMARY_WORDS),
-            summary_short=clip_words(
-                c["summary_short"] or short_summary(c["concept"]), SHORT_SUMMARY_WORDS
+        _as_written(
+            Concept(
+                id=ids[c["key"]],
+                created_at=approved_at,
+                # The model's text first: a reader's edit is a revision of it (below).
+                **_texts(model_texts.get(c["key"], c) if c["key"] in outcome.model_texts else c),
+                language=services.settings.concept_language,
+                vault_sync_pending=True,  # cleared once its note is written
+                provenance={
+                    "run": run_id,
+                    "content_id": state["content_id"],
+                    "quotes": c["quote_ids"],
+                    "llm_calls": [h for h in c["history"] if h != READER],
+                    "model": services.llms.main_spec,
+                    "rationale": c["rationale"],
+                    "review": reviewed(c["key"]),
+                    **decision,
+                },
             ),
-            language=services.settings.concept_language,
-            vault_sync_pending=True,  # cleared once its note is written
-            provenance={
-                "run": run_id,
-                "content_id": state["content_id"],
-                "quotes": c["quote_ids"],
-                "llm_calls": [h for h in c["history"] if h != READER],
-                "model": services.llms.main_spec,
-                "rationale": c["rationale"],
-                "review": reviewed(c["key"]),
-                **decision,
-            },
-            revisions=_model_revision(c, outcome, review, services.llms.main_spec),
+            c,
+            review["concepts"].get(c["key"], {}).get("at"),
+            edited=c["key"] in outcome.model_texts,
         )
         for c in outcome.concepts
     ]
@@ -195,26 +194,35 @@ def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
     }
 
 
-def _model_revision(
-    concept: DraftConcept, outcome: Outcome, review: Any, model: str
-) -> list[ConceptRevision]:
-    """The model's text of a concept the reader edited in the review, kept as its earlier
-    revision: the concept is the reader's now, and where it came from stays readable."""
-    original = outcome.model_texts.get(concept["key"])
-    if original is None:
-        return []
-    edited_at = review["concepts"].get(concept["key"], {}).get("at")
-    return [
-        ConceptRevision(
-            title=original["title"],
-            concept=original["concept"],
-            analysis=original["analysis"],
-            by="model",
-            model=model,
-            replaced_at=datetime.fromisoformat(edited_at) if edited_at else utcnow(),
-            replaced_in="review",
-        )
-    ]
+def _texts(concept: DraftConcept) -> dict[str, str]:
+    """A proposed concept's text as a Concept holds it (summaries bounded, cut from the
+    statement when the model wrote none)."""
+    return {
+        "title": concept["title"],
+        "concept": concept["concept"],
+        "analysis": concept["analysis"],
+        "summary": clip_words(concept["summary"] or concept["concept"], SUMMARY_WORDS),
+        "summary_short": clip_words(
+            concept["summary_short"] or short_summary(concept["concept"]), SHORT_SUMMARY_WORDS
+        ),
+    }
+
+
+def _as_written(
+    concept: Concept, kept: DraftConcept, edited_at: str | None, *, edited: bool
+) -> Concept:
+    """The concept as approved: the reader's text where they edited it in the review, the
+    model's kept as its earlier revision (`revisions.revised`, the rule of every edit)."""
+    if not edited:
+        return concept
+    return revised(
+        concept,
+        title=kept["title"],
+        statement=kept["concept"],
+        analysis=kept["analysis"],
+        at=datetime.fromisoformat(edited_at) if edited_at else concept.created_at,
+        where="review",
+    )
 
 
 def _supports(

@@ -1,11 +1,18 @@
-"""Before each review: every relation keyed (r1 ...), and every proposed concept and relation
-given its doubt (guards/doubt.py), so the reader sees first what is probably wrong.
+"""Before each review: every relation keyed (r1 ...), every proposed concept and relation
+given its doubt (guards/doubt.py), so the reader sees first what is probably wrong, and, on a
+small model, a relation shown typed only when its check passes.
 
 Signals come from the embedder (how close a concept is to its quote and to the book's other
-quotes), from plain text (how much it repeats its quote) and, where the provider returns
-log-probabilities, from the model's own yes/no on whether the statement says what the quote
-says (`prompts/check_statement.py`, one one-token call per concept). An item keeps its doubt
-across feedback rounds while its text is the same, so a round re-checks only what changed.
+quotes; how close two related ideas are), from plain text (how much a concept repeats its
+quote) and, where the provider returns log-probabilities, from the model's own yes/no: does
+the statement say what the quote says (`prompts/check_statement.py`), does the relation's
+type hold between the two statements (`prompts/check_relation.py`). One one-token call per
+item. An item keeps its doubt across feedback rounds while its text is the same.
+
+The relation policy (docs/design.md, "Relations only when they hold"): on small models a
+relation whose doubt is under the floor, or of an opposing type the model does not itself
+confirm, is not shown typed but as an untyped "related?" suggestion the reader can type or
+ignore; nothing untyped is ever written. Larger models keep their relations typed, flagged.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langchain_core.messages import BaseMessage
+
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.doubt_signals import (
     embedding_signals,
@@ -22,9 +31,10 @@ from zettelgraph.guards.doubt_signals import (
     text_signals,
     yes_probability,
 )
+from zettelgraph.guards.relations import End
 from zettelgraph.llm.logprobs import first_token_logprobs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.prompts import check_statement
+from zettelgraph.prompts import check_relation, check_statement
 from zettelgraph.workflows.concept_extraction.nodes_checks import relation_ends
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import with_keys
@@ -32,8 +42,16 @@ from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     DraftRelation,
     ExtractionState,
+    Proposal,
+    RelatedSuggestion,
 )
 from zettelgraph.workflows.context import Services
+
+CONCEPT_FIELDS = ("title", "concept", "quote_ids")
+RELATION_FIELDS = ("source", "type", "target", "explanation")
+# The model's own yes an opposing type needs on a small model, whatever the other signals: an
+# OPPOSES between unrelated ideas was its most common wrong relation.
+OPPOSING_STANCE_MIN = 0.5
 
 
 def fingerprint(item: Mapping[str, Any], fields: Sequence[str]) -> str:
@@ -42,57 +60,193 @@ def fingerprint(item: Mapping[str, Any], fields: Sequence[str]) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
-CONCEPT_FIELDS = ("title", "concept", "quote_ids")
-RELATION_FIELDS = ("source", "type", "target", "explanation")
-
-
 def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]:
     before: dict[str, Any] = dict(state.get("doubts", {}))
     review = state.get("review")
     decided = list(review["relations"]) if review else []
     proposal = with_keys(state["proposal"], taken=[*before, *decided])
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
+    models = services.doubt_models  # read first: it says when the reader's file is broken
+    warnings = [services.doubt_warning] if services.doubt_warning else []
+    checks = YesNo(services)
     doubts: dict[str, Any] = {}
-    todo: list[DraftConcept] = []
-    for concept in proposal["concepts"]:
-        known = before.get(concept["key"])
-        if known is not None and known.get("of") == fingerprint(concept, CONCEPT_FIELDS):
-            doubts[concept["key"]] = known
-        else:
-            todo.append(concept)
-    calls: list[dict[str, Any]] = []
-    warnings: list[str] = []
-    models = services.doubt_models
-    if services.doubt_warning:
-        warnings.append(services.doubt_warning)
-    if todo:
-        signals = _concept_signals(todo, quotes, services)
-        checks, calls, failure = _model_checks(todo, quotes, services)
-        if failure:
-            warnings.append(failure)
-        for concept in todo:
-            measured = {**signals[concept["key"]], **checks.get(concept["key"], {})}
+
+    concepts = _unchanged(proposal["concepts"], CONCEPT_FIELDS, before, doubts)
+    if concepts:
+        signals = _concept_signals(concepts, quotes, services)
+        asked = checks.ask(
+            [c["key"] for c in concepts],
+            [_statement_check(c, quotes, services) for c in concepts],
+            check_statement.NAME,
+        )
+        for concept in concepts:
+            measured = {**signals[concept["key"]], **asked.get(concept["key"], {})}
             doubts[concept["key"]] = {
                 **models["concept"].judge(measured),
                 "of": fingerprint(concept, CONCEPT_FIELDS),
             }
-    relations = [
-        r
-        for r in proposal["relations"]
-        if before.get(r.get("key", ""), {}).get("of") != fingerprint(r, RELATION_FIELDS)
-    ]
-    for relation in proposal["relations"]:
-        key = relation.get("key", "")
-        if relation not in relations and key in before:
-            doubts[key] = before[key]
+
+    relations = _unchanged(proposal["relations"], RELATION_FIELDS, before, doubts)
     if relations:
-        for key, measured in _relation_signals(relations, proposal, services).items():
-            relation = next(r for r in relations if r.get("key") == key)
-            doubts[key] = {
-                **models["relation"].judge(measured),
-                "of": fingerprint(relation, RELATION_FIELDS),
+        ends = relation_ends(proposal, services)
+        signals = _relation_signals(relations, ends, services)
+        asked = checks.ask(
+            [r.get("key", "") for r in relations],
+            [_relation_check(r, ends, services) for r in relations],
+            check_relation.NAME,
+        )
+        for relation in relations:
+            key = relation.get("key", "")
+            measured = {**signals.get(key, {}), **asked.get(key, {})}
+            if measured:
+                doubts[key] = {
+                    **models["relation"].judge(measured),
+                    "of": fingerprint(relation, RELATION_FIELDS),
+                }
+    if checks.failure:
+        warnings.append(checks.failure)
+    if services.settings.is_small_model(services.llms.main_spec):
+        proposal, moved = only_confirmed(proposal, doubts, services)
+        warnings += moved
+    return {
+        "proposal": proposal,
+        "doubts": doubts,
+        "llm_calls": checks.calls,
+        "warnings": warnings,
+    }
+
+
+def _unchanged(
+    items: Sequence[Any], fields: Sequence[str], before: Mapping[str, Any], doubts: dict[str, Any]
+) -> list[Any]:
+    """The items to judge: those whose text changed since their doubt (the others' doubts are
+    copied into `doubts` as they were)."""
+    todo = []
+    for item in items:
+        key = item.get("key", "")
+        known = before.get(key)
+        if known is not None and known.get("of") == fingerprint(item, fields):
+            doubts[key] = known
+        else:
+            todo.append(item)
+    return todo
+
+
+def only_confirmed(
+    proposal: Proposal, doubts: Mapping[str, Any], services: Services
+) -> tuple[Proposal, list[str]]:
+    """A small model's relations that its checks do not confirm, moved to the untyped
+    "related?" suggestions; what was moved, said once."""
+    vocabulary = services.concept_vocabulary
+    typed: list[DraftRelation] = []
+    related: list[RelatedSuggestion] = list(proposal.get("related", []))
+    numbers = [int(s["key"][1:]) for s in related if s["key"][1:].isdigit()]
+    for relation in proposal["relations"]:
+        doubt = doubts.get(relation.get("key", ""))
+        stance = (doubt or {}).get("signals", {}).get("stance")
+        opposing = vocabulary.stance(relation["type"]) == "opposes"
+        unconfirmed = doubt is not None and (
+            doubt["doubtful"] or (opposing and (stance is None or stance < OPPOSING_STANCE_MIN))
+        )
+        if not unconfirmed:
+            typed.append(relation)
+            continue
+        numbers.append(max(numbers, default=0) + 1)
+        related.append(
+            {
+                "key": f"s{numbers[-1]}",
+                "source": relation["source"],
+                "target": relation["target"],
+                "proposed_type": relation["type"],
+                "explanation": relation["explanation"],
+                "confidence": relation["confidence"],
+                "history": relation["history"],
             }
-    return {"proposal": proposal, "doubts": doubts, "llm_calls": calls, "warnings": warnings}
+        )
+    moved = len(proposal["relations"]) - len(typed)
+    if not moved:
+        return proposal, []
+    note = (
+        f"check relations: {moved} of the small model's relations are shown as untyped "
+        "'related?' suggestions: their type was not confirmed (give one a type to keep it)"
+    )
+    return {**proposal, "relations": typed, "related": related}, [note]
+
+
+class YesNo:
+    """The model's yes/no on each of a list of questions, when the settings ask for it; a
+    provider without log-probabilities is asked once, then no more."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.enabled = services.settings.doubt_check is not False
+        self.calls: list[dict[str, Any]] = []
+        self.failure: str | None = None
+
+    def ask(
+        self, keys: Sequence[str], questions: Sequence[list[BaseMessage] | None], name: str
+    ) -> dict[str, dict[str, float]]:
+        signal = "check" if name == check_statement.NAME else "stance"
+        out: dict[str, dict[str, float]] = {}
+        if not self.enabled:
+            return out
+        services = self.services
+        for key, messages in zip(keys, questions, strict=True):
+            if messages is None:
+                continue
+            self.calls.append(llm_call(name, services.llms.main_spec, key))
+            try:
+                top = first_token_logprobs(
+                    services.llms.main,
+                    name=name,
+                    messages=messages,
+                    usage=services.usage,
+                    retries=services.settings.llm_retries,
+                    backoff=services.settings.llm_backoff,
+                )
+            except SOFT_LLM_ERRORS as exc:
+                self.enabled = False
+                self.failure = f"the doubt checks stopped ({exc}); flags rest on other signals"
+                return out
+            yes = yes_probability(top or [])
+            if yes is None:
+                self.enabled = False  # no log-probabilities from this provider
+                return out
+            out[key] = {signal: yes}
+        return out
+
+
+def _statement_check(
+    concept: DraftConcept, quotes: Mapping[str, str], services: Services
+) -> list[BaseMessage] | None:
+    quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
+    if not quote:
+        return None
+    return check_statement.messages(
+        check_statement.CheckInput(
+            quote=quote,
+            statement=f"{concept['title']}. {concept['concept']}",
+            language=services.settings.concept_language,
+        )
+    )
+
+
+def _relation_check(
+    relation: DraftRelation, ends: Mapping[str, End], services: Services
+) -> list[BaseMessage] | None:
+    source, target = ends.get(relation["source"]), ends.get(relation["target"])
+    if source is None or target is None:
+        return None
+    language = services.settings.concept_language
+    phrase = services.concept_vocabulary.phrase(relation["type"], language)
+    return check_relation.messages(
+        check_relation.RelationCheckInput(
+            source=f"{source.title}. {source.body}".strip(),
+            target=f"{target.title}. {target.body}".strip(),
+            phrase=phrase or relation["type"],
+            language=language,
+        )
+    )
 
 
 def _concept_signals(
@@ -130,57 +284,13 @@ def _concept_signals(
     return out
 
 
-def _model_checks(
-    concepts: Sequence[DraftConcept], quotes: Mapping[str, str], services: Services
-) -> tuple[dict[str, dict[str, float]], list[dict[str, Any]], str | None]:
-    """The model's yes/no on each concept, when the settings ask for it; a call that fails
-    leaves the signal out (the flag then rests on the others) and says so once."""
-    enabled = services.settings.doubt_check
-    if enabled is False:
-        return {}, [], None
-    llm, spec = services.llms.main, services.llms.main_spec
-    out: dict[str, dict[str, float]] = {}
-    calls: list[dict[str, Any]] = []
-    for concept in concepts:
-        quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
-        if not quote:
-            continue
-        messages = check_statement.messages(
-            check_statement.CheckInput(
-                quote=quote,
-                statement=f"{concept['title']}. {concept['concept']}",
-                language=services.settings.concept_language,
-            )
-        )
-        calls.append(llm_call(check_statement.NAME, spec, concept["key"]))
-        try:
-            top = first_token_logprobs(
-                llm,
-                name=check_statement.NAME,
-                messages=messages,
-                usage=services.usage,
-                retries=services.settings.llm_retries,
-                backoff=services.settings.llm_backoff,
-            )
-        except SOFT_LLM_ERRORS as exc:
-            return out, calls, f"the doubt check stopped ({exc}); flags rest on the other signals"
-        yes = yes_probability(top or [])
-        if yes is None:
-            # This provider gives no log-probabilities: no use asking again for each concept.
-            return out, calls, None
-        out[concept["key"]] = {"check": yes}
-    return out, calls, None
-
-
 def _relation_signals(
-    relations: Sequence[DraftRelation], proposal: Any, services: Services
+    relations: Sequence[DraftRelation], ends: Mapping[str, End], services: Services
 ) -> dict[str, dict[str, float]]:
-    ends = relation_ends(proposal, services)
     names = sorted(ends)
-    semantic = is_semantic(services.embedder)
     vectors = (
         services.embedder.embed([f"{ends[e].title}. {ends[e].body}" for e in names])
-        if semantic
+        if is_semantic(services.embedder) and names
         else None
     )
     row = {end: vectors[i] for i, end in enumerate(names)} if vectors is not None else {}

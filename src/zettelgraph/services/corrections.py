@@ -1,0 +1,317 @@
+"""The reader's corrections after the commit: what they share, and editing a concept.
+
+A reader who finds a mistake later may rewrite a concept (here), delete a concept or one of
+its relations (`deletions.py`), or remove a whole content with what only it supports
+(`content_removal.py`). Every correction is written like a commit: one `ChangeSet` (the
+change, the concepts whose notes it changes marked `vault_sync_pending`, and for a deletion
+a `Removal` record of what went), then the notes; a note that cannot be written keeps its
+mark, or its removal's record, for `zettelgraph vault sync`. Nothing else in the graph
+changes, and each correction is recorded as the reader's: an edit in the concept's
+`revisions`, a deletion in its `Removal` (`zettelgraph removals`, the PROV export).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    ConceptRevision,
+    LearningItem,
+    NodeLabel,
+    Relation,
+    Removal,
+    RemovalKind,
+    embedding_text,
+    normalize_name,
+    removal_id,
+    utcnow,
+)
+from zettelgraph.revisions import changed_fields, revised
+from zettelgraph.services.cards import refresh_vault
+from zettelgraph.services.links import LinkError, find_concept
+from zettelgraph.store.base import EmbedderMismatchError, GraphStore, every_node
+from zettelgraph.vault.entities import entity_vaults, write_entity_notes
+from zettelgraph.vault.sync import sync_vault
+from zettelgraph.vault.trash import discard_notes
+from zettelgraph.vault.writer import NotesReport
+from zettelgraph.workflows.context import Services
+
+# A concept's title is bounded by the model (Concept.title); a statement or an analysis is a
+# paragraph or a few, as the model writes them.
+MAX_TITLE_CHARS = 300
+MAX_TEXT_CHARS = 10_000
+
+
+class CorrectionError(ValueError):
+    """A correction that cannot be made as asked; nothing was written. The message names
+    what is wrong and what to give instead."""
+
+
+class UnknownError(CorrectionError):
+    """What the correction names is not in the graph."""
+
+
+class RefusedError(CorrectionError):
+    """The graph's state forbids the correction now (a title another concept has, a run
+    still open on the content); the message says what to do first."""
+
+
+def concept_named(store: GraphStore, given: str) -> Concept:
+    """The one concept `given` names (its id, an id prefix or its title, as `zettelgraph
+    link` takes them); UnknownError naming the candidates otherwise."""
+    try:
+        return find_concept(store, given)
+    except LinkError as exc:
+        raise UnknownError(str(exc)) from exc
+
+
+@dataclass
+class NotesOutcome:
+    """What became of the vault after a correction: notes written, updated, moved to the
+    trash (ids), and the ones that could not be (each with what `vault sync` will do)."""
+
+    notes_written: list[str] = field(default_factory=list)
+    notes_updated: list[str] = field(default_factory=list)
+    notes_removed: list[str] = field(default_factory=list)
+    vault_errors: list[str] = field(default_factory=list)
+
+    def add(self, report: NotesReport) -> None:
+        """What a write or sync of notes did, added to this outcome."""
+        self.notes_written += report.written
+        self.notes_updated += [i for i in report.updated if i not in self.notes_updated]
+        self.notes_removed += report.removed
+        self.vault_errors += [
+            f"{e.get('title') or e.get('concept_id') or e.get('entity_id')}: {e.get('error')}"
+            for e in report.errors
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "notes_written": self.notes_written,
+            "notes_updated": self.notes_updated,
+            "notes_removed": self.notes_removed,
+            "vault_errors": self.vault_errors,
+        }
+
+
+def rewrite_notes(
+    services: Services,
+    *,
+    touched: Iterable[str] = (),
+    removed: Mapping[str, str] | None = None,
+    entities: Iterable[str] = (),
+    removed_entities: Mapping[str, str] | None = None,
+    cards: bool = False,
+) -> NotesOutcome:
+    """After a correction's commit: rewrite the notes of the `touched` concepts (and
+    `entities`), move the notes of the `removed` ones (id -> title) to the trash, and
+    rewrite the card files when `cards` went. Never raises for the vault: the store is
+    committed, and what is not written is listed for `vault sync`."""
+    store, vault = services.store, services.vault
+    outcome = NotesOutcome()
+    sync = "run `zettelgraph vault sync` to repair"
+    try:
+        reports = [
+            sync_vault(store, vault, concept_ids=list(touched)),
+            discard_notes(store, [vault], removed or {}),
+        ]
+        root, folders = vault.root, services.settings.entity_folders
+        if removed_entities:
+            packs = [pack.name for pack in services.packs.packs]
+            reports.append(
+                discard_notes(
+                    store,
+                    entity_vaults(root, packs, folders),
+                    removed_entities,
+                    key="entity_id",
+                )
+            )
+        if entities:
+            reports.append(
+                write_entity_notes(store, root, services.packs, list(entities), folders=folders)
+            )
+    except OSError as exc:
+        outcome.vault_errors.append(f"{exc}: {sync}")
+        return outcome
+    for report in reports:
+        outcome.add(report)
+    if cards:
+        refresh_vault(services)
+    return outcome
+
+
+class Plan(Protocol):
+    """What a deletion will take, read before anything is written (the confirmation)."""
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+PlanT = TypeVar("PlanT", bound=Plan)
+
+
+@dataclass
+class Removed(Generic[PlanT]):
+    """A deletion done: what it took (its plan), its `Removal` record, and what became of
+    the notes."""
+
+    plan: PlanT
+    removal_id: str
+    notes: NotesOutcome = field(default_factory=NotesOutcome)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.plan.as_dict(), "removal_id": self.removal_id, **self.notes.as_dict()}
+
+
+def removal_record(
+    services: Services, kind: RemovalKind, subject_id: str, title: str, **what: Any
+) -> Removal:
+    """The record of a removal the reader makes now: `what` it took (`Removal`'s fields)."""
+    at = utcnow()
+    key = subject_id if kind != "relation" else "/".join(what["relations"][0])
+    return Removal(
+        id=removal_id(kind, key, at),
+        created_at=at,
+        kind=kind,
+        title=title,
+        subject_id=subject_id,
+        by=services.settings.reader,
+        **what,
+    )
+
+
+def counted_relations(relations: Iterable[Relation]) -> int:
+    """Relations as a reader counts them: a relation and the reverse the store added for it
+    are one (the reverse carries `inferred_reverse_of`)."""
+    return sum("inferred_reverse_of" not in r.properties for r in relations)
+
+
+def card_rows(cards: list[LearningItem]) -> list[dict[str, str]]:
+    return [{"id": item.id, "front": item.front, "status": str(item.status)} for item in cards]
+
+
+def with_history(store: GraphStore, cards: list[LearningItem]) -> list[str]:
+    """The ids of `cards` and of their study history (ReviewLogs), which goes with them."""
+    return [
+        *(item.id for item in cards),
+        *(log.id for item in cards for log in store.review_logs(item.id)),
+    ]
+
+
+def marked_for_notes(store: GraphStore, concept_ids: list[str]) -> list[Concept]:
+    """The concepts among `concept_ids`, marked for their notes to be rewritten."""
+    found = [store.get_concept(concept_id) for concept_id in dict.fromkeys(concept_ids)]
+    return [c.model_copy(update={"vault_sync_pending": True}) for c in found if c is not None]
+
+
+def removals(store: GraphStore) -> list[Removal]:
+    """Every correction that removed part of the graph, newest first."""
+    found = list(every_node(store, NodeLabel.REMOVAL, Removal))
+    return sorted(found, key=lambda removal: (removal.created_at, removal.id), reverse=True)
+
+
+# --- editing a concept ----------------------------------------------------------------------
+
+
+@dataclass
+class EditResult:
+    """An edit: the concept as stored, which parts changed (none: nothing was written), the
+    earlier text it keeps, and what became of its note."""
+
+    concept: Concept
+    changed: list[str]
+    revision: ConceptRevision | None
+    notes: NotesOutcome = field(default_factory=NotesOutcome)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "concept": self.concept.model_dump(mode="json"),
+            "changed": self.changed,
+            "revision": self.revision.model_dump(mode="json") if self.revision else None,
+            **self.notes.as_dict(),
+        }
+
+
+def edit_concept(
+    services: Services,
+    given: str,
+    *,
+    title: str | None = None,
+    statement: str | None = None,
+    analysis: str | None = None,
+) -> EditResult:
+    """Rewrite a committed concept's title, statement (its summaries follow it) or analysis
+    (None leaves a part as it is). The text replaced is kept in `revisions`, the embedding is
+    recomputed and the note rewritten. Refused: an empty title or statement, a text over its
+    bound, a title another concept has (up to case and accents)."""
+    store = services.store
+    concept = concept_named(store, given)
+    new_title = _one_line(title, "title", MAX_TITLE_CHARS) if title is not None else None
+    new_statement = _text(statement, "statement", required=True) if statement is not None else None
+    new_analysis = _text(analysis, "analysis", required=False) if analysis is not None else None
+    if new_title is not None and normalize_name(new_title) != normalize_name(concept.title):
+        _check_title_free(store, concept, new_title)
+    edited = revised(
+        concept,
+        title=new_title,
+        statement=new_statement,
+        analysis=new_analysis,
+        at=utcnow(),
+        where="graph",
+    )
+    changed = changed_fields(concept, edited)
+    if not changed:
+        return EditResult(concept=concept, changed=[], revision=None)
+    vectors = {}
+    if embedding_text(edited) != embedding_text(concept):
+        try:
+            services.check_embedder()
+        except EmbedderMismatchError as exc:
+            raise RefusedError(f"{exc}; nothing was changed") from exc
+        vectors = {edited.id: services.embedder.embed([embedding_text(edited)])[0]}
+        store.ensure_embedder(services.embedder.name, services.embedder.dim)
+    stored = edited.model_copy(update={"vault_sync_pending": True})
+    # One write: the text with its earlier one, the vector, the mark for its note.
+    store.apply(ChangeSet(concepts=[stored], vectors=vectors))
+    notes = rewrite_notes(services, touched=[concept.id])
+    return EditResult(
+        concept=store.get_concept(concept.id) or stored,
+        changed=changed,
+        revision=edited.revisions[-1],
+        notes=notes,
+    )
+
+
+def _one_line(text: str, name: str, limit: int) -> str:
+    value = " ".join(text.split())
+    if not value:
+        raise CorrectionError(f"the {name} cannot be empty: a concept is named by it")
+    if len(value) > limit:
+        raise CorrectionError(f"the {name} is {len(value)} characters; at most {limit}")
+    return value
+
+
+def _text(text: str, name: str, *, required: bool) -> str:
+    value = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if required and not value:
+        raise CorrectionError(f"the {name} cannot be empty: it is the idea itself")
+    if len(value) > MAX_TEXT_CHARS:
+        raise CorrectionError(f"the {name} is {len(value)} characters; at most {MAX_TEXT_CHARS}")
+    return value
+
+
+def _check_title_free(store: GraphStore, concept: Concept, title: str) -> None:
+    key = normalize_name(title)
+    taken = [
+        c for c in store.list_concepts() if c.id != concept.id and normalize_name(c.title) == key
+    ]
+    if taken:
+        other = taken[0]
+        raise RefusedError(
+            f"another concept is titled {other.title!r} ({other.id[:8]}): two concepts with "
+            "one title cannot be told apart in links and notes; choose another title, or "
+            f"delete one of them (`zettelgraph concept delete {other.id[:8]}`)"
+        )

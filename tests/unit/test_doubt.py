@@ -1,0 +1,124 @@
+"""Doubt flags as pure data: the logistic model, its fit and floor, what it says in words,
+and reading a calibration file (a broken one falls back to the shipped models, saying so)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+from zettelgraph.guards.doubt import (
+    DoubtModel,
+    fit,
+    floor_for_recall,
+    load_models,
+    models_from_json,
+    separation,
+    shipped_models,
+)
+from zettelgraph.guards.doubt_signals import embedding_signals, text_signals, yes_probability
+
+
+def synthetic(n: int, seed: int = 0) -> tuple[list[dict[str, float]], list[bool]]:
+    """Usable items ground close to their quote and pass the model's check more often."""
+    rng = random.Random(seed)
+    rows, usable = [], []
+    for _ in range(n):
+        good = rng.random() < 0.5
+        rows.append(
+            {
+                "grounding": rng.gauss(0.55 if good else 0.35, 0.1),
+                "check": min(1.0, max(0.0, rng.gauss(0.7 if good else 0.45, 0.2))),
+                "copy": rng.random(),  # noise
+            }
+        )
+        usable.append(good)
+    return rows, usable
+
+
+def test_fit_separates_and_its_floor_catches_the_asked_share() -> None:
+    rows, usable = synthetic(200)
+    model = fit("concept", ("grounding", "check", "copy"), rows, usable, recall=0.8)
+    assert model.weights[0] > 0 and model.weights[1] > 0  # closer, surer: more usable
+    assert abs(model.weights[2]) < model.weights[0]  # noise weighs little
+    assert model.quality["recall"] >= 0.8
+    assert model.quality["auc"] > 0.8
+    held_rows, held_usable = synthetic(200, seed=1)
+    scores = [model.score(r) for r in held_rows]
+    held = separation(scores, held_usable, model.floor)
+    assert held["recall"] > 0.6 and held["clean"] > 0.6
+
+
+def test_a_missing_signal_moves_the_score_neither_way() -> None:
+    rows, usable = synthetic(100)
+    model = fit("concept", ("grounding", "check"), rows, usable)
+    one = {"grounding": 0.5, "check": 0.6}
+    without = {"grounding": 0.5}
+    at_mean = {"grounding": 0.5, "check": model.mean[1]}
+    assert math.isclose(model.score(without), model.score(at_mean))
+    assert model.score(one) != model.score(without)
+
+
+def test_judge_says_why_in_words_only_when_doubtful() -> None:
+    model = DoubtModel(
+        kind="concept",
+        signals=("grounding", "generic"),
+        mean=(0.5, 0.3),
+        scale=(0.1, 0.1),
+        weights=(2.0, -2.0),
+        bias=0.0,
+        floor=0.4,
+    )
+    bad = model.judge({"grounding": 0.2, "generic": 0.6})
+    assert bad["doubtful"] and set(bad["reasons"]) == {
+        "far from its quote",
+        "generic: it would fit most quotes of the book",
+    }
+    good = model.judge({"grounding": 0.8, "generic": 0.1})
+    assert not good["doubtful"] and good["reasons"] == []
+
+
+def test_floor_for_recall_flags_that_share_of_the_unusable() -> None:
+    scores = [0.1, 0.2, 0.3, 0.4, 0.9, 0.8]
+    usable = [False, False, False, False, True, True]
+    floor = floor_for_recall(scores, usable, 0.75)
+    assert sum(s < floor for s, u in zip(scores, usable, strict=True) if not u) == 3
+    assert floor_for_recall([0.5], [True], 0.8) == 0.5  # nothing to catch: flags nothing
+
+
+def test_shipped_models_and_a_readers_file(tmp_path: Path) -> None:
+    shipped = shipped_models()
+    assert set(shipped) == {"concept", "relation"}
+    own = tmp_path / "calibration.json"
+    models, warning = load_models(own)
+    assert warning is None and models == shipped
+    rows, usable = synthetic(60)
+    mine = fit("concept", ("grounding", "check"), rows, usable)
+    own.write_text(json.dumps({"concept": mine.as_dict()}), encoding="utf-8")
+    models, warning = load_models(own)
+    assert (
+        warning is None and models["concept"] == mine and models["relation"] == shipped["relation"]
+    )
+    assert models_from_json(json.dumps({"concept": mine.as_dict()}))["concept"] == mine
+    own.write_text("{not json", encoding="utf-8")
+    models, warning = load_models(own)
+    assert models == shipped and warning and str(own) in warning
+
+
+def test_signals_from_text_vectors_and_logprobs() -> None:
+    import numpy as np
+
+    signals = text_signals(
+        statement_text="Cada uno es hijo de sus obras.",
+        quote_texts=["Cada uno es hijo de sus obras."],
+        foreign=True,
+    )
+    assert signals == {"copy": 1.0, "foreign_quote": 1.0}
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.0, 1.0], dtype=np.float32)
+    measured = embedding_signals(statement=a, title=a, cited=[a], others=[b])
+    assert measured["grounding"] == 1.0 and measured["margin"] == 1.0 and measured["generic"] == 0.0
+    top = [{"token": "Sí", "logprob": math.log(0.6)}, {"token": " no", "logprob": math.log(0.2)}]
+    assert math.isclose(yes_probability(top) or 0.0, 0.75)
+    assert yes_probability([{"token": "tal", "logprob": -0.1}]) is None
