@@ -206,3 +206,28 @@ def test_api_round_trip(web: Web) -> None:
     names = {row["name"] for row in web.client.get("/api/entities").json()}
     assert {"Sancho", "La Mancha"} <= names
     assert web.client.post(answer, json={"action": "abort"}, headers=csrf).status_code == 409
+
+
+def test_item_forms_and_api_decide_single_entities(web: Web) -> None:
+    content_id = web.content_id("El ingenioso hidalgo don Quijote de la Mancha")
+    run_id = _start(web, content_id)
+    page = web.client.get(f"/graph-runs/{run_id}").text
+    assert f'action="/graph-runs/{run_id}/items"' in page and 'id="item-n1"' in page
+    dropped = web.client.post(
+        f"/graph-runs/{run_id}/items",
+        data=_form(web, item="n2", action="drop"),
+        follow_redirects=False,
+    )
+    assert dropped.status_code == 303 and dropped.headers["location"].endswith("#item-n2")
+    bad = web.client.post(f"/graph-runs/{run_id}/items", data=_form(web, item="n9", action="drop"))
+    assert bad.status_code == 422 and "no item &#39;n9&#39;" in bad.text
+    api = web.client.post(
+        f"/api/graph-runs/{run_id}/items",
+        json={"decisions": [{"item": "n1", "action": "keep"}]},
+        headers=web.csrf(),
+    )
+    assert api.status_code == 200, api.text
+    summary = api.json()["report"]["review"]
+    assert summary["counts"]["dropped"] == 1 and summary["counts"]["kept"] == 1
+    # The dropped place takes the relationship to it along.
+    assert summary["writes"] == {"entities": 1, "relationships": 0}

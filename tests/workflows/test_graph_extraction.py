@@ -388,3 +388,42 @@ def test_the_shipped_narrative_pack_through_the_loader(make: Any) -> None:
     assert broken_edges(h.services.store, schema) == []
     with pytest.raises(RunError, match="no entity types to extract"):
         h.graph_runs.start(h.add_content("Otro", QUIJOTE[:1]), packs=["zettelkasten"])
+
+
+def test_item_decisions_write_exactly_the_kept_entities_and_relationships(make: Any) -> None:
+    from zettelgraph.services.review import ReviewError, decide, decisions_from
+
+    h = make({"extract_graph": [QUIJOTE_CALLS]})
+    run = h.graph_runs.start(h.add_content("Don Quijote", QUIJOTE), packs=["story"])
+    report = run.report or {}
+    keys = {e["name"]: e["key"] for e in report["entities"]}
+    relationships = {r["type"]: r["key"] for r in report["relationships"]}
+    with pytest.raises(ReviewError, match="no type 'KNOWS' from Person to Place"):
+        decide(
+            h.graph_runs,
+            run.run_id,
+            decisions_from({"retype": {relationships["LIVED_IN"]: "KNOWS"}}),
+        )
+    with pytest.raises(ReviewError, match="kept, dropped or retyped"):
+        decide(h.graph_runs, run.run_id, decisions_from({"merge": {keys["La Mancha"]: "n1"}}))
+    view = decide(
+        h.graph_runs,
+        run.run_id,
+        decisions_from({"drop": [keys["La Mancha"], relationships["KNOWS"]], "keep": ["n1"]}),
+    )
+    summary = (view.report or {})["review"]
+    assert summary["writes"] == {"entities": 4, "relationships": 1}
+    assert any(
+        "LIVED_IN" in line and "entities was dropped" in line for line in summary["left_out"]
+    )
+    done = h.graph_runs.answer(run.run_id, "approve")
+    names = sorted(e.name for e in h.entities())
+    assert "La Mancha" not in names and len(names) == 4
+    store = h.services.store
+    quijote = entity_id("Person", "don quijote")
+    assert store.relations(quijote, relation_type="KNOWS") == []
+    assert store.relations(
+        entity_id("Work", "Don Quijote de la Mancha"), relation_type="WRITTEN_BY"
+    )
+    assert len(done.committed["left_out"]) == 3
+    assert broken_edges(store, STORY_SCHEMA) == []

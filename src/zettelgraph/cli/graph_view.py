@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
-from zettelgraph.cli.report_view import print_run_end, print_run_title
+from zettelgraph.cli.report_view import item_mark, print_run_end, print_run_title
 
 
 def print_graph_run(console: Console, run: dict[str, Any]) -> None:
@@ -39,8 +40,11 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
     )
     for entity in report["entities"]:
         mark = "new" if entity["status"] == "new" else f"in the graph, by {entity['matched_by']}"
+        key = f"{entity['key']}. " if entity.get("key") else ""
         console.print(
-            f"\n[bold green]{entity['name']}[/] ({entity['type']}, {mark})", highlight=False
+            f"\n[bold green]{key}{escape(entity['name'])}[/] ({entity['type']}, {mark})"
+            + item_mark(entity),
+            highlight=False,
         )
         if entity["description"]:
             console.print(f"  {entity['description']}", highlight=False)
@@ -54,8 +58,14 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
     if report["relationships"]:
         console.print("\n[bold]Relationships[/]")
         for r in report["relationships"]:
-            why = f"  [dim]{r['description']}[/]" if r["description"] else ""
-            console.print(f"  {r['source']} -[{r['type']}]-> {r['target']}{why}", highlight=False)
+            why = f"  [dim]{escape(r['description'])}[/]" if r["description"] else ""
+            key = f"{r['key']}. " if r.get("key") else ""
+            shown = (r.get("decision") or {}).get("type") or r["type"]
+            console.print(
+                f"  {key}{escape(r['source'])} -[{shown}]-> {escape(r['target'])}{why}"
+                + item_mark(r),
+                highlight=False,
+            )
     if report["already_stored"]:
         console.print(
             f"\n[dim]Already in the graph (not written again): "
@@ -76,3 +86,16 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
     )
     for entry in report.get("feedback_log", []):
         console.print(f"[dim]feedback {entry['round']}:[/] {entry['feedback']}", highlight=False)
+    review = report.get("review")
+    if review:
+        writes = review.get("writes", {})
+        counts = review.get("counts", {})
+        console.print(
+            f"\n[bold]Review:[/] {counts.get('kept', 0)} kept, {counts.get('dropped', 0)} "
+            f"dropped, {counts.get('edited', 0)} retyped, {counts.get('undecided', 0)} undecided; "
+            f"approving writes {writes.get('entities', 0)} entities, "
+            f"{writes.get('relationships', 0)} relationships",
+            highlight=False,
+        )
+        for gone in review.get("left_out", []):
+            console.print(f"  [dim]left out {escape(gone)}[/]", highlight=False)

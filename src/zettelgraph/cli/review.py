@@ -89,12 +89,6 @@ def review(
         view = runs.view(run_id)
         if edit:
             decisions += [edited_in_editor(view, key) for key in _split(edit)]
-        if (decisions or interactive) and not _is_concept_run(runs, run_id):
-            fail(
-                "item decisions are for concept runs; a graph run takes --approve, "
-                "--feedback or --abort",
-                code=2,
-            )
         if decisions:
             view = _decide(runs, run_id, decisions)
         if interactive:
@@ -137,12 +131,6 @@ def _latest_waiting(every: list[WorkflowRuns]) -> str:
     if not waiting:
         fail("no run is waiting for review; `zettelgraph runs` lists them")
     return waiting[0].run_id
-
-
-def _is_concept_run(runs: WorkflowRuns, run_id: str) -> bool:
-    from zettelgraph.services.runs import ExtractionRuns
-
-    return isinstance(runs, ExtractionRuns)
 
 
 def _split(values: list[str] | None) -> list[str]:

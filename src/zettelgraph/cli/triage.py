@@ -28,6 +28,7 @@ SIDE_BY_SIDE = 100
 CONCEPT_KEYS = "[k]eep [d]rop [e]dit [m]erge [x] take a quote off [u]ndo [n]ext [b]ack [q]uit"
 RELATION_KEYS = "[k]eep [d]rop [t]ype [u]ndo [n]ext [b]ack [q]uit"
 SUGGESTION_KEYS = "[t]ype it to keep [d]rop [u]ndo [n]ext [b]ack [q]uit"
+ENTITY_KEYS = "[k]eep [d]rop [u]ndo [n]ext [b]ack [q]uit"
 END_KEYS = "All items seen. [a]pprove, [f]eedback to the model, [b]ack to the items, [q]uit"
 
 
@@ -37,6 +38,9 @@ def items_of(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out = [("concept", c) for c in report.get("concepts", [])]
     out += [("relation", r) for r in report.get("relations", [])]
     out += [("suggestion", s) for s in report.get("related", [])]
+    # A graph extraction run's: its entities, then its relationships.
+    out += [("entity", e) for e in report.get("entities", []) if e.get("key")]
+    out += [("relation", r) for r in report.get("relationships", []) if r.get("key")]
     return out
 
 
@@ -119,15 +123,29 @@ def _show(
             console.print(right)
         console.print(CONCEPT_KEYS, style="cyan", markup=False, highlight=False)
         return
-    arrow = f"-[{item['type']}]->" if kind == "relation" else "~ related? ~"
+    if kind == "entity":
+        console.print(
+            Text.from_markup(
+                f"[bold]{item['key']}. {escape(item['name'])}[/] ({escape(item['type'])}, "
+                f"{item.get('status', '')}){item_mark(item)}"
+            )
+        )
+        if item.get("description"):
+            console.print(Text(item["description"]))
+        for passage in item.get("passages", [])[:2]:
+            console.print(Text(f"> {passage['text']}", style="italic"))
+        console.print(ENTITY_KEYS, style="cyan", markup=False, highlight=False)
+        return
+    shown_type = (item.get("decision") or {}).get("type") or item.get("type")
+    arrow = f"-[{shown_type}]->" if kind == "relation" else "~ related? ~"
     console.print(
         Text.from_markup(
             f"[bold]{item['key']}.[/] {escape(item['source'])} {escape(arrow)} "
             f"{escape(item['target'])}{item_mark(item)}"
         )
     )
-    if item.get("explanation"):
-        console.print(Text(item["explanation"], style="dim"))
+    if item.get("explanation") or item.get("description"):
+        console.print(Text(item.get("explanation") or item.get("description", ""), style="dim"))
     if kind == "suggestion":
         console.print(Text(f"(the model said {item['proposed_type']})", style="dim"))
     console.print(

@@ -30,8 +30,8 @@ DECIDES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_wor
 
 
 class ReviewItem(BaseModel):
-    key: str = Field(description="c1 a concept, r1 a relation, s1 an untyped suggestion.")
-    kind: str = Field(description="concept, relation or suggestion")
+    key: str = Field(description="c1 a concept, r1 a relation, s1 a suggestion, n1 an entity.")
+    kind: str = Field(description="concept, relation, suggestion or entity")
     text: str = Field(description="A concept's title and statement; a relation's two ends.")
     quotes: list[str] = Field(default_factory=list, description="q-key: the quote's text.")
     state: str = Field(description="kept, dropped, edited, merged, or undecided (kept/left out)")
@@ -65,8 +65,19 @@ def _state(decision: dict[str, Any]) -> str:
 def review_items(state: McpState, view: RunView) -> ReviewItems:
     report = view.report or {}
     if view.status == "awaiting_review" and "review" not in report:
-        raise ToolError(f"run {view.run_id} is not a concept run with items to review")
+        raise ToolError(f"run {view.run_id} was started before item-by-item review")
     items: list[ReviewItem] = []
+    for e in report.get("entities", []):
+        items.append(
+            ReviewItem(
+                key=e["key"],
+                kind="entity",
+                text=f"{e['name']} ({e['type']}, {e['status']}): {e.get('description', '')}",
+                quotes=[p["text"] for p in e.get("passages", [])],
+                state=_state(e.get("decision") or {}),
+                doubtful=False,
+            )
+        )
     for c in report.get("concepts", []):
         doubt = c.get("doubt") or {}
         items.append(
@@ -92,7 +103,7 @@ def review_items(state: McpState, view: RunView) -> ReviewItems:
                     key=r["key"],
                     kind=kind,
                     text=f"{r['source']} -[{kind_type}]-> {r['target']}: "
-                    + str(r.get("explanation", "")),
+                    + str(r.get("explanation") or r.get("description") or ""),
                     state=_state(r.get("decision") or {}),
                     doubtful=bool(doubt.get("doubtful")),
                     doubt_reasons=list(doubt.get("reasons") or []),
@@ -108,10 +119,16 @@ def review_items(state: McpState, view: RunView) -> ReviewItems:
         summary=(
             f"{counts.get('kept', 0)} kept, {counts.get('dropped', 0)} dropped, "
             f"{counts.get('edited', 0)} edited, {counts.get('undecided', 0)} undecided; "
-            f"approving writes {writes.get('concepts', 0)} concepts and "
-            f"{writes.get('relations', 0)} relations"
+            "approving writes "
+            + " and ".join(
+                f"{count} {what}" for what, count in writes.items() if what != "attributions"
+            )
         ),
-        left_out=[f"{g['item']} {g['what']}: {g['why']}" for g in summary.get("left_out", [])],
+        # A concept run says each item, what and why; a graph run one line each.
+        left_out=[
+            g if isinstance(g, str) else f"{g['item']} {g['what']}: {g['why']}"
+            for g in summary.get("left_out", [])
+        ],
         decide_allowed=state.settings.mcp_allow_approve,
     )
 
@@ -120,7 +137,7 @@ def decide_items(state: McpState, run_id: str, decisions: list[ItemDecision]) ->
     if not state.settings.mcp_allow_approve:
         raise ToolError(f"MCP clients cannot decide on items: {APPROVE_SETTING} is off")
     with tool_failures():
-        view = review.decide(state.runs, run_id, decisions)
+        view = review.decide(state.runs_of(run_id), run_id, decisions)
     return review_items(state, view)
 
 
@@ -135,7 +152,8 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         quotes, each relation, with its key, its state (kept, dropped, undecided ...) and
         whether it is flagged as probably wrong. Show them to the reader to decide."""
         with tool_failures():
-            view = state.runs.view(state.runs.resolve_run_id(run_id))
+            runs = state.runs_of(run_id)
+            view = runs.view(runs.resolve_run_id(run_id))
         return review_items(state, view)
 
     if not state.settings.mcp_allow_approve:

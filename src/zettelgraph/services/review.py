@@ -29,15 +29,13 @@ import yaml
 from pydantic import ValidationError
 
 from zettelgraph.models import utcnow
+from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.services.runs import RunError, RunView, StepCallback, WorkflowRuns
-from zettelgraph.workflows.concept_extraction.decisions import (
-    ACTIONS,
-    Decider,
-    DecisionError,
-    ItemDecision,
-)
+from zettelgraph.workflows.concept_extraction.decisions import Decider
 from zettelgraph.workflows.concept_extraction.proposal import is_key
+from zettelgraph.workflows.graph_extraction.decisions import decide_graph
+from zettelgraph.workflows.review import ACTIONS, DecisionError, ItemDecision
 
 __all__ = ["ItemDecision", "ReviewError", "decide", "decisions_from", "decisions_from_file"]
 
@@ -139,6 +137,8 @@ def decide(
     not fit (ReviewError names it)."""
     if not decisions:
         raise ReviewError("no decision given: name an item and what to do with it")
+    if isinstance(runs, GraphRuns):
+        return _decide_graph(runs, run_id, decisions, on_step)
     store = runs.services.store
 
     def existing(given: str) -> str:
@@ -187,3 +187,34 @@ def _with_existing_ids(decision: ItemDecision, existing: Any) -> ItemDecision:
     if decision.action == "relate" and not is_key(decision.item):
         changes["item"] = existing(decision.item)
     return decision.model_copy(update=changes) if changes else decision
+
+
+def _decide_graph(
+    runs: GraphRuns,
+    run_id: str,
+    decisions: Sequence[ItemDecision],
+    on_step: StepCallback | None,
+) -> RunView:
+    """Decisions on a graph extraction run's entities and relationships (keep, drop,
+    retype to a type the packs allow between the two entities' types)."""
+
+    def answer(values: dict[str, Any]) -> dict[str, Any]:
+        proposal = values.get("proposal")
+        if not proposal:
+            raise ReviewError(f"run {run_id} has no proposal to decide on")
+        types = {e["id"]: e["type"] for e in proposal["entities"]}
+        types.update({k: v.get("type", "") for k, v in proposal["referenced"].items()})
+        try:
+            review = decide_graph(
+                proposal,
+                values.get("review"),
+                decisions,
+                schema=runs.schema(values.get("packs")),
+                types=types,
+                now=utcnow().isoformat(),
+            )
+        except DecisionError as exc:
+            raise ReviewError(f"nothing saved: {exc}") from None
+        return {"action": "decide", "review": review}
+
+    return runs.resume_review(run_id, answer, on_step)

@@ -104,16 +104,22 @@ def decide(
         raise HTTPException(status_code=409, detail=str(exc)) from exc
 
 
-def decide_items(web: WebState, run_id: str, decisions: Sequence[ItemDecision]) -> RunView:
+def decide_items(
+    web: WebState,
+    run_id: str,
+    decisions: Sequence[ItemDecision],
+    runs: WorkflowRuns | None = None,
+) -> RunView:
     """Save the reader's decisions on single items of a concept run waiting for review.
 
     404: no such run. 409: the run is not waiting for review, or another decision on it is in
     progress. 422: a decision that does not fit the proposal (the message names the item);
     none of the decisions is saved then.
     """
-    get_run(web, run_id)
+    runs = runs or web.runs
+    get_run(web, run_id, runs)
     try:
-        return review.decide(web.runs, run_id, decisions)
+        return review.decide(runs, run_id, decisions)
     except review.ReviewError as exc:
         raise HTTPException(status_code=422, detail=str(exc)) from exc
     except RunError as exc:

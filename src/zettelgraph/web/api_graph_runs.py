@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException
 
 from zettelgraph.web import actions
-from zettelgraph.web.api_models import DecisionIn, GraphStartIn, Run, RunSummary
+from zettelgraph.web.api_models import DecisionIn, GraphStartIn, ItemsIn, Run, RunSummary
 from zettelgraph.web.security import require_csrf
 from zettelgraph.web.state import WebState, state
 
@@ -54,3 +54,12 @@ def answer_graph_run(run_id: str, body: DecisionIn, web: Web) -> dict[str, Any]:
     """Approve (write the entities, relationships and notes), send feedback (get a revised
     report), or abort. 409 when the run is not waiting for review."""
     return actions.decide(web, run_id, body.action, body.feedback, runs=web.graph_runs).as_dict()
+
+
+@router.post("/graph-runs/{run_id}/items", response_model=Run, dependencies=Csrf)
+def decide_graph_items(run_id: str, body: ItemsIn, web: Web) -> dict[str, Any]:
+    """Keep, drop, undecide or retype (to a type the packs allow between the two entities'
+    types) single entities (n1 ...) and relationships (r1 ...) of a graph run waiting for
+    review; approving then writes exactly what is kept. 422 when one does not fit (none is
+    saved), 409 when the run is not waiting for review."""
+    return actions.decide_items(web, run_id, body.decisions, runs=web.graph_runs).as_dict()

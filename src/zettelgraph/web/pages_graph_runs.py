@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import Entity
+from zettelgraph.services.review import ItemDecision
 from zettelgraph.web import actions
 from zettelgraph.web.pages_common import HTMLRoute, Web, graph_run_href, render, see_other
 from zettelgraph.web.security import require_csrf
@@ -41,16 +42,53 @@ def _committed_entities(web: WebState, committed: dict[str, Any]) -> dict[str, l
 
 @router.get("/graph-runs/{run_id}", response_class=HTMLResponse)
 def graph_review_page(run_id: str, request: Request, web: Web) -> HTMLResponse:
-    view = actions.get_run(web, run_id, web.graph_runs)
+    return _page(request, web, actions.get_run(web, run_id, web.graph_runs))
+
+
+def _page(
+    request: Request,
+    web: WebState,
+    view: Any,
+    *,
+    error: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
     return render(
         request,
         "graph_review.html",
         "inbox",
+        status_code=status_code,
+        error=error,
         run=view,
         report=view.report or {},
         committed=_committed_entities(web, view.committed) if view.committed else {},
         status_note=STATUS_NOTES.get(view.status, "").format(run_id=view.run_id),
     )
+
+
+@router.post("/graph-runs/{run_id}/items", dependencies=[Depends(require_csrf)])
+def decide_item(
+    run_id: str,
+    request: Request,
+    web: Web,
+    item: Annotated[str, Form(max_length=100)],
+    action: Annotated[str, Form(max_length=20)],
+    type: Annotated[str | None, Form(max_length=100)] = None,
+) -> Response:
+    """Keep, drop, undo or retype one entity or relationship (plain forms, no JavaScript);
+    back at the item, or the page again with the reason at it (422)."""
+    view = actions.get_run(web, run_id, web.graph_runs)
+    try:
+        decision = ItemDecision.model_validate(
+            {"item": item, "action": action, **({"type": type} if type else {})}
+        )
+        view = actions.decide_items(web, run_id, [decision], runs=web.graph_runs)
+    except (HTTPException, ValueError) as exc:
+        if isinstance(exc, HTTPException) and exc.status_code != 422:
+            raise
+        message = str(exc.detail) if isinstance(exc, HTTPException) else str(exc)
+        return _page(request, web, view, error={"item": item, "message": message}, status_code=422)
+    return see_other(graph_run_href(run_id) + f"#item-{item}")
 
 
 @router.post("/graph-runs/{run_id}/approve", dependencies=[Depends(require_csrf)])

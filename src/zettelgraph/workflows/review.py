@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langgraph.types import interrupt
+from pydantic import BaseModel, ConfigDict, Field
 
 from zettelgraph.models import utcnow
 
@@ -55,3 +56,50 @@ def after_review(
     if decision == "decide":
         return "present_for_review"
     return "__end__"
+
+
+# --- decisions on single items (what each means is the workflow's own) ------------------
+
+Action = Literal[
+    "keep",
+    "drop",
+    "edit",
+    "merge",
+    "retype",
+    "move_quote",
+    "remove_quote",
+    "relate",
+    "undecide",
+]
+ACTIONS: tuple[str, ...] = Action.__args__  # type: ignore[attr-defined]
+
+# Bounds of what a reader types: a title is a name, a statement a paragraph or two.
+TITLE_CHARS = 300
+TEXT_CHARS = 4000
+
+
+class DecisionError(ValueError):
+    """A decision that does not fit the proposal; the message names the item and what to do."""
+
+
+class ItemDecision(BaseModel):
+    """One decision on one item, as every front end sends it."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    item: str = Field(min_length=1, max_length=100, description="c1, r2, s1, a1 ...")
+    action: Action
+    # edit: the fields the reader rewrote (the others stay).
+    title: str | None = Field(default=None, max_length=TITLE_CHARS)
+    concept: str | None = Field(default=None, max_length=TEXT_CHARS)
+    analysis: str | None = Field(default=None, max_length=TEXT_CHARS)
+    # merge: the concept it joins (a key of this run or an existing concept's id).
+    into: str | None = Field(default=None, max_length=100)
+    # retype, relate: the relation type.
+    type: str | None = Field(default=None, max_length=100)
+    # move_quote, remove_quote: the quote (q3 or its id); move_quote: the concept it goes to.
+    quote: str | None = Field(default=None, max_length=100)
+    to: str | None = Field(default=None, max_length=100)
+    # relate: the other end (a key of this run or an existing concept's id), and why.
+    target: str | None = Field(default=None, max_length=100)
+    explanation: str = Field(default="", max_length=1000)

@@ -16,6 +16,7 @@ from typing import Any
 from zettelgraph.models import ChangeSet, Entity, Relation, embedding_text
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.graph_extraction.decisions import kept_graph
 from zettelgraph.workflows.graph_extraction.packs import PackResolver
 from zettelgraph.workflows.graph_extraction.state import DraftEntity, GraphState
 
@@ -33,7 +34,8 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> dict[s
     store = services.store
     schema = packs(state.get("packs"))
     run_id = state["run_id"]
-    proposal = state["proposal"]
+    # Exactly what the reader kept (`decisions.kept_graph`); the rest is reported.
+    proposal, left_out = kept_graph(state["proposal"], state.get("review"))
     approved_at = datetime.fromisoformat(state["approved_at"] or "")
     versions = {p["name"]: p["version"] for p in state.get("pack_versions", [])}
     common = {
@@ -104,6 +106,7 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> dict[s
             "entities_updated": [e.id for e in entities if e.id in stored],
             "relationships": len(relations),
             "relationships_dropped_at_commit": len(proposal["relationships"]) - len(relations),
+            "left_out": left_out,
         },
         "warnings": warnings,
     }

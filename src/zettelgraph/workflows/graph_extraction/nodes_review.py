@@ -7,6 +7,11 @@ from collections import Counter
 from typing import Any
 
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.graph_extraction.decisions import (
+    empty_graph_review,
+    kept_graph,
+    relationship_id,
+)
 from zettelgraph.workflows.graph_extraction.state import GraphState
 from zettelgraph.workflows.review import ask_reader
 
@@ -35,6 +40,19 @@ def build_report(state: GraphState) -> dict[str, Any]:
     connected = {r["source"] for r in proposal["relationships"]} | {
         r["target"] for r in proposal["relationships"]
     }
+    review = state.get("review") or empty_graph_review()
+    kept, left_out = kept_graph(proposal, review)
+
+    def decision(made: dict[str, Any] | None) -> dict[str, Any]:
+        made = made or {}
+        return {
+            "verdict": made.get("verdict", "keep"),
+            "decided": bool(made),
+            **({"type": made["type"]} if made.get("type") else {}),
+        }
+
+    entity_decisions = {e["id"]: review["entities"].get(e["id"]) for e in proposal["entities"]}
+    decided = [*review["entities"].values(), *review["relationships"].values()]
     return {
         "run_id": state.get("run_id"),
         "kind": "graph",
@@ -43,6 +61,8 @@ def build_report(state: GraphState) -> dict[str, Any]:
         "passages": len(passages),
         "entities": [
             {
+                "key": f"n{number}",
+                "decision": decision(entity_decisions[e["id"]]),
                 "id": e["id"],
                 "name": e["name"],
                 "type": e["type"],
@@ -54,10 +74,12 @@ def build_report(state: GraphState) -> dict[str, Any]:
                 "passages": shown(e["passage_ids"]),
                 "connected": e["id"] in connected,
             }
-            for e in proposal["entities"]
+            for number, e in enumerate(proposal["entities"], 1)
         ],
         "relationships": [
             {
+                "key": f"r{number}",
+                "decision": decision(review["relationships"].get(relationship_id(r))),
                 "source": names.get(r["source"], r["source"]),
                 "type": r["type"],
                 "target": names.get(r["target"], r["target"]),
@@ -66,7 +88,7 @@ def build_report(state: GraphState) -> dict[str, Any]:
                 "description": r["description"],
                 "passages": shown(r["passage_ids"]),
             }
-            for r in proposal["relationships"]
+            for number, r in enumerate(proposal["relationships"], 1)
         ],
         "referenced": proposal["referenced"],
         "already_stored": proposal["already_stored"],
@@ -78,6 +100,24 @@ def build_report(state: GraphState) -> dict[str, Any]:
             "relationships": len(proposal["relationships"]),
             "already_stored": len(proposal["already_stored"]),
             "dropped": len(proposal["dropped"]),
+        },
+        "review": {
+            "counts": {
+                "kept": sum(d.get("verdict") == "keep" and not d.get("type") for d in decided),
+                "edited": sum(bool(d.get("type")) for d in decided),
+                "merged": 0,
+                "dropped": sum(d.get("verdict") == "drop" for d in decided),
+                "undecided": len(proposal["entities"])
+                + len(proposal["relationships"])
+                - len(decided),
+                "doubtful": 0,
+            },
+            "decisions": len(review["log"]),
+            "writes": {
+                "entities": len(kept["entities"]),
+                "relationships": len(kept["relationships"]),
+            },
+            "left_out": left_out,
         },
         "usage": usage_of(calls, this_round),
         "warnings": list(dict.fromkeys(state.get("warnings", []))),

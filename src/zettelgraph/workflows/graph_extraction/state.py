@@ -24,7 +24,7 @@ Status = Literal[
     "no_passages",
     "failed",  # every extraction call failed: nothing to review
 ]
-Decision = Literal["approve", "feedback", "abort"]
+Decision = Literal["approve", "feedback", "abort", "decide"]
 
 
 class DraftEntity(TypedDict):
@@ -101,6 +101,8 @@ class GraphState(GraphInput, GraphOutput, total=False):
     human_feedback: str | None
     feedback_log: Annotated[list[dict[str, Any]], operator.add]
     approved_at: str | None
+    # The reader's decisions on single entities and relationships (`decisions.py`).
+    review: dict[str, Any]
     llm_calls: Annotated[list[dict[str, Any]], operator.add]
     errors: Annotated[list[str], operator.add]
 
