@@ -3,7 +3,8 @@
     python docs/screenshots.py --home HOME [--out docs/images] [--chromium /usr/bin/chromium]
 
 The app is served on a free loopback port over HOME; `--pages` picks what is saved as PNG:
-`review` (the waiting run with the most new concepts), `concept` (the concept with the most
+`review` (the waiting run with the most new concepts), `review-390px` (the same run on a phone's
+screen, at its first item), `concept` (the concept with the most
 relations), `graph` (its Graph view), `cards` (the proposed cards), `study` (the next
 card of a study session, its answer shown) and `experiment` (the newest completed experiment,
 full page). The docs' images were made from the README's
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     pages = set(args.pages.split(","))
     settings = Settings(home=args.home)
     run_id, concept_id = _targets(settings)
-    if "review" in pages and run_id is None:
+    if pages & {"review", "review-390px"} and run_id is None:
         parser.error("no run is waiting for review in HOME")
     if pages & {"concept", "graph"} and concept_id is None:
         parser.error("HOME has no concept yet: approve a run first")
@@ -106,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
             if "review" in pages:
                 page.goto(f"{base}/runs/{run_id}")
                 page.screenshot(path=str(args.out / "review.png"))
+            if "review-390px" in pages:
+                # The item-by-item review on a phone: the first item, its controls and quote.
+                phone = browser.new_page(viewport={"width": 390, "height": 844})
+                phone.goto(f"{base}/runs/{run_id}#item-c1")
+                phone.screenshot(path=str(args.out / "review-390px.png"))
+                phone.close()
             if "concept" in pages:
                 page.goto(f"{base}/concepts/{concept_id}")
                 page.screenshot(path=str(args.out / "concept.png"))

@@ -307,3 +307,27 @@ def test_calibrate_refits_the_flags_to_the_readers_decisions(
     # Later reviews flag with it; --reset goes back to the shipped models.
     assert "3 of your decisions" in h.services.doubt_models["concept"].fitted_on
     assert calibration.reset(h.runs) and not saved.exists()
+
+
+def test_every_item_gets_its_signals_and_unconfirmed_relations_become_suggestions(
+    make_harness: MakeHarness,
+) -> None:
+    h = make_harness(REPLIES, confirmed_relations=True, **OPEN)
+    # Relations are doubtful under this floor; concepts keep the shipped calibration.
+    strict = DoubtModel(
+        kind="relation", signals=(), mean=(), scale=(), weights=(), bias=0.0, floor=1.0
+    )
+    h.services.doubt_models_given = {**h.services.doubt_models, "relation": strict}
+    run_id, report = start(h)
+    for concept in report["concepts"]:
+        # The fake answers the checks with log-probabilities, as a local server does.
+        assert {"copy", "foreign_quote", "check"} <= set(concept["doubt"]["signals"])
+    assert report["relations"] == []
+    related = report["related"]
+    assert [s["proposed_type"] for s in related] == ["SIMILAR_TO", "SUPPORTS"]
+    assert all("stance" in s["doubt"]["signals"] for s in related)
+    assert h.calls("check_statement") == 6 and h.calls("check_relation") == 2
+    # A suggestion is written only once typed.
+    decide(h.runs, run_id, decisions({"retype": {related[0]["key"]: "SIMILAR_TO"}}))
+    done = h.runs.answer(run_id, "approve")
+    assert done.committed["relations"] == 1

@@ -92,3 +92,18 @@ def yes_probability(top_logprobs: Sequence[Mapping[str, object]]) -> float | Non
         elif token in ("no", "n"):
             no += p
     return yes / (yes + no) if yes + no > 0 else None
+
+
+def choice_probability(
+    top_logprobs: Sequence[Mapping[str, object]], letter: str, letters: Sequence[str]
+) -> float | None:
+    """The chance of `letter` among `letters` from the first token's top log-probabilities
+    of a one-letter answer; None when none of them is among them."""
+    mass = dict.fromkeys(letters, 0.0)
+    for entry in top_logprobs:
+        token = str(entry.get("token", "")).strip().upper().rstrip(").")
+        logprob = entry.get("logprob")
+        if token in mass and isinstance(logprob, int | float):
+            mass[token] += float(np.exp(logprob))
+    total = sum(mass.values())
+    return mass[letter] / total if total > 0 else None

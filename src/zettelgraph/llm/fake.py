@@ -140,13 +140,15 @@ class FakeChatModel(BaseChatModel):
                 text = "```json\n" + text[: max(1, len(text) // 2)]
         metadata: dict[str, Any] = {"model_name": "fake", "finish_reason": "stop"}
         if kwargs.get("logprobs"):
-            # A yes/no answer's first token, with a probability drawn from the request: the
-            # doubt checks read it as OpenAI-compatible servers return it.
-            yes = 0.05 + 0.9 * rng.random()
-            text = "sí" if yes >= 0.5 else "no"
+            # A one-token answer (A or B when the question offers them, else yes or no) with a
+            # probability drawn from the request: the doubt checks read it as
+            # OpenAI-compatible servers return it.
+            first = 0.05 + 0.9 * rng.random()
+            options = ("A", "B") if re.search(r"\bA (?:o|or) B\b", source) else ("sí", "no")
+            text = options[0] if first >= 0.5 else options[1]
             top = [
-                {"token": "sí", "logprob": math.log(yes)},
-                {"token": "no", "logprob": math.log(1 - yes)},
+                {"token": options[0], "logprob": math.log(first)},
+                {"token": options[1], "logprob": math.log(1 - first)},
             ]
             top.sort(key=lambda entry: -float(entry["logprob"]))  # type: ignore[arg-type]
             metadata["logprobs"] = {

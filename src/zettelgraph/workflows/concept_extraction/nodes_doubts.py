@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.doubt_signals import (
+    choice_probability,
     embedding_signals,
     relation_signals,
     text_signals,
@@ -68,15 +69,16 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
     models = services.doubt_models  # read first: it says when the reader's file is broken
     warnings = [services.doubt_warning] if services.doubt_warning else []
-    checks = YesNo(services)
+    checks = Checks(services)
     doubts: dict[str, Any] = {}
 
     concepts = _unchanged(proposal["concepts"], CONCEPT_FIELDS, before, doubts)
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
-        asked = checks.ask(
+        rivals = _rivals(concepts, proposal["concepts"], quotes, services)
+        asked = checks.choose(
             [c["key"] for c in concepts],
-            [_statement_check(c, quotes, services) for c in concepts],
+            [_statement_check(c, rivals.get(c["key"]), quotes, services) for c in concepts],
             check_statement.NAME,
         )
         for concept in concepts:
@@ -90,7 +92,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     if relations:
         ends = relation_ends(proposal, services)
         signals = _relation_signals(relations, ends, services)
-        asked = checks.ask(
+        asked = checks.yes_no(
             [r.get("key", "") for r in relations],
             [_relation_check(r, ends, services) for r in relations],
             check_relation.NAME,
@@ -105,7 +107,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
                 }
     if checks.failure:
         warnings.append(checks.failure)
-    if services.settings.is_small_model(services.llms.main_spec):
+    if services.settings.only_confirmed_relations(services.llms.main_spec):
         proposal, moved = only_confirmed(proposal, doubts, services)
         warnings += moved
     return {
@@ -133,10 +135,11 @@ def _unchanged(
 
 
 def only_confirmed(
-    proposal: Proposal, doubts: Mapping[str, Any], services: Services
+    proposal: Proposal, doubts: dict[str, Any], services: Services
 ) -> tuple[Proposal, list[str]]:
     """A small model's relations that its checks do not confirm, moved to the untyped
-    "related?" suggestions; what was moved, said once."""
+    "related?" suggestions (each with the doubt it had, under its new key); what was moved,
+    said once."""
     vocabulary = services.concept_vocabulary
     typed: list[DraftRelation] = []
     related: list[RelatedSuggestion] = list(proposal.get("related", []))
@@ -152,6 +155,8 @@ def only_confirmed(
             typed.append(relation)
             continue
         numbers.append(max(numbers, default=0) + 1)
+        if doubt is not None:  # the suggestion shows why it was not confirmed
+            doubts[f"s{numbers[-1]}"] = doubt
         related.append(
             {
                 "key": f"s{numbers[-1]}",
@@ -173,9 +178,10 @@ def only_confirmed(
     return {**proposal, "relations": typed, "related": related}, [note]
 
 
-class YesNo:
-    """The model's yes/no on each of a list of questions, when the settings ask for it; a
-    provider without log-probabilities is asked once, then no more."""
+class Checks:
+    """The model's own checks, read from the log-probabilities of a one-token answer, when
+    the settings ask for them; a provider without log-probabilities is asked once, then no
+    more, and a failing call stops them (the flags then rest on the other signals)."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -183,52 +189,111 @@ class YesNo:
         self.calls: list[dict[str, Any]] = []
         self.failure: str | None = None
 
-    def ask(
+    def _top(self, name: str, key: str, messages: list[BaseMessage]) -> Any:
+        """The first token's top log-probabilities; None (and no more asking) on failure."""
+        services = self.services
+        self.calls.append(llm_call(name, services.llms.main_spec, key))
+        try:
+            top = first_token_logprobs(
+                services.llms.main,
+                name=name,
+                messages=messages,
+                usage=services.usage,
+                retries=services.settings.llm_retries,
+                backoff=services.settings.llm_backoff,
+            )
+        except SOFT_LLM_ERRORS as exc:
+            self.enabled = False
+            self.failure = f"the doubt checks stopped ({exc}); flags rest on other signals"
+            return None
+        if not top:
+            self.enabled = False  # no log-probabilities from this provider
+        return top
+
+    def yes_no(
         self, keys: Sequence[str], questions: Sequence[list[BaseMessage] | None], name: str
     ) -> dict[str, dict[str, float]]:
-        signal = "check" if name == check_statement.NAME else "stance"
+        """P(yes) of each question, as the signal `stance`."""
         out: dict[str, dict[str, float]] = {}
-        if not self.enabled:
-            return out
-        services = self.services
         for key, messages in zip(keys, questions, strict=True):
-            if messages is None:
+            if not self.enabled or messages is None:
                 continue
-            self.calls.append(llm_call(name, services.llms.main_spec, key))
-            try:
-                top = first_token_logprobs(
-                    services.llms.main,
-                    name=name,
-                    messages=messages,
-                    usage=services.usage,
-                    retries=services.settings.llm_retries,
-                    backoff=services.settings.llm_backoff,
-                )
-            except SOFT_LLM_ERRORS as exc:
-                self.enabled = False
-                self.failure = f"the doubt checks stopped ({exc}); flags rest on other signals"
-                return out
-            yes = yes_probability(top or [])
-            if yes is None:
-                self.enabled = False  # no log-probabilities from this provider
-                return out
-            out[key] = {signal: yes}
+            yes = yes_probability(self._top(name, key, messages) or [])
+            if yes is not None:
+                out[key] = {"stance": yes}
+        return out
+
+    def choose(
+        self,
+        keys: Sequence[str],
+        pairs: Sequence[tuple[list[BaseMessage], list[BaseMessage]] | None],
+        name: str,
+    ) -> dict[str, dict[str, float]]:
+        """The chance given to the right option of each pair of questions (right as A in the
+        first, as B in the second), averaged, as the signal `check`."""
+        out: dict[str, dict[str, float]] = {}
+        for key, pair in zip(keys, pairs, strict=True):
+            if pair is None:
+                continue
+            chances = []
+            for messages, right in zip(pair, check_statement.LETTERS, strict=True):
+                if not self.enabled:
+                    break
+                top = self._top(name, key, messages)
+                chance = choice_probability(top or [], right, check_statement.LETTERS)
+                if chance is not None:
+                    chances.append(chance)
+            if len(chances) == len(check_statement.LETTERS):
+                out[key] = {"check": sum(chances) / len(chances)}
         return out
 
 
+def _rivals(
+    todo: Sequence[DraftConcept],
+    concepts: Sequence[DraftConcept],
+    quotes: Mapping[str, str],
+    services: Services,
+) -> dict[str, DraftConcept]:
+    """For each concept, the other concept of the run whose statement is closest to its
+    quote (the hardest one to tell it from); the next one in order without an embedder."""
+    out: dict[str, DraftConcept] = {}
+    if len(concepts) < 2:
+        return out
+    semantic = is_semantic(services.embedder)
+    statements = [f"{c['title']}. {c['concept']}" for c in concepts]
+    vectors = services.embedder.embed(statements) if semantic else None
+    for concept in todo:
+        others = [i for i, c in enumerate(concepts) if c["key"] != concept["key"]]
+        quote = " ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
+        if vectors is None or not quote:
+            index = next((i for i in others if i > concepts.index(concept)), others[0])
+        else:
+            target = services.embedder.embed([quote])[0]
+            index = max(others, key=lambda i: float(vectors[i] @ target))
+        out[concept["key"]] = concepts[index]
+    return out
+
+
 def _statement_check(
-    concept: DraftConcept, quotes: Mapping[str, str], services: Services
-) -> list[BaseMessage] | None:
+    concept: DraftConcept,
+    rival: DraftConcept | None,
+    quotes: Mapping[str, str],
+    services: Services,
+) -> tuple[list[BaseMessage], list[BaseMessage]] | None:
+    """The two questions of the check: own statement as A against the rival's, then as B."""
     quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
-    if not quote:
+    if not quote or rival is None:
         return None
-    return check_statement.messages(
-        check_statement.CheckInput(
-            quote=quote,
-            statement=f"{concept['title']}. {concept['concept']}",
-            language=services.settings.concept_language,
+    own = f"{concept['title']}. {concept['concept']}"
+    other = f"{rival['title']}. {rival['concept']}"
+    language = services.settings.concept_language
+
+    def asked(first: str, second: str) -> list[BaseMessage]:
+        return check_statement.messages(
+            check_statement.CheckInput(quote=quote, first=first, second=second, language=language)
         )
-    )
+
+    return asked(own, other), asked(other, own)
 
 
 def _relation_check(

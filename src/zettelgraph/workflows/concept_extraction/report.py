@@ -127,6 +127,9 @@ def build_report(
             "proposed_type": s["proposed_type"],
             "explanation": s["explanation"],
             "decision": decision_of(s["key"]),
+            "doubt": doubt_of(s["key"]),
+            "source_key": s["source"] if s["source"] in new_keys else "",
+            "target_key": s["target"] if s["target"] in new_keys else "",
         }
         for s in proposal.get("related", [])
     ]

@@ -1,0 +1,153 @@
+"""Fit the doubt flags (src/zettelgraph/guards/doubt.py) on items graded by meaning, and say
+how well they separate usable items from drops: in-sample, and book by book (each book's items
+scored by a model fitted on the other books), which is what a new book will see.
+
+Input: grading sheets (`benchmarks/quality.py --sheet DIR`, whose `hidden.jsonl` holds each
+item's signals as the run measured them) and their grades by a judge that did not see the
+code (../shared/JUDGE.md), one `--graded DIR=GRADES` each. Concepts graded keep or fix are
+usable, drop is not; relations (typed ones and the untyped suggestions alike) hold when kept.
+
+    python benchmarks/calibrate_doubt.py --graded out/dev=benchmarks/grades/dev.jsonl
+    python benchmarks/calibrate_doubt.py --graded ... --write   # the shipped models
+
+`--write` writes the fitted models to src/zettelgraph/guards/doubt_models.json. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from grading import USABLE, read_jsonl
+from zettelgraph.guards.doubt import DoubtModel, fit, separation
+
+CONCEPT_SIGNALS = (
+    "grounding",
+    "margin",
+    "generic",
+    "title_grounding",
+    "copy",
+    "foreign_quote",
+    "check",
+)
+RELATION_SIGNALS = ("similarity", "confidence", "opposing", "names_both", "stance")
+SHIPPED = (
+    Path(__file__).resolve().parents[1] / "src" / "zettelgraph" / "guards" / "doubt_models.json"
+)
+
+
+def graded_items(pairs: Sequence[str]) -> list[dict[str, Any]]:
+    """Every graded item with its book, kind, signals and whether it is usable."""
+    items: list[dict[str, Any]] = []
+    for pair in pairs:
+        folder, _, grades_path = pair.partition("=")
+        sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
+        hidden = {row["item"]: row for row in read_jsonl(Path(folder) / "hidden.jsonl")}
+        for grade in read_jsonl(Path(grades_path)):
+            item = grade["item"]
+            doubt = (hidden.get(item) or {}).get("doubt") or {}
+            if item not in sheet or not doubt.get("signals"):
+                continue
+            kind = "concept" if sheet[item]["kind"] == "concept" else "relation"
+            items.append(
+                {
+                    "source": folder,
+                    "book": f"{folder}:{sheet[item]['book']}",
+                    "item": item,
+                    "kind": kind,
+                    "shown_as": hidden[item].get("kind"),
+                    "signals": doubt["signals"],
+                    "usable": str(grade["grade"]).lower() in USABLE,
+                }
+            )
+    return items
+
+
+def book_by_book(
+    rows: Sequence[dict[str, Any]], kind: str, names: Sequence[str], recall: float
+) -> dict[str, float]:
+    """Each book's items flagged by a model fitted on the others' (with its own floor)."""
+    books = sorted({r["book"] for r in rows})
+    scores: list[float] = []
+    usable: list[bool] = []
+    flagged: list[bool] = []
+    for book in books:
+        train = [r for r in rows if r["book"] != book]
+        test = [r for r in rows if r["book"] == book]
+        if not train or all(r["usable"] for r in train) or not any(r["usable"] for r in train):
+            continue
+        model = fit(
+            kind,
+            names,
+            [r["signals"] for r in train],
+            [r["usable"] for r in train],  # type: ignore[arg-type]
+            recall=recall,
+        )
+        for r in test:
+            score = model.score(r["signals"])
+            scores.append(score)
+            usable.append(r["usable"])
+            flagged.append(score < model.floor)
+    if not scores:
+        return {}
+    bad = [not u for u in usable]
+    unflagged = [u for u, f in zip(usable, flagged, strict=True) if not f]
+    auc = separation(scores, usable, 0.0)["auc"]
+    return {
+        "items": float(len(scores)),
+        "recall": sum(f and b for f, b in zip(flagged, bad, strict=True)) / sum(bad)
+        if any(bad)
+        else math.nan,
+        "clean": sum(unflagged) / len(unflagged) if unflagged else math.nan,
+        "flagged": sum(flagged) / len(flagged),
+        "auc": auc,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graded", action="append", required=True, help="SHEET_DIR=GRADES")
+    parser.add_argument("--recall", type=float, default=0.8, help="share of drops to flag")
+    parser.add_argument("--write", action="store_true", help="write the shipped models")
+    args = parser.parse_args(argv)
+    items = graded_items(args.graded)
+    out: dict[str, Any] = {"graded": args.graded, "kinds": {}}
+    models: dict[str, DoubtModel] = {}
+    for kind, names in (("concept", CONCEPT_SIGNALS), ("relation", RELATION_SIGNALS)):
+        rows = [r for r in items if r["kind"] == kind]
+        if len(rows) < 4 or all(r["usable"] for r in rows) or not any(r["usable"] for r in rows):
+            out["kinds"][kind] = {"items": len(rows), "fitted": False}
+            continue
+        model = fit(
+            kind,  # type: ignore[arg-type]
+            names,
+            [r["signals"] for r in rows],
+            [r["usable"] for r in rows],
+            recall=args.recall,
+            fitted_on=f"{len(rows)} graded {kind}s of "
+            + ", ".join(sorted({r["source"] for r in rows})),
+        )
+        models[kind] = model
+        out["kinds"][kind] = {
+            "items": len(rows),
+            "usable": sum(r["usable"] for r in rows),
+            "fitted": True,
+            "in_sample": model.quality,
+            "book_by_book": book_by_book(rows, kind, names, args.recall),
+            "weights": dict(zip(names, (round(w, 3) for w in model.weights), strict=True)),
+            "floor": round(model.floor, 4),
+        }
+    if args.write and models:
+        data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+        data.update({kind: model.as_dict() for kind, model in models.items()})
+        SHIPPED.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        out["written"] = str(SHIPPED)
+    print(json.dumps(out, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
