@@ -10,6 +10,7 @@ from pathlib import Path
 
 from zettelgraph.guards.doubt import (
     DoubtModel,
+    choose,
     fit,
     floor_for_recall,
     load_models,
@@ -89,7 +90,7 @@ def test_floor_for_recall_flags_that_share_of_the_unusable() -> None:
 
 def test_shipped_models_and_a_readers_file(tmp_path: Path) -> None:
     shipped = shipped_models()
-    assert set(shipped) == {"concept", "relation"}
+    assert {"concept", "relation"} <= set(shipped)
     own = tmp_path / "calibration.json"
     models, warning = load_models(own)
     assert warning is None and models == shipped
@@ -97,13 +98,23 @@ def test_shipped_models_and_a_readers_file(tmp_path: Path) -> None:
     mine = fit("concept", ("grounding", "check"), rows, usable)
     own.write_text(json.dumps({"concept": mine.as_dict()}), encoding="utf-8")
     models, warning = load_models(own)
-    assert (
-        warning is None and models["concept"] == mine and models["relation"] == shipped["relation"]
-    )
+    assert warning is None and models["concept@reader"] == mine
+    # The reader's own comes first, for any model; the shipped ones stay for the other kind.
+    assert choose(models, "concept", small=True) == mine
+    assert choose(models, "relation", small=False) == shipped["relation"]
     assert models_from_json(json.dumps({"concept": mine.as_dict()}))["concept"] == mine
     own.write_text("{not json", encoding="utf-8")
     models, warning = load_models(own)
     assert models == shipped and warning and str(own) in warning
+
+
+def test_the_small_models_own_calibration_applies_to_them_only() -> None:
+    rows, usable = synthetic(60)
+    general = fit("concept", ("grounding",), rows, usable)
+    local = fit("concept", ("grounding", "check"), rows, usable)
+    models = {"concept": general, "concept@local": local}
+    assert choose(models, "concept", small=True) == local
+    assert choose(models, "concept", small=False) == general
 
 
 def test_signals_from_text_vectors_and_logprobs() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from harness import PASSING_CRITIQUE, Harness, MakeHarness
 
-from zettelgraph.guards.doubt import DoubtModel
+from zettelgraph.guards.doubt import DoubtModel, choose
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.review import ReviewError, decide, decisions_from
 from zettelgraph.workflows.concept_extraction.decisions import ItemDecision
@@ -305,7 +305,8 @@ def test_calibrate_refits_the_flags_to_the_readers_decisions(
     saved = h.settings.calibration_path
     assert saved.is_file() and "concept" in saved.read_text(encoding="utf-8")
     # Later reviews flag with it; --reset goes back to the shipped models.
-    assert "3 of your decisions" in h.services.doubt_models["concept"].fitted_on
+    chosen = choose(h.services.doubt_models, "concept", small=False)
+    assert "3 of your decisions" in chosen.fitted_on
     assert calibration.reset(h.runs) and not saved.exists()
 
 

@@ -209,34 +209,50 @@ def separation(scores: Sequence[float], usable: Sequence[bool], floor: float) ->
 
 
 SHIPPED = "doubt_models.json"
+# Where a model applies, after its kind in the calibration files: `concept@local` is fitted on
+# the small local models' items and used with them, `concept@reader` is the reader's own
+# (`zettelgraph calibrate`), which comes before any other.
+LOCAL, READER = "local", "reader"
+
+
+def choose(models: Mapping[str, DoubtModel], kind: Kind, *, small: bool) -> DoubtModel:
+    """The model to flag `kind` items with: the reader's own, else the one fitted on the
+    small local models when the run uses one, else the shipped general one."""
+    for key in (f"{kind}@{READER}", f"{kind}@{LOCAL}" if small else "", kind):
+        if key and key in models:
+            return models[key]
+    raise KeyError(f"no doubt model for {kind}")
 
 
 def shipped_models() -> dict[str, DoubtModel]:
-    """The models fitted on the project's graded runs, by kind."""
+    """The models fitted on the project's graded runs, by kind (and `kind@local`)."""
     text = resources.files("zettelgraph.guards").joinpath(SHIPPED).read_text(encoding="utf-8")
     return models_from_json(text)
 
 
 def models_from_json(text: str) -> dict[str, DoubtModel]:
-    """The models of the kinds a calibration file holds (one or both)."""
+    """The models a calibration file holds, by their key (`concept`, `relation@local` ...)."""
     data = json.loads(text)
     return {
-        kind: DoubtModel.from_dict(data[kind]) for kind in ("concept", "relation") if kind in data
+        key: DoubtModel.from_dict(value)
+        for key, value in data.items()
+        if key.partition("@")[0] in ("concept", "relation")
     }
 
 
 def load_models(own: Path) -> tuple[dict[str, DoubtModel], str | None]:
-    """The reader's own models (`zettelgraph calibrate`) where they exist, else the shipped,
+    """The shipped models and the reader's own (`zettelgraph calibrate`, as `kind@reader`),
     and a warning when the reader's file cannot be used: a flag is a hint, and a broken
     calibration must not stop a review."""
     models = shipped_models()
     if not own.is_file():
         return models, None
     try:
-        models.update(models_from_json(own.read_text(encoding="utf-8")))
+        mine = models_from_json(own.read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return models, (
             f"{own} cannot be read ({exc}); the doubt flags use the shipped calibration. "
             "Run `zettelgraph calibrate` again, or delete the file"
         )
+    models.update({f"{key.partition('@')[0]}@{READER}": model for key, model in mine.items()})
     return models, None

@@ -14,11 +14,11 @@ and used by every later run; `--reset` goes back to the shipped calibration.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zettelgraph.guards.doubt import DoubtModel, Kind, fit, separation, shipped_models
+from zettelgraph.guards.doubt import DoubtModel, Kind, choose, fit, separation, shipped_models
 from zettelgraph.models import utcnow
 from zettelgraph.workflows.concept_extraction.proposal import is_key
 
@@ -100,14 +100,14 @@ def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
     settings = runs.services.settings
     decided = your_decisions(runs)
     shipped = shipped_models()
-    current = runs.services.doubt_models
+    small = settings.is_small_model(runs.services.llms.main_spec)
     models: dict[str, DoubtModel] = {}
     reports: list[KindReport] = []
     for kind in ("concept", "relation"):
         rows = [d for d in decided if d.kind == kind]
         usable = [d.usable for d in rows]
         report = KindReport(kind=kind, decisions=len(rows), usable=sum(usable), refitted=False)
-        base = shipped[kind]
+        base = choose(shipped, kind, small=small)
         if rows:
             scores = [base.score(d.signals) for d in rows]
             report.shipped = separation(scores, usable, base.floor)
@@ -131,8 +131,9 @@ def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
     path = settings.calibration_path
     written = False
     if write and models:
-        kept = {k: m for k, m in current.items() if k not in models and k in _own(path)}
-        data = {k: m.as_dict() for k, m in {**kept, **models}.items()}
+        # A kind refitted replaces the reader's earlier one; the other kind stays as it was.
+        earlier = {k: v for k, v in _own(path).items() if k not in models}
+        data = {**earlier, **{k: m.as_dict() for k, m in models.items()}}
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".json.partial")
         partial.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -142,12 +143,13 @@ def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
     return CalibrationReport(path=str(path), kinds=reports, written=written)
 
 
-def _own(path: Any) -> Iterable[str]:
-    """The kinds the reader's calibration file already holds."""
+def _own(path: Any) -> dict[str, Any]:
+    """The reader's calibration file as it is (nothing when missing or unreadable)."""
     try:
-        return list(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def reset(runs: ExtractionRuns) -> bool:

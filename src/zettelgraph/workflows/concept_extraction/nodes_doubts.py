@@ -25,6 +25,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from zettelgraph.embeddings import is_semantic
+from zettelgraph.guards.doubt import choose
 from zettelgraph.guards.doubt_signals import (
     choice_probability,
     embedding_signals,
@@ -68,6 +69,9 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     proposal = with_keys(state["proposal"], taken=[*before, *decided])
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
     models = services.doubt_models  # read first: it says when the reader's file is broken
+    small = services.settings.is_small_model(services.llms.main_spec)
+    concept_model = choose(models, "concept", small=small)
+    relation_model = choose(models, "relation", small=small)
     warnings = [services.doubt_warning] if services.doubt_warning else []
     checks = Checks(services)
     doubts: dict[str, Any] = {}
@@ -84,7 +88,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
         for concept in concepts:
             measured = {**signals[concept["key"]], **asked.get(concept["key"], {})}
             doubts[concept["key"]] = {
-                **models["concept"].judge(measured),
+                **concept_model.judge(measured),
                 "of": fingerprint(concept, CONCEPT_FIELDS),
             }
 
@@ -102,7 +106,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
             measured = {**signals.get(key, {}), **asked.get(key, {})}
             if measured:
                 doubts[key] = {
-                    **models["relation"].judge(measured),
+                    **relation_model.judge(measured),
                     "of": fingerprint(relation, RELATION_FIELDS),
                 }
     if checks.failure:
