@@ -12,6 +12,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from rdflib import Graph
 from typer.testing import CliRunner
 
 from review_run import TITLES, review_run
@@ -109,6 +110,21 @@ def test_edit_in_editor_keeps_the_models_text_as_a_revision(tmp_path: Path) -> N
     detail = json.loads(cli(home, "concept", edited["id"], "--json").stdout)
     assert detail["revisions"][0]["title"] == TITLES[1]
     assert detail["revisions"][0]["by"] == "model"
+    # The PROV export says so: the model's text is a revision, the edit the reader's.
+    exported = cli(home, "export", "prov", "--concept", edited["id"], "--format", "turtle")
+    assert exported.exit_code == 0, exported.output
+    graph = Graph().parse(data=exported.stdout, format="turtle")
+    rows = list(
+        graph.query(
+            """PREFIX prov: <http://www.w3.org/ns/prov#>
+               SELECT ?older ?where ?who WHERE {
+                 ?concept prov:wasRevisionOf ?older .
+                 ?edit prov:used ?older ; prov:wasAssociatedWith ?reader .
+                 ?reader a prov:Person ; <http://www.w3.org/2000/01/rdf-schema#label> ?who .
+                 ?edit ?replaced ?where . FILTER(STRENDS(STR(?replaced), "replacedIn")) }"""
+        )
+    )
+    assert [(str(w), str(r)) for _, w, r in rows] == [("review", "reader")]
 
 
 def spawn(home: Path, *args: str) -> pexpect.spawn:

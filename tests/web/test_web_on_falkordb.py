@@ -55,3 +55,35 @@ def test_review_and_browse_on_falkordb(tmp_path: Path, falkordb_graph_url: str) 
         assert client.get(f"/sources/{content_id}").status_code == 200
         found = client.get("/api/search", params={"q": "happy life"}).json()["results"]
         assert found and found[0]["content_title"] == "Meditations"
+
+
+def test_item_decisions_commit_exactly_what_is_kept_on_falkordb(
+    tmp_path: Path, falkordb_graph_url: str
+) -> None:
+    home = tmp_path / "home"
+    base = ["--home", str(home), "--store", falkordb_graph_url, "--llm", "fake"]
+    base += ["--embeddings", "hash"]
+    runner = CliRunner()
+    ingested = runner.invoke(cli_app, [*base, "ingest", str(MEDITATIONS), "--json"])
+    content_id = json.loads(ingested.stdout)["contents"][0]["id"]
+    started = json.loads(runner.invoke(cli_app, [*base, "extract", content_id, "--json"]).stdout)
+    keys = [c["key"] for c in started["report"]["concepts"]]
+    assert keys
+
+    settings = Settings(home=home, store=falkordb_graph_url, **FAKE)
+    with TestClient(create_app(settings), base_url=BASE_URL) as client:
+        headers = {"X-CSRF-Token": client.get("/api/csrf").json()["csrf_token"]}
+        decided = client.post(
+            f"/api/runs/{started['run_id']}/items",
+            json={"decisions": [{"item": key, "action": "drop"} for key in keys]},
+            headers=headers,
+        )
+        assert decided.status_code == 200, decided.text
+        assert decided.json()["report"]["review"]["writes"]["concepts"] == 0
+        approved = client.post(
+            f"/api/runs/{started['run_id']}/decision", json={"action": "approve"}, headers=headers
+        )
+        assert approved.status_code == 200 and approved.json()["status"] == "committed"
+        assert client.get("/api/concepts").json() == []
+        left = {gone["item"] for gone in approved.json()["committed"]["left_out"]}
+        assert set(keys) <= left
