@@ -10,7 +10,11 @@ usable, drop is not; relations (typed ones and the untyped suggestions alike) ho
     python benchmarks/calibrate_doubt.py --graded out/dev=benchmarks/grades/dev.jsonl
     python benchmarks/calibrate_doubt.py --graded ... --write   # the shipped models
 
-`--write` writes the fitted models to src/zettelgraph/guards/doubt_models.json. Prints JSON.
+`--recompute` measures every item's signals again with the code as it is now (the workflow's
+own `prepare_review`, on the run's saved proposal, with `--llm`): signals of runs made before a
+check changed are then those the shipped code computes. They are saved beside the sheet as
+`hidden-recomputed.jsonl` and used from then on. `--write` writes the fitted models to
+src/zettelgraph/guards/doubt_models.json under `--key` (`concept@local` ...). Prints JSON.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grading import USABLE, read_jsonl
+from grading import USABLE, read_jsonl, write_jsonl
 from zettelgraph.guards.doubt import DoubtModel, fit, separation
 
 CONCEPT_SIGNALS = (
@@ -40,13 +45,94 @@ SHIPPED = (
 )
 
 
+def recompute(folder: Path, llm: str) -> None:
+    """Every item's doubt measured again by `prepare_review` on the run's saved proposal."""
+    from zettelgraph.settings import Settings
+    from zettelgraph.workflows.concept_extraction.nodes_doubts import prepare_review
+    from zettelgraph.workflows.context import open_services
+
+    run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="zg-calibrate-") as home:
+        # Relations stay typed: their keys must stay those the sheet names.
+        settings = Settings(home=Path(home), llm=llm, confirmed_relations=False)
+        services = open_services(settings)
+        rows = []
+        try:
+            for number, view in enumerate(run["runs"], 1):
+                report = view.get("report") or {}
+                state = saved_state(report)
+                doubts = prepare_review(state, services)["doubts"]  # type: ignore[arg-type]
+                rows += [
+                    {"item": f"B{number}.{key}", "doubt": doubt} for key, doubt in doubts.items()
+                ]
+        finally:
+            services.close()
+    kinds = {row["item"]: row.get("kind") for row in read_jsonl(folder / "hidden.jsonl")}
+    write_jsonl(
+        folder / RECOMPUTED,
+        [{**row, "kind": kinds.get(row["item"], "concept")} for row in rows],
+    )
+
+
+def saved_state(report: dict[str, Any]) -> dict[str, Any]:
+    """The part of a run's state `prepare_review` reads, rebuilt from its review report: the
+    book's quotes (cited and open), the concepts and the relations with their keys."""
+    quotes: dict[str, str] = {}
+    for concept in report.get("concepts", []):
+        quotes.update({q["id"]: q["text"] for q in concept.get("quotes", [])})
+    quotes.update({q["id"]: q["text"] for q in report.get("unattributed_quotes", [])})
+    keys = {c["key"] for c in report.get("concepts", [])}
+    concepts = [
+        {
+            "key": c["key"],
+            "title": c["title"],
+            "concept": c["concept"],
+            "analysis": c.get("analysis", ""),
+            "summary": c["concept"],
+            "summary_short": c.get("summary_short", ""),
+            "quote_ids": [q["id"] for q in c.get("quotes", [])],
+            "rationale": "",
+            "history": [],
+        }
+        for c in report.get("concepts", [])
+    ]
+    relations = [
+        {
+            "key": r["key"],
+            "source": r["source_key"],
+            "type": r.get("model_type") or r["type"],
+            "target": r["target_key"],
+            "explanation": r.get("explanation", ""),
+            "confidence": r.get("confidence", 0.5),
+            "history": [],
+        }
+        for r in report.get("relations", [])
+        if r.get("source_key") in keys and r.get("target_key") in keys
+    ]
+    return {
+        "quotes": [{"id": q, "text": t} for q, t in quotes.items()],
+        "proposal": {
+            "concepts": concepts,
+            "attributions": [],
+            "relations": relations,
+            "unattributed_quote_ids": [],
+            "notes": [],
+        },
+    }
+
+
+RECOMPUTED = "hidden-recomputed.jsonl"
+
+
 def graded_items(pairs: Sequence[str]) -> list[dict[str, Any]]:
     """Every graded item with its book, kind, signals and whether it is usable."""
     items: list[dict[str, Any]] = []
     for pair in pairs:
         folder, _, grades_path = pair.partition("=")
         sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
-        hidden = {row["item"]: row for row in read_jsonl(Path(folder) / "hidden.jsonl")}
+        measured = Path(folder) / RECOMPUTED
+        source = measured if measured.exists() else Path(folder) / "hidden.jsonl"
+        hidden = {row["item"]: row for row in read_jsonl(source)}
         for grade in read_jsonl(Path(grades_path)):
             item = grade["item"]
             doubt = (hidden.get(item) or {}).get("doubt") or {}
@@ -113,7 +199,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--graded", action="append", required=True, help="SHEET_DIR=GRADES")
     parser.add_argument("--recall", type=float, default=0.8, help="share of drops to flag")
     parser.add_argument("--write", action="store_true", help="write the shipped models")
+    parser.add_argument("--key", default="", help="where they apply: '' or 'local'")
+    parser.add_argument("--recompute", action="store_true", help="measure signals again")
+    parser.add_argument("--llm", default="local", help="the model of --recompute")
     args = parser.parse_args(argv)
+    if args.recompute:
+        for pair in args.graded:
+            recompute(Path(pair.partition("=")[0]), args.llm)
     items = graded_items(args.graded)
     out: dict[str, Any] = {"graded": args.graded, "kinds": {}}
     models: dict[str, DoubtModel] = {}
@@ -143,7 +235,8 @@ def main(argv: list[str] | None = None) -> None:
         }
     if args.write and models:
         data = json.loads(SHIPPED.read_text(encoding="utf-8"))
-        data.update({kind: model.as_dict() for kind, model in models.items()})
+        suffix = f"@{args.key}" if args.key else ""
+        data.update({f"{kind}{suffix}": model.as_dict() for kind, model in models.items()})
         SHIPPED.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         out["written"] = str(SHIPPED)
     print(json.dumps(out, ensure_ascii=False, indent=1))
