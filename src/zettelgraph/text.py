@@ -74,9 +74,14 @@ def _without_repeated_clauses(sentence: str) -> str:
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def word_sequence(text: str) -> list[str]:
+    """The words of `text` in order, case- and accent-folded (so "Él" and "el" are one)."""
+    return _WORD.findall(normalize_name(text))
+
+
 def word_set(text: str) -> set[str]:
-    """The distinct words of `text`, case- and accent-folded (so "Él" and "el" are one)."""
-    return set(_WORD.findall(normalize_name(text)))
+    """The distinct words of `text`, case- and accent-folded."""
+    return set(word_sequence(text))
 
 
 def copied_share(body: str, source: str) -> float:
