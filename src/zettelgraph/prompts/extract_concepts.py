@@ -17,6 +17,16 @@ from pydantic import BaseModel, Field
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.ids import QuoteRef
 from zettelgraph.prompts.quality import language_name
+from zettelgraph.prompts.small_tasks import (
+    COMPACT_FINAL,
+    EXAMPLE_GLOSS,
+    OLD_KEY_WORDS,
+    OLD_QUOTE_TEXT,
+    OLD_STATEMENTS,
+    OLD_TITLE,
+    READING,
+    STATEMENT_RULE,
+)
 from zettelgraph.settings import SmallModelTask
 
 NAME = "extract_concepts"
@@ -179,24 +189,7 @@ EXAMPLE_ANSWER: dict[str, list[dict[str, Any]]] = {
     ],
     "unattributed_quotes": [{"quote_id": "q2", "reason": "Solo narra una llegada."}],
 }
-# The tasks that keep or explain the quote's words show a quote in older Spanish, so the model
-# sees an old word changed ("ha de" -> "debe") and a simile kept as a simile.
-OLD_QUOTE = PromptQuote(
-    id="q1",
-    text="No ha de fiarse el discreto de la fortuna, que es mudable como la luna.",
-    page="40",
-    key_words=["fiarse", "discreto", "fortuna", "mudable"],
-)
-OLD_TITLE = "No fiarse de la fortuna mudable"
-OLD_STATEMENTS = {
-    "extractive": "El prudente no debe fiarse de la fortuna, porque cambia como la luna.",
-    "meaning": "Una persona sensata no cuenta con la buena suerte, porque la suerte cambia "
-    "tanto como las fases de la luna.",
-}
-# Task `gloss`: the example quote with its gloss under it, as the model will see its own.
-EXAMPLE_GLOSS = (
-    "Sin paciencia no se logra nada que necesite tiempo, como lo que se siembra en un huerto."
-)
+OLD_QUOTE = PromptQuote(id="q1", text=OLD_QUOTE_TEXT, page="40", key_words=OLD_KEY_WORDS)
 
 RULES = {
     "es": """Eres un experto en Zettelkasten. De las citas de un lector extraes las ideas
@@ -224,47 +217,6 @@ Answer:
 }
 
 
-PARAPHRASE_RULE = {
-    "es": """
-- concept: la idea general que la cita ilustra, dicha con otras palabras y válida también
-  fuera de este libro. No copies la cita.""",
-    "en": """
-- concept: the general idea the quote illustrates, said in other words and true beyond this
-  book. Do not copy the quote.""",
-}
-# What `concept` is, per task (docs/design.md, "Small-model tasks").
-STATEMENT_RULE: dict[SmallModelTask, dict[str, str]] = {
-    "paraphrase": PARAPHRASE_RULE,
-    "extractive": {
-        "es": """
-- concept: lo que afirma la cita, en una o dos frases de español actual y sencillo: conserva
-  sus palabras que sigan vigentes, cambia las anticuadas y no añadas nada que la cita no diga.
-  Si la cita está en otro idioma, tradúcela fielmente.""",
-        "en": """
-- concept: what the quote states, in one or two sentences of plain modern {language}: keep
-  its words that are still current, change the old ones and add nothing the quote does not
-  say. A quote in another language is translated faithfully.""",
-    },
-    "meaning": {
-        "es": """
-- concept: lo que quiere decir la cita, en una o dos frases de español actual y sencillo:
-  explica sus palabras anticuadas, deja una comparación como comparación y una ironía como
-  ironía, y no añadas nada que la cita no diga.""",
-        "en": """
-- concept: what the quote means, in one or two sentences of plain modern {language}: explain
-  its old words, keep a simile as a simile and irony as irony, and add nothing the quote does
-  not say.""",
-    },
-    "gloss": {
-        "es": PARAPHRASE_RULE["es"]
-        + """
-- Bajo la cita va su sentido en español actual: parte de él y no lo contradigas.""",
-        "en": PARAPHRASE_RULE["en"]
-        + """
-- Under the quote is its meaning in plain {language}: start from it, never contradict it.""",
-    },
-    "titles": {"es": "", "en": ""},
-}
 NO_CONCEPT_RULE = {
     True: "\n- Una cita que solo narra o describe no da concepto: {}.",
     False: "\n- A quote that only narrates or describes gives no concept: {}.",
@@ -296,34 +248,9 @@ TITLE_WORDS = {
     True: {"es": "2 a 6 palabras", "en": "2 to 6 words"},
 }
 KEY_WORDS = {"es": "Palabras clave", "en": "Key words"}
-READING = {
-    "gloss": {"es": "Sentido", "en": "Meaning"},
-    "titles": {"es": "Traducción", "en": "Translation"},
-}
 IDS_RULE = {
     "es": "\n- source_quote_ids: solo las citas (q1, q2...) que expresan esa idea.",
     "en": "\n- source_quote_ids: only the quotes (q1, q2...) that express that idea.",
-}
-# The last line of a compact call, per task: where a small model weighs it most.
-COMPACT_FINAL: dict[SmallModelTask, dict[str, str]] = {
-    "extractive": {
-        "es": "\nEscribe title y concept en español actual; concept con las palabras de la cita "
-        "que sigan vigentes; title con una o dos palabras clave de la cita.",
-        "en": "\nWrite title and concept in plain modern {language}; concept with the quote's "
-        "words that are still current; title with one or two of the quote's key words.",
-    },
-    "meaning": {
-        "es": "\nEscribe title y concept en español actual: concept dice lo que quiere decir la "
-        "cita; title con una o dos palabras clave de la cita.",
-        "en": "\nWrite title and concept in plain modern {language}: concept says what the "
-        "quote means; title with one or two of the quote's key words.",
-    },
-    "titles": {
-        "es": "\nEscribe solo title, en español: 2 a 6 palabras que nombren la idea de la cita, "
-        "con una o dos de sus palabras clave.",
-        "en": "\nWrite only title, in {language}: 2 to 6 words naming the quote's idea, with "
-        "one or two of its key words.",
-    },
 }
 FINAL = {
     False: {

@@ -15,8 +15,9 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
-from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS, OLD_QUOTE, OLD_STATEMENTS
+from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS
 from zettelgraph.prompts.quality import language_name
+from zettelgraph.prompts.small_tasks import OLD_QUOTE_TEXT, OLD_STATEMENTS
 
 NAME = "gloss_quote"
 # One or two sentences; the retry, for a gloss too far from its quote, is a fresh sample.
@@ -73,7 +74,7 @@ def messages(data: GlossInput) -> list[BaseMessage]:
     source = data.title + (f"{by}{data.author}" if data.author else "")
     return [
         SystemMessage(
-            content=RULES[table].format(quote=OLD_QUOTE.text, answer=answer, language=name)
+            content=RULES[table].format(quote=OLD_QUOTE_TEXT, answer=answer, language=name)
         ),
         HumanMessage(content=ASK[table].format(source=source, quote=data.quote, language=name)),
     ]
