@@ -25,6 +25,13 @@ from pydantic_settings import (
 # the Concept -> Concept types among them (the zettelkasten pack's).
 DEFAULT_PACKS = ("zettelkasten", "narrative", "research")
 
+# What a small model is asked to write for each quote (docs/design.md, "Small-model tasks"):
+# paraphrase, the general idea in other words (the compact answer); extractive, the quote's key
+# claim in plain modern words; meaning, what the quote means, old words explained (one call);
+# gloss, that meaning first, then the idea from it (two calls); titles, a title only, the
+# quote itself (or its translation) left as the reader's draft.
+SmallModelTask = Literal["paraphrase", "extractive", "meaning", "gloss", "titles"]
+
 
 def default_home() -> Path:
     return Path.home() / ".zettelgraph"
@@ -117,6 +124,14 @@ class Settings(BaseSettings):
         description="Ask the model only for what a reader reads first (no short summaries, "
         "which are cut from the text; a quote's key words shown for its title); default on "
         "for the small local models, for which every token written costs about 0.1 s.",
+    )
+    small_model_task: SmallModelTask = Field(
+        default="paraphrase",
+        description="What a small model writes for a quote when answers are compact: "
+        "paraphrase (the general idea in other words), extractive (the quote's key claim in "
+        "plain modern words), meaning (what it means, old words explained), gloss (that "
+        "meaning first, then the idea from it: two calls a quote), titles (a title only; the "
+        "quote is left as a draft statement).",
     )
     relation_cap: int = Field(default=3, ge=1, le=50, description="Relations per new concept.")
     relation_unrelated_below: float = Field(
@@ -330,6 +345,11 @@ class Settings(BaseSettings):
         if self.compact_answers is not None:
             return self.compact_answers
         return self.is_small_model(llm)
+
+    def task(self, llm: str) -> SmallModelTask:
+        """What calls to `llm` write for a quote: `small_model_task` on compact answers,
+        otherwise the full design (which paraphrases)."""
+        return self.small_model_task if self.compact(llm) else "paraphrase"
 
     def writes_book_summary(self, main_llm: str) -> bool:
         """Whether new books get a summary from `main_llm` (`book_summary`)."""

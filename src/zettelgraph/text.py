@@ -38,13 +38,19 @@ def short_summary(text: str) -> str:
     return clip_words(text[: end.end()] if end else text, SHORT_SUMMARY_WORDS)
 
 
+# "(p. 12)", "(p. 7-8)", or "(p." cut by the length bound: how the prompts show a quote's page,
+# which a model that keeps the quote's words (extractive statements) copies after it.
+_PAGE_REFERENCE = re.compile(r"\s*\(p\.(?:\s*[\d][\d\s,\-–]*)?\)?")
+
+
 def tidy_statement(text: str) -> str:
     """A model's statement without the sentences it repeated and without a last sentence it did
     not finish (cut by its length bound), when a finished one comes before it.
 
     A small model sometimes loops ("La iglesia es un lugar donde ... . La iglesia es un lugar
-    donde ...") until the field's bound stops it mid-word; what is left is what it said once."""
-    text = " ".join(text.split())
+    donde ...") until the field's bound stops it mid-word; what is left is what it said once.
+    A page reference it copied from the quote's line ("... razón. (p. 12)") is not its words."""
+    text = " ".join(_PAGE_REFERENCE.sub("", text).split())
     cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
     sentences = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     sentences = [s for s in sentences if s]
@@ -74,9 +80,14 @@ def _without_repeated_clauses(sentence: str) -> str:
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def word_sequence(text: str) -> list[str]:
+    """The words of `text` in order, case- and accent-folded (so "Él" and "el" are one)."""
+    return _WORD.findall(normalize_name(text))
+
+
 def word_set(text: str) -> set[str]:
-    """The distinct words of `text`, case- and accent-folded (so "Él" and "el" are one)."""
-    return set(_WORD.findall(normalize_name(text)))
+    """The distinct words of `text`, case- and accent-folded."""
+    return set(word_sequence(text))
 
 
 def copied_share(body: str, source: str) -> float:

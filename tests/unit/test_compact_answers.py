@@ -95,7 +95,7 @@ def test_a_compact_rewrite_from_the_quotes_shows_their_key_words() -> None:
     assert "una o dos de sus palabras clave" in human
     assert "Cambio de opinión" not in human  # written afresh from the quotes alone
     assert "summary_short" not in system + human and "analysis" not in system + human
-    assert set(repair_concept.response_model(True).model_fields) == {"title", "concept"}
+    assert set(repair_concept.response_model(data).model_fields) == {"title", "concept"}
     # The fix of a concept's fields shows them without the short summary too.
     fix = data.model_copy(update={"off_topic": False, "wrong_language": ["title", "analysis"]})
     system, human = (str(m.content) for m in repair_concept.messages(fix))

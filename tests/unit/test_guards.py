@@ -9,7 +9,12 @@ import numpy as np
 
 from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.guards import Finding, count_findings
-from zettelgraph.guards.distillation import copied_quote, long_title
+from zettelgraph.guards.distillation import (
+    copied_quote,
+    copied_whole_quote,
+    in_order_share,
+    long_title,
+)
 from zettelgraph.guards.grounding import names_the_source, ungrounded
 from zettelgraph.guards.language import LinguaDetector, off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
@@ -102,6 +107,19 @@ def test_a_body_that_copies_its_quote_is_found_and_a_paraphrase_is_not() -> None
     assert copied_share("", quote) == 0.0
     # Case and accents do not hide a copy.
     assert copied_share("CADA UNO ES HIJO DE SUS OBRAS", quote) == 1.0
+
+
+def test_a_statement_that_keeps_its_quotes_words_copies_it_only_when_it_pastes_it_whole() -> None:
+    quote = "No ha de fiarse el discreto de la fortuna, que es mudable como la luna."
+    extractive = "El discreto no ha de fiarse de la fortuna, que es mudable."
+    # Nearly all its words are the quote's (a copy for a paraphrase), but not the whole quote.
+    assert copied_quote(extractive, {"q1": quote}) is not None
+    assert copied_whole_quote(extractive, {"q1": quote}) is None
+    pasted = "Como dice: no ha de fiarse el discreto de la Fortuna, que es mudable como la luna."
+    assert copied_whole_quote(pasted, {"q1": quote}) == ("q1", 1.0)
+    # In order: the same words shuffled are not the quote.
+    assert in_order_share("luna la como mudable es", "es mudable como la luna") == 0.2
+    assert in_order_share("algo", "") == 0.0
 
 
 ENDS = {

@@ -83,3 +83,15 @@ def test_a_looping_statement_keeps_each_sentence_once_and_drops_the_cut_one() ->
         "La vida es un esparcimiento, es un esparcimiento, es un esparcimiento."
     ) == ("La vida es un esparcimiento.")
     assert tidy_statement("Leer, leer y leer, pensar.") == "Leer, leer y leer, pensar."
+
+
+def test_a_statement_drops_the_page_reference_it_copied_from_its_quote() -> None:
+    from zettelgraph.text import tidy_statement
+
+    # A model that keeps the quote's words copied the "(p. 12)" the prompt shows after it; cut
+    # by the length bound it was left as "(p.".
+    assert tidy_statement("Todo lo gasta un mal modo, hasta la razón. (p.") == (
+        "Todo lo gasta un mal modo, hasta la razón."
+    )
+    assert tidy_statement("Es fácil (p. 7-8). Y más.") == "Es fácil. Y más."
+    assert tidy_statement("La razón (política) manda.") == "La razón (política) manda."

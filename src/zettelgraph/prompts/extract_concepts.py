@@ -17,6 +17,17 @@ from pydantic import BaseModel, Field
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.ids import QuoteRef
 from zettelgraph.prompts.quality import language_name
+from zettelgraph.prompts.small_tasks import (
+    COMPACT_FINAL,
+    EXAMPLE_GLOSS,
+    OLD_KEY_WORDS,
+    OLD_QUOTE_TEXT,
+    OLD_STATEMENTS,
+    OLD_TITLE,
+    READING,
+    STATEMENT_RULE,
+)
+from zettelgraph.settings import SmallModelTask
 
 NAME = "extract_concepts"
 # About 150 tokens per concept; a batch of 40 quotes rarely gives more than a dozen.
@@ -31,6 +42,9 @@ class PromptQuote(BaseModel):
     # Shown to small models only (text_analysis.key_words); empty for a quote in another
     # language than the graph's, whose words would pull the title into that language.
     key_words: list[str] = Field(default_factory=list)
+    # Shown under the quote when set: its modern gloss (task `gloss`) or its translation into
+    # the graph's language (task `titles`, a quote in another language).
+    reading: str = ""
 
 
 class ExtractConceptsInput(BaseModel):
@@ -40,6 +54,8 @@ class ExtractConceptsInput(BaseModel):
     suggestions: str | None = None
     language: str = "es"
     compact: bool = False  # answer with CompactExtraction (small models)
+    # What a small model writes for the quote (settings.small_model_task); compact answers only.
+    task: SmallModelTask = "paraphrase"
 
 
 class CandidateConcept(BaseModel):
@@ -103,14 +119,48 @@ class CompactExtraction(BaseModel):
     candidate_concepts: list[CompactConcept] = Field(max_length=2)
 
 
+# Task `titles`: a name for the quote and nothing else; the statement is the quote itself (or
+# its translation), left for the reader to rewrite. Always one: a draft for every quote.
+class OneQuoteTitle(BaseModel):
+    title: str = Field(min_length=1, max_length=120)
+
+
+class TitleExtraction(BaseModel):
+    candidate_concepts: list[OneQuoteTitle] = Field(min_length=1, max_length=1)
+
+
 COMPACT_SAMPLING = Sampling(max_tokens=450, temperature=0.1)
+TITLE_SAMPLING = Sampling(max_tokens=60, temperature=0.1)
+
+
+def task_of(data: ExtractConceptsInput) -> SmallModelTask:
+    """The task the call is asked: the configured one on compact answers; `gloss` and `titles`
+    work one quote at a time, so a call showing several paraphrases."""
+    if not data.compact:
+        return "paraphrase"
+    if data.task in ("gloss", "titles") and len(data.quotes) != 1:
+        return "paraphrase"
+    return data.task
+
+
+def sampling(data: ExtractConceptsInput) -> Sampling:
+    if not data.compact:
+        return SAMPLING
+    return TITLE_SAMPLING if task_of(data) == "titles" else COMPACT_SAMPLING
 
 
 def response_model(
     data: ExtractConceptsInput,
-) -> type[ExtractedConcepts] | type[CompactExtraction] | type[OneQuoteExtraction]:
+) -> (
+    type[ExtractedConcepts]
+    | type[CompactExtraction]
+    | type[OneQuoteExtraction]
+    | type[TitleExtraction]
+):
     if not data.compact:
         return ExtractedConcepts
+    if task_of(data) == "titles":
+        return TitleExtraction
     return OneQuoteExtraction if len(data.quotes) == 1 else CompactExtraction
 
 
@@ -139,16 +189,14 @@ EXAMPLE_ANSWER: dict[str, list[dict[str, Any]]] = {
     ],
     "unattributed_quotes": [{"quote_id": "q2", "reason": "Solo narra una llegada."}],
 }
+OLD_QUOTE = PromptQuote(id="q1", text=OLD_QUOTE_TEXT, page="40", key_words=OLD_KEY_WORDS)
 
 RULES = {
     "es": """Eres un experto en Zettelkasten. De las citas de un lector extraes las ideas
 atómicas que contienen y dices de qué citas sale cada una.
 Reglas:
 - Un concepto es UNA idea, comprensible por sí sola, no un resumen de la cita.
-- title: nombra en {title_words} lo que dice la cita, con sus palabras clave.
-- concept: la idea general que la cita ilustra, dicha con otras palabras y válida también
-  fuera de este libro. No copies la cita.{short_fields}{ids_rule}
-- Una cita que solo narra o describe no da concepto: {no_concept}.{notes_rule}
+- title: nombra en {title_words} lo que dice la cita, con sus palabras clave.{more_rules}
 - Escribe todo en español, aunque la cita esté en otro idioma.
 Ejemplo (de otro libro: no lo copies).
 Citas:
@@ -159,10 +207,7 @@ Respuesta:
 ideas they contain and cite the quotes each comes from.
 Rules:
 - A concept is ONE idea, understandable on its own, not a summary of the quote.
-- title: name in {title_words} what the quote says, with its key words.
-- concept: the general idea the quote illustrates, said in other words and true beyond this
-  book. Do not copy the quote.{short_fields}{ids_rule}
-- A quote that only narrates or describes gives no concept: {no_concept}.{notes_rule}
+- title: name in {title_words} what the quote says, with its key words.{more_rules}
 - Write everything in {language}, whatever the language of the quote.
 Example (from another book, in Spanish: do not copy it; write yours in {language}).
 Quotes:
@@ -172,6 +217,10 @@ Answer:
 }
 
 
+NO_CONCEPT_RULE = {
+    True: "\n- Una cita que solo narra o describe no da concepto: {}.",
+    False: "\n- A quote that only narrates or describes gives no concept: {}.",
+}
 NO_CONCEPT = {
     False: {
         "es": "ponla en unattributed_quotes y di por qué",
@@ -218,22 +267,45 @@ FINAL = {
 }
 
 
-def render_quotes(quotes: list[PromptQuote], language: str, key_words: bool) -> str:
-    """One quote a line, `[q1] text (p. 12)`, and under it its key words when asked for."""
+def render_quotes(
+    quotes: list[PromptQuote], language: str, key_words: bool, task: SmallModelTask = "paraphrase"
+) -> str:
+    """One quote a line, `[q1] text (p. 12)`, and under it its reading and its key words when
+    asked for."""
     label = KEY_WORDS.get(language, KEY_WORDS["en"])
+    reading = READING.get(task, {})
     lines = []
     for q in quotes:
         lines.append(f"[{q.id}] {q.text}" + (f" (p. {q.page})" if q.page else ""))
+        if q.reading and reading:
+            lines.append(f"     {reading.get(language, reading['en'])}: {q.reading}")
         if key_words and q.key_words:
             lines.append(f"     {label}: {', '.join(q.key_words)}")
     return "\n".join(lines)
 
 
+def worked_example(
+    task: SmallModelTask, one_quote: bool
+) -> tuple[list[PromptQuote], dict[str, list[dict[str, Any]]]]:
+    """The example quotes and answer a call shows, before the compact answer's fields are cut:
+    a quote in older Spanish for the tasks that keep or explain its words."""
+    if task in ("paraphrase", "gloss"):
+        quotes = EXAMPLE_QUOTES[:1] if one_quote else EXAMPLE_QUOTES
+        if task == "gloss":
+            quotes = [quotes[0].model_copy(update={"reading": EXAMPLE_GLOSS}), *quotes[1:]]
+        return quotes, EXAMPLE_ANSWER
+    answer: dict[str, Any] = {"title": OLD_TITLE, "source_quote_ids": ["q1"]}
+    if task in OLD_STATEMENTS:
+        answer["concept"] = OLD_STATEMENTS[task]
+    quotes = [OLD_QUOTE] if one_quote else [OLD_QUOTE, EXAMPLE_QUOTES[1]]
+    return quotes, {"candidate_concepts": [answer]}
+
+
 def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
-    compact, language = data.compact, data.language
-    one_quote = response_model(data) is OneQuoteExtraction
-    example: dict[str, object] = dict(EXAMPLE_ANSWER)
-    examples = EXAMPLE_QUOTES[:1] if one_quote else EXAMPLE_QUOTES
+    compact, language, task = data.compact, data.language, task_of(data)
+    one_quote = compact and len(data.quotes) == 1
+    examples, answer = worked_example(task, one_quote)
+    example: dict[str, object] = dict(answer)
     if compact:
         # No short summary; no ids either when the call shows one quote (nor the example's
         # second quote, which its answer would have to tell apart by id).
@@ -241,27 +313,40 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
         example = {
             "candidate_concepts": [
                 {k: v for k, v in c.items() if k not in left_out}
-                for c in EXAMPLE_ANSWER["candidate_concepts"]
+                for c in answer["candidate_concepts"]
             ]
         }
 
     def pick(table: dict[bool, dict[str, str]]) -> str:
         return table[compact].get(language, table[compact]["en"])
 
+    def final() -> str:
+        table = COMPACT_FINAL.get(task) if compact else None
+        return table.get(language, table["en"]) if table else pick(FINAL)
+
+    statement = STATEMENT_RULE[task]
+    # What concept is, then the other fields, the ids, the quotes with no idea and the notes.
+    more_rules = "".join(
+        (
+            statement.get(language, statement["en"]).format(language=language_name(language)),
+            pick(SHORT_FIELDS),
+            "" if one_quote else IDS_RULE.get(language, IDS_RULE["en"]),
+            # Task `titles` drafts every quote: the reader judges what each holds.
+            "" if task == "titles" else NO_CONCEPT_RULE[language == "es"].format(pick(NO_CONCEPT)),
+            "" if compact else NOTES_RULE.get(language, NOTES_RULE["en"]),
+        )
+    )
     rules = RULES.get(language, RULES["en"]).format(
-        quotes=render_quotes(examples, language, key_words=compact),
+        quotes=render_quotes(examples, language, key_words=compact, task=task),
+        more_rules=more_rules,
         answer=json.dumps(example, ensure_ascii=False),
         language=language_name(language),
-        no_concept=pick(NO_CONCEPT),
-        short_fields=pick(SHORT_FIELDS),
         title_words=pick(TITLE_WORDS),
-        ids_rule="" if one_quote else IDS_RULE.get(language, IDS_RULE["en"]),
-        notes_rule="" if compact else NOTES_RULE.get(language, NOTES_RULE["en"]),
     )
     # A blank line before them, as before the quotes.
     suggestions = suggestions_block(data.suggestions)
     suggestions = "\n" + suggestions if suggestions else ""
-    quotes = render_quotes(data.quotes, language, key_words=compact)
+    quotes = render_quotes(data.quotes, language, key_words=compact, task=task)
     return [
         SystemMessage(content=rules),
         HumanMessage(
@@ -269,7 +354,7 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
             + (f", by {data.author}" if data.author else "")
             + f"\nQuotes:\n{quotes}\n{suggestions}"
             # Last, where a small model weighs it most.
-            + pick(FINAL).format(language=language_name(language))
+            + final().format(language=language_name(language))
         ),
     ]
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.extract_concepts import COMPACT_STATEMENT_CHARS, KEY_WORDS
 from zettelgraph.prompts.quality import language_name
+from zettelgraph.settings import SmallModelTask
 
 NAME = "repair_concept"
 # A little warmer than extraction: a rewrite that repeats the first answer is no rewrite.
@@ -44,6 +45,16 @@ class RepairInput(BaseModel):
     # (text_analysis.key_words) shown for the title of a concept written afresh.
     compact: bool = False
     key_words: list[str] = Field(default_factory=list)
+    # What the concept's statement is (settings.small_model_task): a rewrite keeps to it, so an
+    # extractive statement is rewritten extractive, and a `titles` draft gets a new title only.
+    task: SmallModelTask = "paraphrase"
+
+    @property
+    def kind(self) -> SmallModelTask:
+        """The task a compact rewrite follows; `gloss` concepts are ideas, rewritten as such."""
+        if not self.compact or self.task == "gloss":
+            return "paraphrase"
+        return self.task
 
 
 # What a small model writes again, as at extraction: a title and the idea; the workflow cuts
@@ -59,13 +70,23 @@ class RepairedConcept(CompactRepair):
     summary_short: str = Field(min_length=1, max_length=260, description="At most 30 words.")
 
 
-def response_model(compact: bool) -> type[CompactRepair]:
-    return CompactRepair if compact else RepairedConcept
+# Task `titles`: the statement is the reader's draft; a rewrite names it again.
+class TitleRepair(BaseModel):
+    title: str = Field(min_length=1, max_length=120)
 
 
-def _compact_fields(answer: dict[str, str], compact: bool) -> dict[str, str]:
-    """The fields a compact answer has: title and concept."""
-    return {k: v for k, v in answer.items() if not compact or k in ("title", "concept")}
+def response_model(data: RepairInput) -> type[CompactRepair] | type[TitleRepair]:
+    if data.kind == "titles":
+        return TitleRepair
+    return CompactRepair if data.compact else RepairedConcept
+
+
+def _compact_fields(
+    answer: dict[str, str], compact: bool, kind: SmallModelTask = "paraphrase"
+) -> dict[str, str]:
+    """The fields a compact answer has: title and concept (title only for `titles`)."""
+    kept = ("title",) if kind == "titles" else ("title", "concept")
+    return {k: v for k, v in answer.items() if not compact or k in kept}
 
 
 EXAMPLE_FIX = {
@@ -84,16 +105,31 @@ EXAMPLE_FIXED = {
 }
 
 
-def example(language: str, compact: bool) -> str:
+# The same fix for the statements that keep or explain the quote's words (the statement above
+# is the quote pasted whole), and for a `titles` draft, whose title alone is rewritten.
+TASK_FIXED = {
+    "extractive": {"title": "Hijo de sus obras", "concept": "Cada persona es fruto de sus obras."},
+    "meaning": {
+        "title": "Hijo de sus obras",
+        "concept": "Cada persona es el resultado de lo que hace, no de su origen.",
+    },
+    "titles": {"title": "Hijo de sus obras"},
+}
+TASK_PROBLEMS = {"extractive": "; pega la cita entera", "meaning": "; pega la cita entera"}
+
+
+def example(language: str, compact: bool, kind: SmallModelTask = "paraphrase") -> str:
     """The worked fix, in Spanish only (other languages get none)."""
     if language != "es":
         return ""
     english = "title" if compact else "title, analysis, summary_short"
+    fixed = TASK_FIXED.get(kind, EXAMPLE_FIXED)
+    copy = TASK_PROBLEMS.get(kind, "" if kind == "titles" else "; copia la cita")
     return (
         "Cita: Cada uno es hijo de sus obras.\n"
-        f"Concepto: {json.dumps(_compact_fields(EXAMPLE_FIX, compact), ensure_ascii=False)}\n"
-        f"Problemas: en inglés: {english}; copia la cita.\n"
-        f"Respuesta: {json.dumps(_compact_fields(EXAMPLE_FIXED, compact), ensure_ascii=False)}"
+        f"Concepto: {json.dumps(_compact_fields(EXAMPLE_FIX, compact, kind), ensure_ascii=False)}"
+        f"\nProblemas: en inglés: {english}{copy}.\n"
+        f"Respuesta: {json.dumps(_compact_fields(fixed, compact, kind), ensure_ascii=False)}"
     )
 
 
@@ -107,6 +143,31 @@ RULES = {
     "con tus propias palabras, sin copiar la cita, conservando la idea.\nEjemplo.\n{example}",
     "en": "You fix one Zettelkasten concept. Write {fields} again: all in {language}, in your "
     "own words, without copying the quote, keeping the idea.",
+}
+# What the statement is when it keeps or explains the quote's words (extraction's rule).
+TASK_STATEMENT = {
+    "extractive": {
+        "es": "concept dice lo que afirma la cita, en una o dos frases de español actual, con "
+        "sus palabras que sigan vigentes y sin añadir nada",
+        "en": "concept says what the quote states, in one or two sentences of plain modern "
+        "{language}, with its words that are still current, adding nothing",
+    },
+    "meaning": {
+        "es": "concept dice lo que quiere decir la cita, en una o dos frases de español actual, "
+        "explicando sus palabras anticuadas y sin añadir nada",
+        "en": "concept says what the quote means, in one or two sentences of plain modern "
+        "{language}, explaining its old words, adding nothing",
+    },
+    "titles": {
+        "es": "concept no se toca: es el borrador del lector",
+        "en": "concept stays: it is the reader's draft",
+    },
+}
+TASK_RULES = {
+    "es": "Corriges un concepto de Zettelkasten. Escribe de nuevo {fields}, todo en español "
+    "actual: title nombra la idea en pocas palabras; {statement}.\nEjemplo.\n{example}",
+    "en": "You fix one Zettelkasten concept. Write {fields} again, all in plain modern "
+    "{language}: title names the idea in a few words; {statement}.",
 }
 
 
@@ -129,11 +190,26 @@ FRESH_ANSWER = {
 }
 
 
-def fresh_rules(language: str, compact: bool) -> str:
+FRESH_TASK_ANSWERS = {
+    "extractive": {
+        "title": "Contento con tener un techo",
+        "concept": "Durmió en el pajar sin quejarse, contento de tener al menos un techo.",
+    },
+    "meaning": {
+        "title": "Contento con tener un techo",
+        "concept": "Aunque llegó tarde y solo pudo dormir en el pajar, no se quejó: le bastaba "
+        "con tener un techo.",
+    },
+    "titles": {"title": "Contento con tener un techo"},
+}
+
+
+def fresh_rules(language: str, compact: bool, kind: SmallModelTask = "paraphrase") -> str:
     if language != "es":
         return "You are a Zettelkasten expert: you read quotes and write the idea they express."
     key_words = f"{KEY_WORDS['es']}: {', '.join(FRESH_KEY_WORDS)}\n" if compact else ""
-    answer = json.dumps(_compact_fields(FRESH_ANSWER, compact), ensure_ascii=False)
+    fresh = FRESH_TASK_ANSWERS.get(kind, FRESH_ANSWER)
+    answer = json.dumps(_compact_fields(fresh, compact, kind), ensure_ascii=False)
     return (
         "Eres un experto en Zettelkasten: lees citas y escribes en español la idea que expresan."
         "\nEjemplo (de otro libro: no lo copies).\n"
@@ -156,10 +232,24 @@ TITLE_WORDS = {
     "es": {False: "sus palabras clave", True: "una o dos de sus palabras clave"},
     "en": {False: "their key words", True: "one or two of their key words"},
 }
+FRESH_TASK = {
+    "es": "Escribe la idea que expresan estas citas, en español aunque las citas estén en otro "
+    "idioma: title nombra en pocas palabras lo que dicen, con {title_words}; {statement}.",
+    "en": "Write the idea these quotes express, in {language}: title names in a few words what "
+    "they say, with {title_words}; {statement}.",
+}
+FRESH_TITLE = {
+    "es": "Nombra en español la idea de estas citas: title, de 2 a 6 palabras, con {title_words}.",
+    "en": "Name the idea of these quotes in {language}: title, 2 to 6 words, with {title_words}.",
+}
 # Added to the fresh ask when an earlier answer pasted the quote.
 NO_COPY = {
     "es": " No repitas la frase de la cita: di qué enseña, sin sus nombres ni su escena.",
     "en": " Do not repeat the quote's sentence: say what it teaches, without its names or scene.",
+}
+NO_WHOLE_COPY = {
+    "es": " No pegues la cita entera: di solo lo esencial, en español actual.",
+    "en": " Do not paste the whole quote: say only what matters, in plain modern {language}.",
 }
 
 
@@ -180,37 +270,48 @@ PROBLEMS = {
         "ask": "Write it again, in {language}.",
     },
 }
+# The copy problem of a statement that keeps its quote's words: only a paste of the whole quote.
+WHOLE_COPY = {
+    "es": "pega la cita entera: di en una o dos frases de español actual lo esencial",
+    "en": "it pastes the whole quote: say what matters in one or two sentences of plain "
+    "modern {language}",
+}
 
 
 def messages(data: RepairInput) -> list[BaseMessage]:
-    language, compact = data.language, data.compact
+    language, compact, kind = data.language, data.compact, data.kind
     name = language_name(language)
+    table = "es" if language == "es" else "en"
+    statement = TASK_STATEMENT[kind][table].format(language=name) if kind in TASK_STATEMENT else ""
     quotes = "\n".join(f"- {q}" for q in data.quotes)
     if data.off_topic or data.retry:
         # Showing the concept that missed its quote (or a rewrite that kept the flaw) anchors a
         # small model to the same answer: it writes the idea again from the quotes alone.
-        table = "es" if language == "es" else "en"
-        ask = FRESH[table].format(
+        fresh = {"paraphrase": FRESH, "titles": FRESH_TITLE}.get(kind, FRESH_TASK)
+        ask = fresh[table].format(
             language=name,
             title_words=TITLE_WORDS[table][compact and bool(data.key_words)],
             short=FRESH_SHORT[table][compact],
+            statement=statement,
         )
         if data.retry and data.copies_quote:
-            ask += NO_COPY[table]
+            ask += (NO_COPY if kind == "paraphrase" else NO_WHOLE_COPY)[table].format(language=name)
         if compact and data.key_words:
             quotes += f"\n{KEY_WORDS[table]}: {', '.join(data.key_words)}"
         return [
-            SystemMessage(content=fresh_rules(language, compact)),
+            SystemMessage(content=fresh_rules(language, compact, kind)),
             HumanMessage(content=f"Quotes:\n{quotes}\n{ask}"),
         ]
     words = PROBLEMS.get(language, PROBLEMS["en"])
     problems = []
     if data.wrong_language:
         # A compact answer has a title and a concept: its short summary is cut from the concept.
-        wrong = [f for f in data.wrong_language if not compact or f in ("title", "concept")]
-        problems.append(words["language"].format(language=name) + ", ".join(wrong or ["concept"]))
+        shown = ("title",) if kind == "titles" else ("title", "concept")
+        wrong = [f for f in data.wrong_language if not compact or f in shown]
+        problems.append(words["language"].format(language=name) + ", ".join(wrong or [shown[-1]]))
     if data.copies_quote:
-        problems.append(words["copy"])
+        copy = words["copy"] if kind == "paraphrase" else WHOLE_COPY[table]
+        problems.append(copy.format(language=name))
     if data.long_title:
         problems.append(words["title"])
     current = {
@@ -219,16 +320,20 @@ def messages(data: RepairInput) -> list[BaseMessage]:
         "analysis": data.analysis,
         "summary_short": data.summary_short,
     }
-    rules = RULES.get(language, RULES["en"]).format(
-        example=example(language, compact),
+    fields = (FIELDS if language == "es" else FIELDS_EN)[compact]
+    table_rules = RULES if kind == "paraphrase" else TASK_RULES
+    rules = table_rules.get(language, table_rules["en"])
+    rules = rules.format(
+        example=example(language, compact, kind),
         language=name,
-        fields=(FIELDS if language == "es" else FIELDS_EN)[compact],
+        fields="title" if kind == "titles" else fields,
+        statement=statement,
     )
     return [
         SystemMessage(content=rules),
         HumanMessage(
             content=f"Quotes:\n{quotes}\n"
-            f"Concept: {json.dumps(_compact_fields(current, compact), ensure_ascii=False)}\n"
+            f"Concept: {json.dumps(_compact_fields(current, compact, kind), ensure_ascii=False)}\n"
             f"Problems: {'; '.join(problems)}\n" + words["ask"].format(language=name)
         ),
     ]

@@ -14,12 +14,21 @@ from typing import Any
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
-from zettelgraph.guards.distillation import clause_title, copied_quote, long_title
+from zettelgraph.guards.distillation import (
+    clause_title,
+    copied_quote,
+    copied_whole_quote,
+    long_title,
+)
 from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
+from zettelgraph.prompts.extract_concepts import PromptQuote
+from zettelgraph.settings import SmallModelTask
 from zettelgraph.store.vector_index import normalize_rows
+from zettelgraph.text import short_summary
 from zettelgraph.workflows.concept_extraction.proposal import is_key, quote_texts
+from zettelgraph.workflows.concept_extraction.small_tasks import draft_fields
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     ExtractionState,
@@ -122,17 +131,38 @@ def off_topic_finding(
     return Finding("grounding", action, repr(concept["title"]), why + (f"; {ask}" if ask else ""))
 
 
+def copies_its_quote(statement: str, cited: Mapping[str, str], task: SmallModelTask) -> bool:
+    """Whether a statement copies a quote it cites, by the rule of the task that wrote it.
+
+    A paraphrase (and the idea written from a gloss) is a copy when 80% of its distinct words
+    are the quote's. An extractive statement or a gloss-like meaning keeps the quote's current
+    words by design, so only the quote pasted nearly whole, in order, is a copy
+    (`guards/distillation.copied_whole_quote`). A `titles` draft is the quote itself on
+    purpose, marked for the reader: never a copy to rewrite."""
+    if task == "titles":
+        return False
+    if task in ("extractive", "meaning"):
+        return copied_whole_quote(statement, cited) is not None
+    return copied_quote(statement, cited) is not None
+
+
 def flaws_of(
     concept: DraftConcept, quotes: Mapping[str, str], services: Services
 ) -> dict[str, Any]:
     """What a rewrite must fix: fields in another language, a body that copies a quote, a
     title that is a sentence."""
     language = services.settings.concept_language
-    wrong = off_language_fields(concept, language, services.detect_language)
-    copied = copied_quote(concept["concept"], {q: quotes[q] for q in concept["quote_ids"]})
+    task = services.settings.task(services.llms.main_spec)
+    cited = {q: quotes[q] for q in concept["quote_ids"]}
+    judged: Mapping[str, Any] = concept
+    if task == "titles" and concept["concept"] in cited.values():
+        # A draft that is its quote verbatim is in the quote's language, which extraction found
+        # to be the graph's; only the title (and a translation) is the model's to judge.
+        judged = {**concept, "concept": ""}
+    wrong = off_language_fields(judged, language, services.detect_language)
     return {
         "wrong_language": wrong,
-        "copies_quote": copied is not None,
+        "copies_quote": copies_its_quote(concept["concept"], cited, task),
         "long_title": long_title(concept["title"]),
     }
 
@@ -161,25 +191,32 @@ def uncovered_quotes(
 
 
 def _placeholders(
-    quotes: Sequence[Mapping[str, Any]], concepts: Sequence[DraftConcept]
+    quotes: Sequence[Mapping[str, Any]], concepts: Sequence[DraftConcept], services: Services
 ) -> list[DraftConcept]:
-    """An empty concept per quote, to be written from that quote alone by nodes_repair."""
+    """An empty concept per quote, to be written from that quote alone by nodes_repair; for
+    task `titles`, the quote's draft, to which the rewrite gives a title."""
     taken = [int(c["key"][1:]) for c in concepts if is_key(c["key"])]
     first = max(taken, default=0) + 1
-    return [
-        DraftConcept(
-            key=f"c{first + i}",
+    drafts = services.settings.task(services.llms.main_spec) == "titles"
+    language = services.settings.concept_language
+
+    def placeholder(key: str, quote: Mapping[str, Any]) -> DraftConcept:
+        fields = {"concept": "", "analysis": ""}
+        if drafts:
+            fields = draft_fields(PromptQuote(id="q1", text=quote["text"]), language)
+        return DraftConcept(
+            key=key,
             title="",
-            concept="",
-            analysis="",
-            summary="",
-            summary_short="",
+            concept=fields["concept"],
+            analysis=fields["analysis"],
+            summary=fields["concept"],
+            summary_short=short_summary(fields["concept"]) if drafts else "",
             quote_ids=[quote["id"]],
             rationale="",
             history=["coverage"],
         )
-        for i, quote in enumerate(quotes)
-    ]
+
+    return [placeholder(f"c{first + i}", quote) for i, quote in enumerate(quotes)]
 
 
 def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]:
@@ -248,7 +285,7 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
         # Quotes the model skipped, or that grounding took off every concept: the reader marked
         # them, so each gets one focused call; what it writes faces the same checks.
         missing = uncovered_quotes(state.get("quotes", []), kept)
-        placeholders = _placeholders(missing, candidates)
+        placeholders = _placeholders(missing, candidates, services)
         for quote, placeholder in zip(missing, placeholders, strict=True):
             findings.append(
                 Finding(

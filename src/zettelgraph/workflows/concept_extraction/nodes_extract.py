@@ -20,6 +20,11 @@ from zettelgraph.workflows.concept_extraction.proposal import (
     title_key,
     unattributed,
 )
+from zettelgraph.workflows.concept_extraction.small_tasks import (
+    draft_fields,
+    gloss_rationale,
+    prepare,
+)
 from zettelgraph.workflows.concept_extraction.state import (
     Attribution,
     DraftConcept,
@@ -122,27 +127,32 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         suggestions=payload.get("suggestions"),
         language=services.settings.concept_language,
         compact=services.settings.compact(services.llms.main_spec),
+        task=services.settings.task(services.llms.main_spec),
     )
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
-    call = llm_call(extract_concepts.NAME, services.llms.main_spec, f"batch {payload['index']}")
-    compact = data.compact
+    subject = f"batch {payload['index']}"
+    # A task's first calls (a gloss, a translation) before the extraction itself.
+    prepared = prepare(data, services)
+    data = prepared.data
+    calls = [llm_call(name, services.llms.main_spec, subject) for name in prepared.calls]
+    calls.append(llm_call(extract_concepts.NAME, services.llms.main_spec, subject))
+    warnings: list[str] = [f"{where}: {warning}" for warning in prepared.warnings]
     try:
         result = services.structured(
             services.llms.main,
             name=extract_concepts.NAME,
             messages=extract_concepts.messages(data),
             response_model=extract_concepts.response_model(data),
-            sampling=extract_concepts.COMPACT_SAMPLING if compact else extract_concepts.SAMPLING,
+            sampling=extract_concepts.sampling(data),
         )
     except SOFT_LLM_ERRORS as exc:
         error = f"{where} failed, its {len(quotes)} quotes were not read: {exc}"
         return {
             "batch_results": [{"index": payload["index"], "candidates": [], "failed": True}],
-            "warnings": [error],
+            "warnings": [*warnings, error],
             "errors": [error],
-            "llm_calls": [call],
+            "llm_calls": calls,
         }
-    warnings: list[str] = []
     batch_ids = {q["id"] for q in quotes}
     candidates = []
     for item in result.candidate_concepts:
@@ -158,11 +168,16 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
             warnings.append(f"{where}: dropped concept {item.title!r}, it cites no quote shown")
             continue
         fields = item.model_dump(exclude={"source_quote_ids"})
-        fields["concept"] = tidy_statement(item.concept)
+        if isinstance(item, extract_concepts.OneQuoteTitle):
+            # Task `titles`: the statement is the quote (or its translation), a draft.
+            fields.update(draft_fields(data.quotes[0], data.language))
+        else:
+            fields["concept"] = tidy_statement(item.concept)
         # The compact answer is a title and a concept: the short summary is cut from the
         # concept, the rest left empty.
         cut = {"analysis": "", "summary": "", "rationale": ""}
         cut["summary_short"] = short_summary(fields["concept"])
+        cut["rationale"] = gloss_rationale(prepared.gloss, data.language)
         candidates.append({**cut, **fields, "quote_ids": ids})
     # An answer whose every concept cited quotes it was not shown is a failed call, not an
     # empty one: the model invented ids.
@@ -176,7 +191,7 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
         "batch_results": [{**batch, "notes": notes, "unattributed": reasons}],
         "errors": [f"{where}: every concept cited quotes it was not shown"] if failed else [],
         "warnings": warnings,
-        "llm_calls": [call],
+        "llm_calls": calls,
     }
 
 

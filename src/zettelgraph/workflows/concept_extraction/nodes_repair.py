@@ -27,7 +27,11 @@ from zettelgraph.workflows.context import Services
 
 
 def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConcept:
-    """The concept with a rewrite's reader fields; the new statement stands in for the summary."""
+    """The concept with a rewrite's reader fields; the new statement stands in for the summary.
+    A rewrite with no statement (task `titles`) renames the concept and keeps its draft."""
+    if "concept" not in fields:
+        history = [*concept["history"], repair_concept.NAME]
+        return {**concept, "title": fields["title"], "history": history}
     statement = tidy_statement(fields["concept"])
     return DraftConcept(
         key=concept["key"],
@@ -45,7 +49,7 @@ def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConc
 
 def _rewrite_flaws(
     concept: DraftConcept,
-    answer: repair_concept.CompactRepair,
+    answer: repair_concept.CompactRepair | repair_concept.TitleRepair,
     quotes: Sequence[str],
     services: Services,
     source: Mapping[str, Any],
@@ -87,10 +91,13 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         language=services.settings.concept_language,
         compact=services.settings.compact(services.llms.main_spec),
         key_words=payload.get("key_words", []),
+        task=services.settings.task(services.llms.main_spec),
     )
     calls = []
     error = ""
-    best: tuple[tuple[int, int], repair_concept.CompactRepair] | None = None
+    best: (
+        tuple[tuple[int, int], repair_concept.CompactRepair | repair_concept.TitleRepair] | None
+    ) = None
     if _flaw_score(payload) == (0, 1):
         # Only the title is a sentence: the concept itself stands, so a rewrite must beat it (a
         # rewrite off its quotes would be dropped, and the quote with it).
@@ -111,7 +118,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
                 services.llms.main,
                 name=repair_concept.NAME,
                 messages=repair_concept.messages(data),
-                response_model=repair_concept.response_model(data.compact),
+                response_model=repair_concept.response_model(data),
                 sampling=sampling,
             )
         except SOFT_LLM_ERRORS as exc:
