@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grading import USABLE, read_jsonl, write_jsonl
-from zettelgraph.guards.doubt import DoubtModel, fit, separation
+from zettelgraph.guards.doubt import DoubtModel, fit, flag_all, separation
 
 CONCEPT_SIGNALS = (
     "grounding",
@@ -122,6 +122,8 @@ def saved_state(report: dict[str, Any]) -> dict[str, Any]:
 
 
 RECOMPUTED = "hidden-recomputed.jsonl"
+# Fewer graded items of a kind than this fit nothing.
+MIN_ITEMS = 4
 
 
 def graded_items(pairs: Sequence[str]) -> list[dict[str, Any]]:
@@ -211,7 +213,15 @@ def main(argv: list[str] | None = None) -> None:
     models: dict[str, DoubtModel] = {}
     for kind, names in (("concept", CONCEPT_SIGNALS), ("relation", RELATION_SIGNALS)):
         rows = [r for r in items if r["kind"] == kind]
-        if len(rows) < 4 or all(r["usable"] for r in rows) or not any(r["usable"] for r in rows):
+        fitted_on = f"{len(rows)} graded {kind}s of " + ", ".join(
+            sorted({r["source"] for r in rows})
+        )
+        if len(rows) >= MIN_ITEMS and not any(r["usable"] for r in rows):
+            # None held: nothing to separate, and every one of them is to be flagged.
+            models[kind] = flag_all(kind, names, fitted_on=f"{fitted_on}, none usable")  # type: ignore[arg-type]
+            out["kinds"][kind] = {"items": len(rows), "usable": 0, "fitted": "flag all"}
+            continue
+        if len(rows) < MIN_ITEMS or all(r["usable"] for r in rows):
             out["kinds"][kind] = {"items": len(rows), "fitted": False}
             continue
         model = fit(
@@ -220,8 +230,7 @@ def main(argv: list[str] | None = None) -> None:
             [r["signals"] for r in rows],
             [r["usable"] for r in rows],
             recall=args.recall,
-            fitted_on=f"{len(rows)} graded {kind}s of "
-            + ", ".join(sorted({r["source"] for r in rows})),
+            fitted_on=fitted_on,
         )
         models[kind] = model
         out["kinds"][kind] = {

@@ -12,6 +12,7 @@ from zettelgraph.guards.doubt import (
     DoubtModel,
     choose,
     fit,
+    flag_all,
     floor_for_recall,
     load_models,
     models_from_json,
@@ -86,6 +87,13 @@ def test_floor_for_recall_flags_that_share_of_the_unusable() -> None:
     floor = floor_for_recall(scores, usable, 0.75)
     assert sum(s < floor for s, u in zip(scores, usable, strict=True) if not u) == 3
     assert floor_for_recall([0.5], [True], 0.8) == 0.5  # nothing to catch: flags nothing
+
+
+def test_flag_all_flags_every_item_whatever_its_signals() -> None:
+    model = flag_all("relation", ("similarity", "stance"), fitted_on="24 graded, none usable")
+    for signals in ({"similarity": 0.99, "stance": 1.0}, {"similarity": 0.0}, {}):
+        assert model.judge(signals)["doubtful"]
+    assert DoubtModel.from_dict(model.as_dict()) == model
 
 
 def test_shipped_models_and_a_readers_file(tmp_path: Path) -> None:

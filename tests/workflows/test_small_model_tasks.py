@@ -8,6 +8,8 @@ from typing import Any
 
 from harness import PASSING_CRITIQUE, Harness, MakeHarness
 
+from zettelgraph.workflows.concept_extraction.nodes_doubts import statement_check
+
 FORTUNA = "No ha de fiarse el hombre prudente de la fortuna, que es mudable como la luna llena."
 ARPA = (
     "Del salón en el ángulo oscuro, de su dueña tal vez olvidada, silenciosa y cubierta de "
@@ -180,3 +182,19 @@ def test_a_titles_rewrite_names_the_draft_again_and_keeps_it(make_harness: MakeH
     assert concepts[ARPA]["title"] == "El arpa olvidada"
     assert concepts[ARPA]["concept"] == ARPA
     assert concepts[ARPA]["analysis"].startswith("Borrador")
+
+
+def test_a_titles_draft_is_checked_by_its_title_not_by_its_quote(
+    make_harness: MakeHarness,
+) -> None:
+    # The statement of a draft is its quote, which would always be chosen as saying what the
+    # quote says: the doubt check asks which of two titles names the quote's idea instead.
+    h = harness(make_harness, "titles", {})
+    own = {"key": "c1", "title": "El arpa olvidada", "concept": ARPA, "quote_ids": ["q1"]}
+    rival = {"key": "c2", "title": "Fortuna mudable", "concept": FORTUNA, "quote_ids": ["q2"]}
+    asked = statement_check(own, rival, {"q1": ARPA}, h.services)  # type: ignore[arg-type]
+    assert asked is not None
+    first, second = (str(messages[-1].content) for messages in asked)
+    assert "títulos" in first and "A) El arpa olvidada\nB) Fortuna mudable" in first
+    assert "A) Fortuna mudable\nB) El arpa olvidada" in second
+    assert FORTUNA not in first  # the rival's quote is not an option

@@ -172,6 +172,25 @@ def fit(
     return DoubtModel(**{**asdict(model), "floor": floor, "quality": quality})
 
 
+def flag_all(kind: Kind, signal_names: Sequence[str], *, fitted_on: str = "") -> DoubtModel:
+    """A model that flags every item: for graded items of which none was usable (a small
+    model's typed relations, 0 of 24 graded keep), where no floor can let a good one through
+    because there is none to learn from. Every score is 0.5, under a floor of 1."""
+    names = tuple(signal_names)
+    zeros = tuple(0.0 for _ in names)
+    return DoubtModel(
+        kind=kind,
+        signals=names,
+        mean=zeros,
+        scale=tuple(1.0 for _ in names),
+        weights=zeros,
+        bias=0.0,
+        floor=1.0,
+        fitted_on=fitted_on,
+        quality={"recall": 1.0, "flagged": 1.0},
+    )
+
+
 def floor_for_recall(scores: Sequence[float], usable: Sequence[bool], recall: float) -> float:
     """The lowest floor under which at least `recall` of the unusable items fall."""
     bad = sorted(s for s, u in zip(scores, usable, strict=True) if not u)

@@ -7,6 +7,9 @@ Asked as a choice rather than a yes/no: the 1.5B model answers "sí" to nearly e
 statement-and-quote pair (0.8 to 0.99 for misreadings and sound readings alike; its ranking
 of them has an AUC of 0.64 on graded items), while choosing between two statements it has to
 compare them (AUC 0.70 on the same items; docs/benchmarks.md).
+
+When the small model wrote only titles (`small_model_task = titles`), a concept's statement is
+its quote, which would always win: the choice is then between the two titles.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ QUESTION = {
     "en": 'Quote: "{quote}"\nWhich of these two statements says what the quote says?\n'
     "A) {a}\nB) {b}\nAnswer A or B.",
 }
+TITLE_QUESTION = {
+    "es": "Cita: «{quote}»\n¿Cuál de estos dos títulos nombra la idea de la cita?\n"
+    "A) {a}\nB) {b}\nResponde A o B.",
+    "en": 'Quote: "{quote}"\nWhich of these two titles names the idea of the quote?\n'
+    "A) {a}\nB) {b}\nAnswer A or B.",
+}
 
 
 class CheckInput(BaseModel):
@@ -34,6 +43,7 @@ class CheckInput(BaseModel):
     first: str = Field(min_length=1, description="Option A.")
     second: str = Field(min_length=1, description="Option B.")
     language: str = "es"
+    titles: bool = Field(default=False, description="Options are titles, not statements.")
 
 
 def messages(data: CheckInput) -> list[BaseMessage]:
@@ -41,6 +51,8 @@ def messages(data: CheckInput) -> list[BaseMessage]:
     return [
         SystemMessage(content=RULES[language]),
         HumanMessage(
-            content=QUESTION[language].format(quote=data.quote, a=data.first, b=data.second)
+            content=(TITLE_QUESTION if data.titles else QUESTION)[language].format(
+                quote=data.quote, a=data.first, b=data.second
+            )
         ),
     ]

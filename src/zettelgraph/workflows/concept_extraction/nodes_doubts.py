@@ -82,7 +82,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
         rivals = _rivals(concepts, proposal["concepts"], quotes, services)
         asked = checks.choose(
             [c["key"] for c in concepts],
-            [_statement_check(c, rivals.get(c["key"]), quotes, services) for c in concepts],
+            [statement_check(c, rivals.get(c["key"]), quotes, services) for c in concepts],
             check_statement.NAME,
         )
         for concept in concepts:
@@ -264,7 +264,8 @@ def _rivals(
     if len(concepts) < 2:
         return out
     semantic = is_semantic(services.embedder)
-    statements = [f"{c['title']}. {c['concept']}" for c in concepts]
+    titles = _titles_only(services)
+    statements = [_shown(c, titles) for c in concepts]
     vectors = services.embedder.embed(statements) if semantic else None
     for concept in todo:
         others = [i for i, c in enumerate(concepts) if c["key"] != concept["key"]]
@@ -278,7 +279,17 @@ def _rivals(
     return out
 
 
-def _statement_check(
+def _titles_only(services: Services) -> bool:
+    """Whether the model wrote only titles, each statement being its quote (a draft)."""
+    return services.settings.task(services.llms.main_spec) == "titles"
+
+
+def _shown(concept: DraftConcept, titles: bool) -> str:
+    """What a concept is judged by: its title when the statement is only its quote."""
+    return concept["title"] if titles else f"{concept['title']}. {concept['concept']}"
+
+
+def statement_check(
     concept: DraftConcept,
     rival: DraftConcept | None,
     quotes: Mapping[str, str],
@@ -288,13 +299,15 @@ def _statement_check(
     quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
     if not quote or rival is None:
         return None
-    own = f"{concept['title']}. {concept['concept']}"
-    other = f"{rival['title']}. {rival['concept']}"
+    titles = _titles_only(services)
+    own, other = _shown(concept, titles), _shown(rival, titles)
     language = services.settings.concept_language
 
     def asked(first: str, second: str) -> list[BaseMessage]:
         return check_statement.messages(
-            check_statement.CheckInput(quote=quote, first=first, second=second, language=language)
+            check_statement.CheckInput(
+                quote=quote, first=first, second=second, language=language, titles=titles
+            )
         )
 
     return asked(own, other), asked(other, own)
