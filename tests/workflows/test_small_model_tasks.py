@@ -159,6 +159,8 @@ def test_titles_leave_the_quote_or_its_translation_as_a_marked_draft(
     assert concepts[ARPA]["analysis"].startswith("Borrador: el enunciado es la cita tal cual")
     assert concepts[DETAIL]["concept"] == translation
     assert "traducción de la cita" in concepts[DETAIL]["analysis"]
+    # The review shows a quote once: a draft that is its quote says so.
+    assert concepts[ARPA]["is_quote"] and not concepts[DETAIL]["is_quote"]
 
 
 def test_a_titles_rewrite_names_the_draft_again_and_keeps_it(make_harness: MakeHarness) -> None:

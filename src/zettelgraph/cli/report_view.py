@@ -125,7 +125,8 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             f"\n[bold green]{concept['key']}. {escape(concept['title'])}[/]" + item_mark(concept),
             highlight=False,
         )
-        console.print(f"  {escape(concept['concept'])}", highlight=False)
+        if not concept.get("is_quote"):
+            console.print(f"  {escape(concept['concept'])}", highlight=False)
         if concept["analysis"]:
             console.print(f"  [dim]Análisis:[/] {escape(concept['analysis'])}", highlight=False)
         if concept["rationale"]:

@@ -81,15 +81,20 @@ def build_report(
     for c in proposal["concepts"]:
         edit = review["concepts"].get(c["key"], {}).get("edit", {})
         quote_ids = review["quotes"].get(c["key"], c["quote_ids"])
+        cited = [quote_view(q) for q in quote_ids]
+        statement = edit.get("concept", c["concept"])
         concepts.append(
             {
                 "key": c["key"],
                 "title": edit.get("title", c["title"]),
-                "concept": edit.get("concept", c["concept"]),
+                "concept": statement,
+                # A draft whose statement is its quote (a small model's `titles` task): the
+                # review shows the quote once.
+                "is_quote": [q["text"] for q in cited] == [statement],
                 "analysis": edit.get("analysis", c["analysis"]),
                 "summary_short": "" if "concept" in edit else c["summary_short"],
                 "rationale": c["rationale"],
-                "quotes": [quote_view(q) for q in quote_ids],
+                "quotes": cited,
                 "decision": decision_of(c["key"]),
                 "doubt": doubt_of(c["key"]),
                 **({"model_text": {k: c[k] for k in edit}} if edit else {}),  # type: ignore[literal-required]
