@@ -274,6 +274,16 @@ def test_measures_follow_their_definitions() -> None:
     assert counts["relations_among_new"] == 2 and counts["possible_new_pairs"] == 1
     assert counts["concepts_copying_a_quote"] == 1
     assert counts["quotes_attributed"] == 3
+    # The same statement, shown as a draft that is its quote (`titles`), is no hidden copy.
+    concepts[1]["is_quote"] = True
+    drafts = run_counts(
+        report_of(concepts, relations),
+        language="es",
+        detect=DETECT,
+        embedder=HashEmbedder(),
+        vocabulary=DEFAULT_VOCABULARY,
+    )
+    assert drafts["concepts_copying_a_quote"] == 0
     values = measures([counts, counts])
     assert values["concepts_in_language"] == 0.5
     assert values["relations_per_possible_new_pair"] == 2.0

@@ -65,10 +65,13 @@ def run_counts(
     explanations = Counter(_word_for_word(str(r.get("explanation", ""))) for r in relations)
     repeated = sum(1 for r in relations if explanations[_word_for_word(str(r["explanation"]))] > 1)
     new = len(concepts)
+    # A draft left as its quote on purpose (a small model's `titles` task), and shown as one,
+    # is not a copy passed off as an idea.
     copies = sum(
         1
         for c in concepts
-        if copied_quote(
+        if not c.get("is_quote")
+        and copied_quote(
             str(c["concept"]), {str(q["id"]): str(q["text"]) for q in c.get("quotes", [])}
         )
         is not None
