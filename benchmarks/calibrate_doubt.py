@@ -38,6 +38,7 @@ CONCEPT_SIGNALS = (
     "copy",
     "foreign_quote",
     "check",
+    "idea",
 )
 RELATION_SIGNALS = ("similarity", "confidence", "opposing", "names_both", "stance")
 SHIPPED = (

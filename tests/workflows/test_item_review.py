@@ -322,12 +322,13 @@ def test_every_item_gets_its_signals_and_unconfirmed_relations_become_suggestion
     run_id, report = start(h)
     for concept in report["concepts"]:
         # The fake answers the checks with log-probabilities, as a local server does.
-        assert {"copy", "foreign_quote", "check"} <= set(concept["doubt"]["signals"])
+        assert {"copy", "foreign_quote", "check", "idea"} <= set(concept["doubt"]["signals"])
     assert report["relations"] == []
     related = report["related"]
     assert [s["proposed_type"] for s in related] == ["SIMILAR_TO", "SUPPORTS"]
     assert all("stance" in s["doubt"]["signals"] for s in related)
     assert h.calls("check_statement") == 6 and h.calls("check_relation") == 2
+    assert h.calls("check_idea") == 6  # both orders, for each of the three concepts
     # A suggestion is written only once typed.
     decide(h.runs, run_id, decisions({"retype": {related[0]["key"]: "SIMILAR_TO"}}))
     done = h.runs.answer(run_id, "approve")

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness import PASSING_CRITIQUE, Harness, MakeHarness
 
-from zettelgraph.workflows.concept_extraction.nodes_doubts import statement_check
+from zettelgraph.workflows.concept_extraction.doubt_questions import statement_check
 
 FORTUNA = "No ha de fiarse el hombre prudente de la fortuna, que es mudable como la luna llena."
 ARPA = (

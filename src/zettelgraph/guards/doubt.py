@@ -32,6 +32,7 @@ LOW_MEANS: dict[str, str] = {
     "margin": "as close to other quotes of the book as to its own",
     "title_grounding": "its title is far from its quote",
     "check": "the model doubts it says what the quote says",
+    "idea": "its quote may tell events or describe someone rather than state an idea",
     "gloss_agreement": "it does not say what a plain reading of the quote says",
     "similarity": "the two ideas are far apart",
     "confidence": "the model was not sure of it",

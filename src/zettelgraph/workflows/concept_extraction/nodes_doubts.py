@@ -36,7 +36,13 @@ from zettelgraph.guards.doubt_signals import (
 from zettelgraph.guards.relations import End
 from zettelgraph.llm.logprobs import first_token_logprobs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.prompts import check_relation, check_statement
+from zettelgraph.prompts import check_idea, check_relation, check_statement
+from zettelgraph.workflows.concept_extraction.doubt_questions import (
+    idea_check,
+    relation_check,
+    rivals,
+    statement_check,
+)
 from zettelgraph.workflows.concept_extraction.nodes_checks import relation_ends
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import with_keys
@@ -79,15 +85,22 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     concepts = _unchanged(proposal["concepts"], CONCEPT_FIELDS, before, doubts)
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
-        rivals = _rivals(concepts, proposal["concepts"], quotes, services)
+        closest = rivals(concepts, proposal["concepts"], quotes, services)
         asked = checks.choose(
             [c["key"] for c in concepts],
-            [statement_check(c, rivals.get(c["key"]), quotes, services) for c in concepts],
+            [statement_check(c, closest.get(c["key"]), quotes, services) for c in concepts],
             check_statement.NAME,
         )
+        ideas = checks.choose(
+            [c["key"] for c in concepts],
+            [idea_check(c, quotes, services) for c in concepts],
+            check_idea.NAME,
+            signal="idea",
+        )
         for concept in concepts:
-            measured = {**signals[concept["key"]], **asked.get(concept["key"], {})}
-            doubts[concept["key"]] = {
+            key = concept["key"]
+            measured = {**signals[key], **asked.get(key, {}), **ideas.get(key, {})}
+            doubts[key] = {
                 **concept_model.judge(measured),
                 "of": fingerprint(concept, CONCEPT_FIELDS),
             }
@@ -98,7 +111,7 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
         signals = _relation_signals(relations, ends, services)
         asked = checks.yes_no(
             [r.get("key", "") for r in relations],
-            [_relation_check(r, ends, services) for r in relations],
+            [relation_check(r, ends, services) for r in relations],
             check_relation.NAME,
         )
         for relation in relations:
@@ -232,9 +245,10 @@ class Checks:
         keys: Sequence[str],
         pairs: Sequence[tuple[list[BaseMessage], list[BaseMessage]] | None],
         name: str,
+        signal: str = "check",
     ) -> dict[str, dict[str, float]]:
         """The chance given to the right option of each pair of questions (right as A in the
-        first, as B in the second), averaged, as the signal `check`."""
+        first, as B in the second), averaged, as `signal`."""
         out: dict[str, dict[str, float]] = {}
         for key, pair in zip(keys, pairs, strict=True):
             if pair is None:
@@ -248,87 +262,8 @@ class Checks:
                 if chance is not None:
                     chances.append(chance)
             if len(chances) == len(check_statement.LETTERS):
-                out[key] = {"check": sum(chances) / len(chances)}
+                out[key] = {signal: sum(chances) / len(chances)}
         return out
-
-
-def _rivals(
-    todo: Sequence[DraftConcept],
-    concepts: Sequence[DraftConcept],
-    quotes: Mapping[str, str],
-    services: Services,
-) -> dict[str, DraftConcept]:
-    """For each concept, the other concept of the run whose statement is closest to its
-    quote (the hardest one to tell it from); the next one in order without an embedder."""
-    out: dict[str, DraftConcept] = {}
-    if len(concepts) < 2:
-        return out
-    semantic = is_semantic(services.embedder)
-    titles = _titles_only(services)
-    statements = [_shown(c, titles) for c in concepts]
-    vectors = services.embedder.embed(statements) if semantic else None
-    for concept in todo:
-        others = [i for i, c in enumerate(concepts) if c["key"] != concept["key"]]
-        quote = " ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
-        if vectors is None or not quote:
-            index = next((i for i in others if i > concepts.index(concept)), others[0])
-        else:
-            target = services.embedder.embed([quote])[0]
-            index = max(others, key=lambda i: float(vectors[i] @ target))
-        out[concept["key"]] = concepts[index]
-    return out
-
-
-def _titles_only(services: Services) -> bool:
-    """Whether the model wrote only titles, each statement being its quote (a draft)."""
-    return services.settings.task(services.llms.main_spec) == "titles"
-
-
-def _shown(concept: DraftConcept, titles: bool) -> str:
-    """What a concept is judged by: its title when the statement is only its quote."""
-    return concept["title"] if titles else f"{concept['title']}. {concept['concept']}"
-
-
-def statement_check(
-    concept: DraftConcept,
-    rival: DraftConcept | None,
-    quotes: Mapping[str, str],
-    services: Services,
-) -> tuple[list[BaseMessage], list[BaseMessage]] | None:
-    """The two questions of the check: own statement as A against the rival's, then as B."""
-    quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
-    if not quote or rival is None:
-        return None
-    titles = _titles_only(services)
-    own, other = _shown(concept, titles), _shown(rival, titles)
-    language = services.settings.concept_language
-
-    def asked(first: str, second: str) -> list[BaseMessage]:
-        return check_statement.messages(
-            check_statement.CheckInput(
-                quote=quote, first=first, second=second, language=language, titles=titles
-            )
-        )
-
-    return asked(own, other), asked(other, own)
-
-
-def _relation_check(
-    relation: DraftRelation, ends: Mapping[str, End], services: Services
-) -> list[BaseMessage] | None:
-    source, target = ends.get(relation["source"]), ends.get(relation["target"])
-    if source is None or target is None:
-        return None
-    language = services.settings.concept_language
-    phrase = services.concept_vocabulary.phrase(relation["type"], language)
-    return check_relation.messages(
-        check_relation.RelationCheckInput(
-            source=f"{source.title}. {source.body}".strip(),
-            target=f"{target.title}. {target.body}".strip(),
-            phrase=phrase or relation["type"],
-            language=language,
-        )
-    )
 
 
 def _concept_signals(
