@@ -52,6 +52,7 @@ def test_key_words_reach_a_small_model_and_short_summaries_are_cut(
         compact_answers=True,
         cover_quotes=True,
         extraction_batch_size=1,
+        small_model_task="paraphrase",  # the compact answer with a statement of its own
     )
     view = h.runs.start(h.add_content("Napoleón en Chamartín", [PATRIA, INQUINA, DETAIL]))
     assert view.report is not None
@@ -115,6 +116,7 @@ def test_a_small_model_is_asked_about_the_most_related_third_of_its_concepts(
         {"extract_concepts": [extract], "self_critique": [PASSING_CRITIQUE]},
         compact_answers=True,
         extraction_batch_size=1,
+        small_model_task="paraphrase",
     )
     view = h.runs.start(h.add_content("Lecturas", quotes))
     assert view.report is not None
