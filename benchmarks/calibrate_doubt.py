@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grading import USABLE, read_jsonl, write_jsonl
+from grading import RECOMPUTED, USABLE, hidden_of, read_jsonl, write_jsonl
 from zettelgraph.guards.doubt import DoubtModel, fit, flag_all, separation
 
 CONCEPT_SIGNALS = (
@@ -122,7 +122,6 @@ def saved_state(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-RECOMPUTED = "hidden-recomputed.jsonl"
 # Fewer graded items of a kind than this fit nothing.
 MIN_ITEMS = 4
 
@@ -133,9 +132,7 @@ def graded_items(pairs: Sequence[str]) -> list[dict[str, Any]]:
     for pair in pairs:
         folder, _, grades_path = pair.partition("=")
         sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
-        measured = Path(folder) / RECOMPUTED
-        source = measured if measured.exists() else Path(folder) / "hidden.jsonl"
-        hidden = {row["item"]: row for row in read_jsonl(source)}
+        hidden = {row["item"]: row for row in hidden_of(Path(folder))}
         for grade in read_jsonl(Path(grades_path)):
             item = grade["item"]
             doubt = (hidden.get(item) or {}).get("doubt") or {}

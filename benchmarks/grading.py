@@ -77,6 +77,17 @@ def _key_by_title(concepts: Mapping[str, Mapping[str, Any]], title: str) -> str 
     return next((k for k, c in concepts.items() if c["title"] == title), None)
 
 
+# Signals measured again by today's code (`calibrate_doubt.py --recompute`), beside a sheet's
+# `hidden.jsonl`; read instead of it when present.
+RECOMPUTED = "hidden-recomputed.jsonl"
+
+
+def hidden_of(folder: Path) -> list[dict[str, Any]]:
+    """A sheet's hidden rows: the recomputed ones when there are, else as the run measured."""
+    measured = folder / RECOMPUTED
+    return read_jsonl(measured if measured.exists() else folder / "hidden.jsonl")
+
+
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(

@@ -13,6 +13,11 @@ Before item-by-item review a reader could only approve everything or send free f
 committing only the usable items was not possible at all.
 
     python benchmarks/reader_time.py --sheet out/dev --grades out/dev/grades.jsonl
+    python benchmarks/reader_time.py ... --rescore --runs 3   # today's flags, the first 3 books
+
+`--rescore` flags each item again from its signals with the shipped calibration (the one a
+small local model's runs use), for sheets measured before it was fitted; `--runs N` keeps the
+first N runs of the sheet (the books in the order given to `quality.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from grading import USABLE, read_jsonl
+from grading import USABLE, hidden_of, read_jsonl
+from zettelgraph.guards.doubt import choose, shipped_models
 
 
 def setups(items: Sequence[Mapping[str, Any]], order: Sequence[str]) -> dict[str, dict[str, int]]:
@@ -65,13 +71,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sheet", type=Path, required=True, help="folder of the graded sheet")
     parser.add_argument("--grades", type=Path, required=True, help="the judge's grades")
+    parser.add_argument("--rescore", action="store_true", help="flag with today's calibration")
+    parser.add_argument("--runs", type=int, default=0, help="only the first N runs")
     args = parser.parse_args(argv)
     grades = {g["item"]: str(g["grade"]).lower() for g in read_jsonl(args.grades)}
-    hidden = {h["item"]: h for h in read_jsonl(args.sheet / "hidden.jsonl")}
+    hidden = {h["item"]: h for h in hidden_of(args.sheet)}
+    if args.rescore:
+        models = shipped_models()
+        for row in hidden.values():
+            signals = (row.get("doubt") or {}).get("signals")
+            if signals:
+                kind = "concept" if row.get("kind") == "concept" else "relation"
+                row["doubt"] = choose(models, kind, small=True).judge(signals)
     run = json.loads((args.sheet / "run.json").read_text(encoding="utf-8"))
     per_run: list[dict[str, Any]] = []
     totals: dict[str, dict[str, int]] = {}
-    for number, view in enumerate(run["runs"], 1):
+    views = run["runs"][: args.runs] if args.runs else run["runs"]
+    for number, view in enumerate(views, 1):
         report = view.get("report") or {}
         shown = [c["key"] for c in report.get("concepts", [])]
         shown += [r.get("key", "") for r in report.get("relations", [])]
