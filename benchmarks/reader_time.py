@@ -104,7 +104,12 @@ def main(argv: list[str] | None = None) -> None:
                     "doubtful": bool(doubt.get("doubtful")),
                 }
             )
-        measured = setups(items, shown)
+        # As the review shows them: concepts, then relations, the doubtful first in each.
+        order = [
+            item["key"]
+            for item in sorted(items, key=lambda i: (_model_order(i["key"])[0], not i["doubtful"]))
+        ]
+        measured = setups(items, order)
         per_run.append({"title": view.get("title"), **measured})
         for name, values in measured.items():
             total = totals.setdefault(name, dict.fromkeys(values, 0))
