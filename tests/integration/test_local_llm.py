@@ -221,7 +221,10 @@ def test_concept_extraction_end_to_end_with_the_local_model(
     committed = json.loads(done.stdout)
     assert committed["status"] == "committed"
     concepts = json.loads(runner.invoke(app, [*base, "concepts", "--json"]).stdout)
-    assert len(concepts) == len(report["concepts"])
+    # Approving writes the undecided concepts the doubt flags did not flag, as the review said.
+    unflagged = [c for c in report["concepts"] if not (c.get("doubt") or {}).get("doubtful")]
+    assert all(c.get("doubt") for c in report["concepts"])
+    assert len(concepts) == len(unflagged) == report["review"]["writes"]["concepts"]
     notes = list((local_home / "vault" / "08 - Ideas").glob("*.md"))
     assert len(notes) == len(concepts)
 

@@ -220,7 +220,8 @@ def review_summary(
     ]
     for key in keys:
         chosen, decided = verdict(key, review, doubts)
-        counts["doubtful"] += is_doubtful(doubts, key)
+        # Doubtful and undecided: what approving leaves out unless the reader keeps it.
+        counts["doubtful"] += is_doubtful(doubts, key) and not decided
         if not decided:
             counts["undecided"] += 1
         elif chosen == "merge":
