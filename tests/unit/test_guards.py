@@ -261,13 +261,17 @@ def test_measures_follow_their_definitions() -> None:
     ]
     for r in relations:
         r.update(source_is_new=True, target_is_new=True)
-    counts = run_counts(
-        report_of(concepts, relations),
-        language="es",
-        detect=DETECT,
-        embedder=HashEmbedder(),
-        vocabulary=DEFAULT_VOCABULARY,
-    )
+
+    def counted() -> dict[str, int]:
+        return run_counts(
+            report_of(concepts, relations),
+            language="es",
+            detect=DETECT,
+            embedder=HashEmbedder(),
+            vocabulary=DEFAULT_VOCABULARY,
+        )
+
+    counts = counted()
     assert counts["concepts_in_language"] == 1
     assert counts["relations_repeating_an_explanation"] == 2
     assert counts["contradictory_pairs"] == 1
@@ -276,13 +280,7 @@ def test_measures_follow_their_definitions() -> None:
     assert counts["quotes_attributed"] == 3
     # The same statement, shown as a draft that is its quote (`titles`), is no hidden copy.
     concepts[1]["is_quote"] = True
-    drafts = run_counts(
-        report_of(concepts, relations),
-        language="es",
-        detect=DETECT,
-        embedder=HashEmbedder(),
-        vocabulary=DEFAULT_VOCABULARY,
-    )
+    drafts = counted()
     assert drafts["concepts_copying_a_quote"] == 0
     values = measures([counts, counts])
     assert values["concepts_in_language"] == 0.5

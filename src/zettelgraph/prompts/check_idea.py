@@ -9,10 +9,10 @@ no concept a grader keeps, whatever the title: a third of the drops of the small
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, Field
 
-from zettelgraph.prompts.check_statement import RULES
+from zettelgraph.prompts.check_statement import choice
 
 NAME = "check_idea"
 
@@ -39,10 +39,6 @@ class IdeaInput(BaseModel):
 
 
 def messages(data: IdeaInput) -> list[BaseMessage]:
-    language = data.language if data.language in RULES else "en"
-    idea, story = OPTIONS[language]
+    idea, story = OPTIONS[data.language if data.language in OPTIONS else "en"]
     first, second = (idea, story) if data.idea_first else (story, idea)
-    return [
-        SystemMessage(content=RULES[language]),
-        HumanMessage(content=QUESTION[language].format(quote=data.quote, a=first, b=second)),
-    ]
+    return choice(QUESTION, data.language, quote=data.quote, a=first, b=second)

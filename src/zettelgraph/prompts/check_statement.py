@@ -47,12 +47,15 @@ class CheckInput(BaseModel):
 
 
 def messages(data: CheckInput) -> list[BaseMessage]:
-    language = data.language if data.language in RULES else "en"
+    question = TITLE_QUESTION if data.titles else QUESTION
+    return choice(question, data.language, quote=data.quote, a=data.first, b=data.second)
+
+
+def choice(questions: dict[str, str], language: str, **fields: str) -> list[BaseMessage]:
+    """A one-letter question in the language asked (English if there is none), filled in:
+    the shape every A-or-B doubt check shares."""
+    language = language if language in RULES else "en"
     return [
         SystemMessage(content=RULES[language]),
-        HumanMessage(
-            content=(TITLE_QUESTION if data.titles else QUESTION)[language].format(
-                quote=data.quote, a=data.first, b=data.second
-            )
-        ),
+        HumanMessage(content=questions[language].format(**fields)),
     ]

@@ -16,6 +16,11 @@ from zettelgraph.workflows.concept_extraction.state import DraftConcept, DraftRe
 from zettelgraph.workflows.context import Services
 
 
+def cited_text(concept: DraftConcept, quotes: Mapping[str, str]) -> str:
+    """The quotes a concept cites, as one text the checks show the model."""
+    return " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
+
+
 def rivals(
     todo: Sequence[DraftConcept],
     concepts: Sequence[DraftConcept],
@@ -47,7 +52,7 @@ def idea_check(
     concept: DraftConcept, quotes: Mapping[str, str], services: Services
 ) -> tuple[list[BaseMessage], list[BaseMessage]] | None:
     """The two questions of the idea check: "an idea" as A, then as B."""
-    quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
+    quote = cited_text(concept, quotes)
     if not quote:
         return None
     language = services.settings.concept_language
@@ -74,7 +79,7 @@ def statement_check(
     services: Services,
 ) -> tuple[list[BaseMessage], list[BaseMessage]] | None:
     """The two questions of the check: own statement as A against the rival's, then as B."""
-    quote = " … ".join(quotes[q] for q in concept["quote_ids"] if q in quotes)
+    quote = cited_text(concept, quotes)
     if not quote or rival is None:
         return None
     titles = _titles_only(services)
