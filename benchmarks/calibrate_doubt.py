@@ -202,6 +202,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--key", default="", help="where they apply: '' or 'local'")
     parser.add_argument("--recompute", action="store_true", help="measure signals again")
     parser.add_argument("--llm", default="local", help="the model of --recompute")
+    parser.add_argument(
+        "--concept-signals",
+        default=",".join(CONCEPT_SIGNALS),
+        help="the concept signals to fit on, comma-separated (those that carry to new books)",
+    )
     args = parser.parse_args(argv)
     if args.recompute:
         for pair in args.graded:
@@ -209,15 +214,22 @@ def main(argv: list[str] | None = None) -> None:
     items = graded_items(args.graded)
     out: dict[str, Any] = {"graded": args.graded, "kinds": {}}
     models: dict[str, DoubtModel] = {}
-    for kind, names in (("concept", CONCEPT_SIGNALS), ("relation", RELATION_SIGNALS)):
+    concept_signals = tuple(n for n in args.concept_signals.split(",") if n)
+    unknown = set(concept_signals) - set(CONCEPT_SIGNALS)
+    if unknown:
+        parser.error(f"--concept-signals: unknown {sorted(unknown)}; known {CONCEPT_SIGNALS}")
+    for kind, names in (("concept", concept_signals), ("relation", RELATION_SIGNALS)):
         rows = [r for r in items if r["kind"] == kind]
         fitted_on = f"{len(rows)} graded {kind}s of " + ", ".join(
             sorted({r["source"] for r in rows})
         )
-        if len(rows) >= MIN_ITEMS and not any(r["usable"] for r in rows):
-            # None held: nothing to separate, and every one of them is to be flagged.
-            models[kind] = flag_all(kind, names, fitted_on=f"{fitted_on}, none usable")  # type: ignore[arg-type]
-            out["kinds"][kind] = {"items": len(rows), "usable": 0, "fitted": "flag all"}
+        held = sum(r["usable"] for r in rows)
+        if len(rows) >= MIN_ITEMS and held < MIN_ITEMS:
+            # (Almost) none held: too few to learn what holding looks like, so every one is
+            # to be flagged (a fit on two usable relations of 35 flagged them too, book by
+            # book, and let wrong ones through).
+            models[kind] = flag_all(kind, names, fitted_on=f"{fitted_on}, {held} usable")  # type: ignore[arg-type]
+            out["kinds"][kind] = {"items": len(rows), "usable": held, "fitted": "flag all"}
             continue
         if len(rows) < MIN_ITEMS or all(r["usable"] for r in rows):
             out["kinds"][kind] = {"items": len(rows), "fitted": False}

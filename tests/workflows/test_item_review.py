@@ -333,3 +333,24 @@ def test_every_item_gets_its_signals_and_unconfirmed_relations_become_suggestion
     decide(h.runs, run_id, decisions({"retype": {related[0]["key"]: "SIMILAR_TO"}}))
     done = h.runs.answer(run_id, "approve")
     assert done.committed["relations"] == 1
+
+
+def test_the_model_is_asked_only_the_checks_the_flags_use(make_harness: MakeHarness) -> None:
+    h = make_harness(REPLIES, **OPEN)
+    # A fitted concept model on two signals: the statement check (two calls a concept) is
+    # not asked, the idea check is, and the flags are scored on what was measured.
+    fitted = DoubtModel(
+        kind="concept",
+        signals=("generic", "idea"),
+        mean=(0.2, 0.6),
+        scale=(0.1, 0.1),
+        weights=(1.0, 1.0),
+        bias=0.0,
+        floor=0.5,
+    )
+    h.services.doubt_models_given = {**h.services.doubt_models, "concept": fitted}
+    _, report = start(h)
+    assert h.calls("check_statement") == 0 and h.calls("check_idea") == 6
+    for concept in report["concepts"]:
+        signals = concept["doubt"]["signals"]
+        assert "idea" in signals and "check" not in signals

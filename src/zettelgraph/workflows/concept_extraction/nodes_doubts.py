@@ -85,15 +85,27 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     concepts = _unchanged(proposal["concepts"], CONCEPT_FIELDS, before, doubts)
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
-        closest = rivals(concepts, proposal["concepts"], quotes, services)
+        # The model's own checks cost a call each (two on the small model, minutes on a
+        # book): asked only when the flags use them. A fitted model lists only the signals
+        # that carried over to new books; an uncalibrated one lists all, so that the reader's
+        # decisions can teach them (services/calibration.py).
+        uses = set(concept_model.signals)
+        closest = (
+            rivals(concepts, proposal["concepts"], quotes, services) if "check" in uses else {}
+        )
         asked = checks.choose(
             [c["key"] for c in concepts],
-            [statement_check(c, closest.get(c["key"]), quotes, services) for c in concepts],
+            [
+                statement_check(c, closest.get(c["key"]), quotes, services)
+                if "check" in uses
+                else None
+                for c in concepts
+            ],
             check_statement.NAME,
         )
         ideas = checks.choose(
             [c["key"] for c in concepts],
-            [idea_check(c, quotes, services) for c in concepts],
+            [idea_check(c, quotes, services) if "idea" in uses else None for c in concepts],
             check_idea.NAME,
             signal="idea",
         )
