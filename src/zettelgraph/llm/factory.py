@@ -80,6 +80,22 @@ class ChatModels:
         return self.settings.llm or default_spec()
 
     @property
+    def configured_spec(self) -> str | None:
+        """The main model's spec, or None when no model is configured or installed: viewing
+        a run, listing and ingesting book notes need no model and must not stop there."""
+        try:
+            return self.main_spec
+        except LLMConfigError:
+            return None
+
+    @property
+    def sizing_spec(self) -> str:
+        """The spec that sizes a workflow (batches, concurrency, which steps run), read
+        when a workflow is built, also only to view its runs: with no model configured
+        nothing will be called, and the first call says what to do."""
+        return self.configured_spec or ""
+
+    @property
     def fast_spec(self) -> str:
         return self.settings.llm_fast or self.main_spec
 

@@ -180,7 +180,7 @@ class WorkflowRuns:
         return {
             "configurable": {"thread_id": run_id},
             "recursion_limit": self.recursion_limit,
-            "max_concurrency": self.services.settings.concurrency(self.services.llms.main_spec),
+            "max_concurrency": self.services.settings.concurrency(self.services.llms.sizing_spec),
         }
 
     def _start(

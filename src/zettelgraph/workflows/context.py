@@ -169,9 +169,9 @@ def open_services(
 
 def _writes_author_bio(services: Services) -> bool:
     """Settings.writes_author_bio for the fast model; with no model configured or installed
-    the enricher stays, and the first call that needs a model says what to do."""
+    no biography is written (book notes are ingested without one, as on the offline model)."""
     try:
         spec = services.llms.fast_spec
     except LLMConfigError:
-        return True
+        return False
     return services.settings.writes_author_bio(spec)

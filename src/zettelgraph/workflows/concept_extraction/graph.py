@@ -89,7 +89,7 @@ def build_concept_extraction_graph(
     )
     builder.add_conditional_edges(
         "load_content_quotes",
-        partial(routes.to_batches, batch_size=settings.batch_size(services.llms.main_spec)),
+        partial(routes.to_batches, batch_size=settings.batch_size(services.llms.sizing_spec)),
         ["extract_batch", END],
     )
     builder.add_edge("extract_batch", "merge_candidates")
@@ -104,7 +104,7 @@ def build_concept_extraction_graph(
         "collect_repairs", routes.to_duplicate_checks, ["detect_duplicate", "collect_duplicates"]
     )
     builder.add_edge("detect_duplicate", "collect_duplicates")
-    small = settings.is_small_model(services.llms.main_spec)
+    small = settings.is_small_model(services.llms.sizing_spec)
     builder.add_conditional_edges(
         "collect_duplicates",
         partial(routes.to_relation_queries, ask_for_queries=not small),
@@ -118,14 +118,14 @@ def build_concept_extraction_graph(
     builder.add_edge("collect_relations", "check_relations")
     builder.add_conditional_edges(
         "check_relations",
-        partial(routes.after_checks, critique=settings.critique_enabled(services.llms.main_spec)),
+        partial(routes.after_checks, critique=settings.critique_enabled(services.llms.sizing_spec)),
         ["self_critique", "prepare_review"],
     )
     builder.add_conditional_edges(
         "self_critique",
         partial(
             routes.after_critique,
-            max_iterations=settings.refine_rounds(services.llms.main_spec),
+            max_iterations=settings.refine_rounds(services.llms.sizing_spec),
         ),
         ["refine", "prepare_review"],
     )

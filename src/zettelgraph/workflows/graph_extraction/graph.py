@@ -108,7 +108,7 @@ def build_graph_extraction_graph(
     node("commit", nodes_commit.commit)
     node("write_vault", nodes_commit.write_vault)
 
-    fan_out = partial(to_batches, size=batch_size(services.settings, services.llms.main_spec))
+    fan_out = partial(to_batches, size=batch_size(services.settings, services.llms.sizing_spec))
     builder.add_edge(START, "load_content")
     builder.add_conditional_edges("load_content", fan_out, ["extract_batch", END])
     builder.add_edge("extract_batch", "materialise_entities")

@@ -146,12 +146,18 @@ def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, An
     return parsed, warnings
 
 
+NO_MODEL_NO_SUMMARY = "no summary: no LLM is configured (`zettelgraph doctor` says how to set one)"
+
+
 def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
     settings = services.settings
-    if not settings.writes_book_summary(services.llms.main_spec):
+    spec = services.llms.configured_spec
+    if spec is None:  # book notes are ingested without a model; only the summary waits
+        return {"summary": "", "summary_short": "", "warnings": [NO_MODEL_NO_SUMMARY]}
+    if not settings.writes_book_summary(spec):
         return {"summary": "", "summary_short": ""}
     notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
-    compact = settings.compact(services.llms.main_spec)
+    compact = settings.compact(spec)
     try:
         result = services.structured(
             services.llms.main,
