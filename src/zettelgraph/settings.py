@@ -37,6 +37,10 @@ def default_home() -> Path:
     return Path.home() / ".zettelgraph"
 
 
+# Seconds a request to a local model may take (see Settings.request_timeout).
+LOCAL_TIMEOUT = 600.0
+
+
 class Settings(BaseSettings):
     """Everything a run can be configured with; every field maps to `ZETTELGRAPH_<NAME>`."""
 
@@ -63,7 +67,11 @@ class Settings(BaseSettings):
         default=None, description="API key for openai-compatible."
     )
     llm_max_tokens: int = Field(default=2048, ge=64, le=65536)
-    llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
+    llm_timeout: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds per LLM request (default 120; 600 on the local models).",
+    )
     llm_retries: int = Field(default=3, ge=0, le=10, description="Retries on transient errors.")
     llm_backoff: float = Field(default=1.0, ge=0, le=60, description="First retry delay, seconds.")
     local_threads: int = Field(default=2, ge=1, le=64, description="CPU threads for local.")
@@ -385,6 +393,20 @@ class Settings(BaseSettings):
         if self.extraction_batch_size is not None:
             return self.extraction_batch_size
         return 1 if self.is_small_model(main_llm) else 40
+
+    def request_timeout(self, llm: str) -> float:
+        """Seconds one request may take. The local models write at about ten tokens a second
+        on two cores, so a long answer (a feedback patch, up to 2,048 tokens, after a prompt
+        of thousands) takes minutes: 120 s cut such calls off and every retry was cut off
+        the same way."""
+        if self.llm_timeout is not None:
+            return self.llm_timeout
+        return LOCAL_TIMEOUT if self.is_small_model(llm) else 120.0
+
+    def retries_on_timeout(self, llm: str) -> bool:
+        """Whether a request that timed out is tried again. Not on the local models: the same
+        prompt at temperature 0 takes as long again."""
+        return not self.is_small_model(llm)
 
     def concurrency(self, main_llm: str) -> int:
         """Workflow branches in flight at once: 16, or one on the local models, whose server

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from io import StringIO
 from pathlib import Path
 
@@ -198,3 +199,24 @@ def test_run_says_which_book_it_is_extracting(fake_models: Path) -> None:
     for start in headings:
         first_step = next(line for line in lines[start + 1 :] if " done (" in line)
         assert first_step.endswith("reading: check_content_processed done (1)")
+
+
+def test_a_long_step_gets_a_still_working_line_every_heartbeat() -> None:
+    from zettelgraph.cli.progress import PlainSteps, StepCounter
+
+    now = [0.0]
+    counter = StepCounter(clock=lambda: now[0])
+    file = StringIO()
+    with PlainSteps(file, counter, heartbeat=10.0).running() as step:
+        step("present_for_review")
+        now[0] = 25.0  # a model call of 25 s and counting, with no step finished
+        for _ in range(50):  # the heartbeat thread looks once a second
+            if "still working" in file.getvalue():
+                break
+            threading.Event().wait(0.1)
+    lines = file.getvalue().splitlines()
+    assert STEP_LINE.match(lines[0])
+    assert any(
+        re.match(r"^\[ *25\.0s\] still working after present_for_review$", line)
+        for line in lines[1:]
+    ), lines

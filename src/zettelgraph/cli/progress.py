@@ -7,6 +7,7 @@ line per finished step, flushed at once: a run of ten minutes never looks stuck.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -50,6 +51,7 @@ PHASE_OF_NODE: dict[str, str] = {
     "refine": "critique",
     "present_for_review": "review",
     "incorporate_feedback": "review",
+    "check_revisions": "checks",
     "commit": "writing",
     "write_vault": "writing",
     # Graph extraction (workflows/graph_extraction).
@@ -114,16 +116,51 @@ def _write_line(file: IO[str], line: str) -> None:
     file.flush()
 
 
+# Seconds without a finished step after which a plain log says the run is still working: one
+# step can be a model call of minutes (a feedback round on the local model), and a log that
+# stays silent that long reads as a hang.
+HEARTBEAT = 10.0
+
+
 class PlainSteps:
     """One plain line per finished step, written straight to the file (no Rich: no ANSI codes,
-    no wrapping at 80 columns)."""
+    no wrapping at 80 columns), and a "still working" line after every `HEARTBEAT` seconds
+    without one (from a thread, while `running()` is entered)."""
 
-    def __init__(self, file: IO[str], counter: StepCounter) -> None:
+    def __init__(self, file: IO[str], counter: StepCounter, heartbeat: float = HEARTBEAT) -> None:
         self._file = file
         self._counter = counter
+        self._heartbeat = heartbeat
+        self._lock = threading.Lock()
+        self._last_line = counter.elapsed()
+        self._last_node = ""
+        self._stop = threading.Event()
 
     def __call__(self, node: str) -> None:
-        _write_line(self._file, step_line(self._counter.finish(node)))
+        step = self._counter.finish(node)
+        with self._lock:
+            _write_line(self._file, step_line(step))
+            self._last_line, self._last_node = step.elapsed, node
+
+    @contextmanager
+    def running(self) -> Iterator[PlainSteps]:
+        beat = threading.Thread(target=self._beat, name="zettelgraph-progress", daemon=True)
+        beat.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            beat.join()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(min(1.0, self._heartbeat)):
+            with self._lock:
+                now = self._counter.elapsed()
+                if now - self._last_line < self._heartbeat:
+                    continue
+                after = f" after {self._last_node}" if self._last_node else ""
+                _write_line(self._file, f"[{now:6.1f}s] still working{after}")
+                self._last_line = now
 
 
 class _PhaseTime(ProgressColumn):
@@ -159,6 +196,7 @@ class PhaseBars:
             console=console,
         )
         self._task: TaskID | None = None
+        self._waiting: TaskID | None = None  # the row shown until the first step ends
         self._phase = ""
         self._steps = 0
         self._last = 0.0  # elapsed at the last finished step: where the next phase's work began
@@ -166,6 +204,11 @@ class PhaseBars:
     def __enter__(self) -> PhaseBars:
         self._last = self._counter.elapsed()
         self._progress.start()
+        # A row from the start: the first step can be a model call of minutes, and an empty
+        # screen until it ends reads as a hang. It gives way to the first phase's row.
+        self._waiting = self._progress.add_task(
+            "working", total=None, completed=0, node="", began=self._last, ended=None
+        )
         return self
 
     def __exit__(
@@ -182,6 +225,9 @@ class PhaseBars:
 
     def __call__(self, node: str) -> None:
         step = self._counter.finish(node)
+        if self._waiting is not None:
+            self._progress.remove_task(self._waiting)
+            self._waiting = None
         shown = f"{node} ({step.count})"
         if self._task is None or step.phase != self._phase:
             self._close_phase()
@@ -209,7 +255,8 @@ def step_progress(console: Console, started: float | None = None) -> Iterator[St
     """
     counter = StepCounter(started)
     if not live_display(console):
-        yield PlainSteps(console.file, counter)
+        with PlainSteps(console.file, counter).running() as steps:
+            yield steps
         return
     with PhaseBars(console, counter) as bars:
         yield bars

@@ -120,6 +120,11 @@ def review(
         # reader's, not the workflow's.
         view = drive_with_progress(lambda step: runs.answer(answered, action, text, on_step=step))
     _show(view, as_json)
+    if action == "feedback" and view.feedback_error:
+        fail(
+            f"the feedback was not applied in full: {view.feedback_error}. Run {answered} "
+            f"waits for review with what was applied: `zettelgraph review {answered}`"
+        )
 
 
 def _latest_waiting(every: list[WorkflowRuns]) -> str:

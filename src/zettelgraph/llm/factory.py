@@ -112,6 +112,10 @@ class ChatModels:
             self._models[spec] = self._build(spec)
         return self._models[spec]
 
+    def spec_of(self, model: BaseChatModel) -> str | None:
+        """The spec a model built here was built from (None for a model from elsewhere)."""
+        return next((spec for spec, built in self._models.items() if built is model), None)
+
     def close(self) -> None:
         for server in self._servers.values():
             server.close()
@@ -140,6 +144,7 @@ class ChatModels:
                 api_key=s.llm_api_key.get_secret_value() if s.llm_api_key else "none",
                 model=model,
                 settings=s,
+                timeout=s.request_timeout(spec),
             )
         if provider not in PROVIDER_EXTRAS or not model:
             raise LLMConfigError(f"unknown LLM {spec!r}: {OPTIONS_HELP}")
@@ -164,11 +169,17 @@ class ChatModels:
             raise LLMConfigError(str(exc)) from exc
         self._notice(SMALL_MODEL_NOTICE.format(spec=spec))
         return _openai_client(
-            base_url=server.base_url, api_key="none", model=server.alias, settings=s
+            base_url=server.base_url,
+            api_key="none",
+            model=server.alias,
+            settings=s,
+            timeout=s.request_timeout(spec),
         )
 
 
-def _openai_client(*, base_url: str, api_key: str, model: str, settings: Settings) -> BaseChatModel:
+def _openai_client(
+    *, base_url: str, api_key: str, model: str, settings: Settings, timeout: float
+) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
@@ -177,7 +188,7 @@ def _openai_client(*, base_url: str, api_key: str, model: str, settings: Setting
         model=model,
         temperature=0,
         max_completion_tokens=settings.llm_max_tokens,
-        timeout=settings.llm_timeout,
+        timeout=timeout,
         max_retries=0,  # structured.call_structured owns retries
     )
 
@@ -189,7 +200,10 @@ def _init_chat_model(provider: str, model: str, settings: Settings) -> BaseChatM
     if provider == "ollama":
         kwargs["num_predict"] = settings.llm_max_tokens
     else:
-        kwargs.update(max_tokens=settings.llm_max_tokens, timeout=settings.llm_timeout)
+        kwargs.update(
+            max_tokens=settings.llm_max_tokens,
+            timeout=settings.request_timeout(f"{provider}:{model}"),
+        )
         kwargs["max_retries"] = 0
     try:
         chat: BaseChatModel = init_chat_model(model, model_provider=provider, **kwargs)

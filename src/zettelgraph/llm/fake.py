@@ -48,6 +48,11 @@ class FakeServiceError(ConnectionError):
     status_code = 503
 
 
+class FakeAPITimeoutError(Exception):
+    """A simulated request that timed out on the client, like the OpenAI client's
+    APITimeoutError: not a TimeoutError, known as one by its name."""
+
+
 class FakeChatModel(BaseChatModel):
     """Deterministic, schema-driven fake LLM with optional latency and injected faults."""
 
@@ -58,6 +63,8 @@ class FakeChatModel(BaseChatModel):
     invented_id_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     # Whether the workflows should use this model's tool calling (`llm/tools.py`).
     tool_calling: bool = False
+    # Requests of this call name time out, every time (a model too slow for that call).
+    timeout_on: str = ""
     calls: int = 0
     # Scripted answers per call name (the JSON schema's name, or the run metadata's
     # CALL_NAME_KEY for tool calls), used in order; the last one repeats. A callable gets the
@@ -121,6 +128,8 @@ class FakeChatModel(BaseChatModel):
         name = _call_name(kwargs)
         if name is None and run_manager is not None:
             name = run_manager.metadata.get(CALL_NAME_KEY)
+        if self.timeout_on and name == self.timeout_on:
+            raise FakeAPITimeoutError(f"fake LLM: {name} request timed out")
         scripted = self._scripted(name, prompt)
         tools = kwargs.get("tools")
         if isinstance(tools, list) and tools:
@@ -400,8 +409,8 @@ def _id_prefix(schema: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def parse_fake_spec(options: str) -> dict[str, Any]:
-    """`latency=0.2,transient=0.1,malformed=0.1,invented_ids=0.1,seed=3,tools=1` -> model
-    fields."""
+    """`latency=0.2,transient=0.1,malformed=0.1,invented_ids=0.1,seed=3,tools=1,
+    timeout_on=incorporate_feedback` -> model fields."""
     names = {
         "latency": "latency",
         "transient": "transient_rate",
@@ -409,6 +418,7 @@ def parse_fake_spec(options: str) -> dict[str, Any]:
         "invented_ids": "invented_id_rate",
         "seed": "seed",
         "tools": "tool_calling",
+        "timeout_on": "timeout_on",
     }
     fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in options.split(","))):
@@ -419,6 +429,8 @@ def parse_fake_spec(options: str) -> dict[str, Any]:
         try:
             if key == "tools":
                 fields[names[key]] = {"1": True, "0": False}[value]
+            elif key == "timeout_on":
+                fields[names[key]] = value
             else:
                 fields[names[key]] = int(value) if key == "seed" else float(value)
         except (KeyError, ValueError):

@@ -39,6 +39,13 @@ class LLMRequestError(RuntimeError):
     """The provider refused the request (bad request, auth): retrying will not help."""
 
 
+class LLMTimeoutError(TimeoutError):
+    """The model did not answer in time, on every try. A TimeoutError, so a workflow step
+    degrades (as for any soft failure) instead of the provider's own timeout class escaping
+    to the step's retry policy, which ran the whole step three times more (a feedback round
+    on the local model: 4 tries x 120 s x 3 = 24 minutes, then a traceback)."""
+
+
 # Failures of one call that a workflow survives by degrading (no summary, a batch unread,
 # a candidate kept as new); configuration errors are not among them.
 SOFT_LLM_ERRORS = (StructuredOutputError, LLMRequestError, TimeoutError, ConnectionError)
@@ -206,6 +213,7 @@ def call_structured(
     sleep: Callable[[float], None] = time.sleep,
     sampling: Sampling | None = None,
     schema: dict[str, Any] | None = None,
+    retry_timeouts: bool = True,
 ) -> T:
     """Call `llm` and return a validated `response_model`; see the module docstring.
 
@@ -215,7 +223,8 @@ def call_structured(
     dropped item by item by the caller instead of failing the whole answer.
 
     Raises `StructuredOutputError` (invalid twice), `LLMRequestError` (refused, not retried),
-    or the provider's own transient exception once `retries` retries are spent.
+    `LLMTimeoutError` (no answer in time; tried once only without `retry_timeouts`), or the
+    provider's own transient exception once `retries` retries are spent.
     """
     schema = schema if schema is not None else schema_for(response_model)
     prompt = [*messages]
@@ -228,7 +237,9 @@ def call_structured(
 
     stats = usage.start(name)
     try:
-        text, message = invoke_with_retries(runnable, prompt, stats, retries, backoff, sleep)
+        text, message = invoke_with_retries(
+            runnable, prompt, stats, retries, backoff, sleep, retry_timeouts=retry_timeouts
+        )
         try:
             return response_model.model_validate(extract_json(text))
         except (ValidationError, json.JSONDecodeError, ValueError) as first_error:
@@ -242,7 +253,9 @@ def call_structured(
                     "Reply again with only the corrected JSON object."
                 ),
             ]
-            text, _ = invoke_with_retries(runnable, repair, stats, retries, backoff, sleep)
+            text, _ = invoke_with_retries(
+                runnable, repair, stats, retries, backoff, sleep, retry_timeouts=retry_timeouts
+            )
             try:
                 return response_model.model_validate(extract_json(text))
             except (ValidationError, json.JSONDecodeError, ValueError) as second_error:
@@ -262,6 +275,8 @@ def invoke_with_retries(
     backoff: float,
     sleep: Callable[[float], None],
     config: RunnableConfig | None = None,
+    *,
+    retry_timeouts: bool = True,
 ) -> tuple[str, AIMessage | None]:
     """One request with the retry rules above; its tokens go to `stats`. Returns the reply's
     text and, when it is a message, the message itself (its tool calls, for `llm/tools.py`)."""
@@ -273,8 +288,14 @@ def invoke_with_retries(
             if not is_transient(exc):
                 stats.failed = True
                 raise LLMRequestError(f"LLM call {stats.name!r} was refused: {exc}") from exc
-            if attempt >= retries:
+            timed_out = error_kind(exc).kind == "timeout"
+            if attempt >= retries or (timed_out and not retry_timeouts):
                 stats.failed = True
+                if timed_out:
+                    raise LLMTimeoutError(
+                        f"LLM call {stats.name!r} got no answer in time "
+                        f"({attempt + 1} {'try' if attempt == 0 else 'tries'})"
+                    ) from exc
                 raise
             stats.retries += 1
             sleep(backoff * (2**attempt))

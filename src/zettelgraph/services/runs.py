@@ -84,6 +84,14 @@ class RunView:
     warnings: list[str] = field(default_factory=list)
     updated_at: str | None = None
 
+    @property
+    def feedback_error(self) -> str | None:
+        """Why the last feedback round stopped short (a model call failed), if it did: the
+        run waits for the reader again with what the round managed."""
+        rounds = (self.report or {}).get("feedback_log") or []
+        error = rounds[-1].get("error") if rounds else None
+        return str(error) if error else None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,

@@ -117,6 +117,7 @@ class Services:
                 backoff=self.settings.llm_backoff,
                 sampling=sampling,
                 schema=schema,
+                retry_timeouts=self.settings.retries_on_timeout(self.llms.spec_of(llm) or ""),
             )
         finally:
             self.usage.merge(own)

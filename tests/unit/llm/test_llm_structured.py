@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field
 
 from zettelgraph.llm.fake import FakeChatModel, FakeServiceError
 from zettelgraph.llm.structured import (
+    SOFT_LLM_ERRORS,
     LLMRequestError,
+    LLMTimeoutError,
     StructuredOutputError,
     call_structured,
     extract_json,
@@ -255,6 +257,34 @@ def test_zero_retries_raises_the_first_transient_error() -> None:
     with pytest.raises(StatusError):
         ask(llm, UsageLog(), retries=0, sleep=sleeps)
     assert sleeps.delays == []
+
+
+def test_a_timeout_beyond_the_retries_is_a_soft_llm_timeout() -> None:
+    """The OpenAI client's timeout is no TimeoutError: escaping as it was, a workflow step's
+    retry policy ran the step three times more, then the run ended in a traceback."""
+    timeouts = [openai.APITimeoutError(request=_request()) for _ in range(3)]
+    llm = ScriptedChatModel(replies=[*timeouts, VALID])
+    with pytest.raises(LLMTimeoutError) as info:
+        ask(llm, UsageLog(), retries=2, sleep=Sleeps())
+    assert isinstance(info.value, SOFT_LLM_ERRORS) and len(llm.received) == 3
+    assert "3 tries" in str(info.value)
+
+
+def test_a_timeout_is_not_tried_again_where_it_would_take_as_long() -> None:
+    llm = ScriptedChatModel(replies=[openai.APITimeoutError(request=_request()), VALID])
+    sleeps = Sleeps()
+    with pytest.raises(LLMTimeoutError):
+        call_structured(
+            llm,
+            name="note",
+            messages=[HumanMessage(content="Title and tags for: la memoria.")],
+            response_model=Note,
+            usage=UsageLog(),
+            retries=3,
+            sleep=sleeps,
+            retry_timeouts=False,
+        )
+    assert len(llm.received) == 1 and sleeps.delays == []
 
 
 def test_the_repair_round_is_retried_too() -> None:

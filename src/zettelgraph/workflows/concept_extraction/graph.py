@@ -25,6 +25,7 @@ from langgraph.types import RetryPolicy
 
 from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.concept_extraction import (
+    feedback,
     nodes_checks,
     nodes_commit,
     nodes_doubts,
@@ -80,6 +81,7 @@ def build_concept_extraction_graph(
     node("prepare_review", nodes_doubts.prepare_review)
     node("present_for_review", nodes_review.present_for_review)
     node("incorporate_feedback", nodes_review.incorporate_feedback_node)
+    node("check_revisions", feedback.check_revisions)
     node("commit", nodes_commit.commit)
     node("write_vault", nodes_commit.write_vault)
 
@@ -136,7 +138,9 @@ def build_concept_extraction_graph(
         routes.after_review,
         ["commit", "incorporate_feedback", "present_for_review", END],
     )
-    builder.add_edge("incorporate_feedback", "prepare_review")
+    # A revision faces the concept checks before the reader sees it (feedback.py).
+    builder.add_edge("incorporate_feedback", "check_revisions")
+    builder.add_edge("check_revisions", "prepare_review")
     builder.add_conditional_edges("commit", routes.after_commit, ["write_vault", END])
     builder.add_edge("write_vault", END)
     return builder.compile(checkpointer=checkpointer, name="concept_extraction")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
@@ -10,6 +11,7 @@ from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
 from zettelgraph.workflows.concept_extraction.decisions import describe_decided, protect_decided
+from zettelgraph.workflows.concept_extraction.feedback import confine, focus_groups, focused
 from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
@@ -20,18 +22,25 @@ from zettelgraph.workflows.concept_extraction.proposal import (
     render_quotes,
 )
 from zettelgraph.workflows.concept_extraction.report import build_report, existing_titles
-from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.workflows.concept_extraction.state import ExtractionState, Proposal
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.review import ask_reader
 
 
-def _views(state: ExtractionState, services: Services) -> dict[str, Any]:
-    """What every proposal-level prompt shows: quotes and proposal with local ids."""
+def _views(
+    state: ExtractionState, services: Services, shown: Proposal | None = None
+) -> dict[str, Any]:
+    """What every proposal-level prompt shows: quotes and proposal with local ids; with
+    `shown` (a part of the proposal), only that part and the quotes it cites, numbered as
+    in the whole."""
     quotes = state.get("quotes", [])
     qmap = quote_map(quotes)
-    proposal = state["proposal"]
+    proposal = shown if shown is not None else state["proposal"]
     emap = existing_map(proposal)
     titles = existing_titles(services.store, proposal)
+    if shown is not None:
+        cited = {q for c in shown["concepts"] for q in c["quote_ids"]}
+        quotes = [q for q in quotes if q["id"] in cited]
     return {
         "qmap": qmap,
         "emap": emap,
@@ -100,7 +109,7 @@ def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
         )
     )
     patch, update = _patch_proposal(
-        state,
+        state["proposal"],
         services,
         views,
         refine_extraction.NAME,
@@ -119,15 +128,17 @@ PatchT = TypeVar("PatchT", bound=ProposalPatch)
 
 
 def _patch_proposal(
-    state: ExtractionState,
+    proposal: Proposal,
     services: Services,
     views: dict[str, Any],
     call_name: str,
     round_number: int,
     messages: list[BaseMessage],
     response_model: type[PatchT],
+    confine_to: Sequence[str] | None = None,
 ) -> tuple[PatchT | None, dict[str, Any]]:
-    """Ask for a patch and apply it; on an LLM failure the proposal stays as it was.
+    """Ask for a patch of `proposal` and apply it; on an LLM failure the proposal stays as it
+    was. `confine_to`: the concept keys the call was shown, the only ones it may change.
 
     Returns the patch (None on failure, with the reason under "error") and the state update.
     """
@@ -139,8 +150,11 @@ def _patch_proposal(
         )
     except SOFT_LLM_ERRORS as exc:
         return None, {"llm_calls": [call], "error": str(exc)}
+    confined: list[str] = []
+    if confine_to is not None:
+        patch, confined = confine(patch, confine_to, proposal, f"{call_name}#{round_number}")
     proposal, warnings = apply_patch(
-        state["proposal"],
+        proposal,
         patch,
         qmap=views["qmap"],
         emap=views["emap"],
@@ -152,7 +166,7 @@ def _patch_proposal(
     proposal, findings = guard_relations(proposal, services)
     return patch, {
         "proposal": proposal,
-        "warnings": [*warnings, *(f.message() for f in findings)],
+        "warnings": [*confined, *warnings, *(f.message() for f in findings)],
         "check_log": [f.as_dict() for f in findings],
         "llm_calls": [call],
     }
@@ -166,40 +180,76 @@ def present_for_review(state: ExtractionState, services: Services) -> dict[str, 
 
 
 def incorporate_feedback_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+    """The reader's feedback as patches: one call over the whole proposal, or on a small
+    model one per group of concepts (feedback.focus_groups). A failed call ends the round
+    with what was applied before it; the run goes back to the reader either way."""
     rounds = state.get("phase_2_iteration", 0) + 1
     feedback = state.get("human_feedback") or ""
-    views = _views(state, services)
+    review = state.get("review")
+    small = services.settings.is_small_model(services.llms.main_spec)
+    groups = focus_groups(state["proposal"], feedback, review, small=small)
     log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
-    messages = incorporate_feedback.messages(
-        incorporate_feedback.FeedbackInput(
-            proposal=views["proposal"],
-            quotes=views["quotes"],
-            feedback=feedback,
-            language=services.settings.concept_language,
-            decided=describe_decided(state.get("review")),
+    proposal = state["proposal"]
+    update: dict[str, Any] = {"llm_calls": [], "warnings": [], "check_log": []}
+    interpretations: list[str] = []
+    unresolved: list[str] = []
+    for number, keys in enumerate(groups, 1):
+        shown = focused(proposal, keys) if keys else None
+        views = _views({**state, "proposal": proposal}, services, shown)
+        messages = incorporate_feedback.messages(
+            incorporate_feedback.FeedbackInput(
+                proposal=views["proposal"],
+                quotes=views["quotes"],
+                feedback=feedback,
+                language=services.settings.concept_language,
+                decided="" if keys else describe_decided(review),
+            )
         )
+        patch, step = _patch_proposal(
+            proposal,
+            services,
+            views,
+            incorporate_feedback.NAME,
+            rounds,
+            messages,
+            incorporate_feedback.FeedbackPatch,
+            confine_to=keys or None,
+        )
+        update["llm_calls"] += step["llm_calls"]
+        if patch is None:
+            done = f" (after {number - 1} of {len(groups)} calls)" if len(groups) > 1 else ""
+            log_entry["error"] = step["error"]
+            update["warnings"].append(
+                f"feedback round {rounds} stopped{done}: {step['error']}; the concepts it had "
+                "not reached are as they were"
+            )
+            break
+        proposal = step["proposal"]
+        update["warnings"] += step["warnings"]
+        update["check_log"] += step["check_log"]
+        interpretations.append(patch.feedback_interpretation)
+        unresolved.append(patch.unresolved_feedback)
+    log_entry.update(
+        interpretation=" ".join(t for t in interpretations if t),
+        unresolved=" ".join(t for t in unresolved if t),
     )
-    patch, update = _patch_proposal(
-        state,
-        services,
-        views,
-        incorporate_feedback.NAME,
-        rounds,
-        messages,
-        incorporate_feedback.FeedbackPatch,
+    # Feedback applies to what the reader has not decided: decided items stay as they were.
+    protected, put_back = protect_decided(
+        state["proposal"], proposal, review, f"feedback round {rounds}"
     )
-    if patch is None:
-        error = update.pop("error")
-        log_entry["error"] = error
-        update["warnings"] = [f"feedback round {rounds} could not be applied: {error}"]
-    else:
-        log_entry.update(
-            interpretation=patch.feedback_interpretation, unresolved=patch.unresolved_feedback
-        )
-        # Feedback applies to what the reader has not decided: decided items stay as they were.
-        protected, put_back = protect_decided(
-            state["proposal"], update["proposal"], state.get("review"), f"feedback round {rounds}"
-        )
-        update["proposal"] = protected
-        update["warnings"] = [*update.get("warnings", []), *put_back]
-    return {**update, "phase_2_iteration": rounds, "decision": None, "feedback_log": [log_entry]}
+    # What the round changed, as it was before: check_revisions puts back a revision that
+    # fails the concept checks.
+    old = {c["key"]: c for c in state["proposal"]["concepts"]}
+    log_entry["before"] = {
+        c["key"]: old[c["key"]]
+        for c in protected["concepts"]
+        if c["key"] in old and c != old[c["key"]]
+    }
+    return {
+        **update,
+        "proposal": protected,
+        "warnings": [*update["warnings"], *put_back],
+        "phase_2_iteration": rounds,
+        "decision": None,
+        "feedback_log": [log_entry],
+    }

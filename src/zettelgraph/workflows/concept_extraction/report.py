@@ -189,7 +189,11 @@ def build_report(
         # What the proposal checks did, per check and action (each also a warning above).
         "checks": count_findings(state.get("check_log", [])),
         "critique_log": state.get("critique_log", []),
-        "feedback_log": state.get("feedback_log", []),
+        # Without the concepts as they were before each round (check_revisions' own record).
+        "feedback_log": [
+            {k: v for k, v in entry.items() if k != "before"}
+            for entry in state.get("feedback_log", [])
+        ],
         "extraction_notes": state.get("extraction_notes", []),
         "notes": proposal["notes"],
         "feedback_rounds": state.get("phase_2_iteration", 0),
