@@ -23,7 +23,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ValidationError
 
 from zettelgraph.llm.fake import CALL_NAME_KEY, parse_fake_spec
+from zettelgraph.llm.schemas import Dialect, dialect_of, tool_parameters
 from zettelgraph.llm.structured import (
+    OPENAI_KINDS,
     LLMRequestError,
     Sampling,
     invoke_with_retries,
@@ -35,8 +37,6 @@ from zettelgraph.llm.usage import UsageLog
 # and the offline `local` model writes the JSON list under a grammar far more reliably than it
 # calls tools; both, and the `fake` unless given `tools=1`, get the JSON list.
 TOOL_CALLING_PROVIDERS = ("openai", "anthropic", "google_genai", "ollama")
-# Chat models whose requests take per-call sampling limits (as in structured._constrained).
-_OPENAI_KINDS = ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek")
 
 
 def uses_tool_calls(spec: str) -> bool:
@@ -60,14 +60,15 @@ class Tool:
     parameters: dict[str, Any]
     model: type[BaseModel]
 
-    def definition(self) -> dict[str, Any]:
-        """The tool in OpenAI's function format, which every LangChain provider binds."""
+    def definition(self, dialect: Dialect = "openai-compatible") -> dict[str, Any]:
+        """The tool in OpenAI's function format, which every LangChain provider binds, its
+        parameters in the provider's dialect of JSON Schema (`llm/schemas.py`)."""
         return {
             "type": "function",
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.parameters,
+                "parameters": tool_parameters(self.parameters, dialect),
             },
         }
 
@@ -99,9 +100,10 @@ def call_tools(
     once `retries` retries are spent.
     """
     by_name = {tool.name: tool for tool in tools}
-    extra = sampling.kwargs() if sampling and type(llm).__name__ in _OPENAI_KINDS else {}
+    extra = sampling.kwargs() if sampling and type(llm).__name__ in OPENAI_KINDS else {}
+    dialect = dialect_of(llm)
     try:
-        runnable = llm.bind_tools([tool.definition() for tool in tools], **extra)
+        runnable = llm.bind_tools([tool.definition(dialect) for tool in tools], **extra)
     except NotImplementedError as exc:
         raise LLMRequestError(f"{type(llm).__name__} cannot bind tools") from exc
     stats = usage.start(name)
