@@ -62,6 +62,11 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(
         default=None, description="API key for openai-compatible."
     )
+    llm_tool_calls: bool | None = Field(
+        default=None,
+        description="Graph extraction through the provider's tool calling; default on for "
+        "openai, anthropic, google_genai and ollama, off for openai-compatible and local.",
+    )
     llm_max_tokens: int = Field(default=2048, ge=64, le=65536)
     llm_timeout: float = Field(default=120.0, gt=0, description="Seconds per LLM request.")
     llm_retries: int = Field(default=3, ge=0, le=10, description="Retries on transient errors.")

@@ -13,6 +13,7 @@ Retries, usage accounting and the "refused" error are those of `call_structured`
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,8 +40,11 @@ from zettelgraph.llm.usage import UsageLog
 TOOL_CALLING_PROVIDERS = ("openai", "anthropic", "google_genai", "ollama")
 
 
-def uses_tool_calls(spec: str) -> bool:
-    """Whether the model named by `spec` (`provider:model`) is called with bound tools."""
+def uses_tool_calls(spec: str, setting: bool | None = None) -> bool:
+    """Whether the model named by `spec` (`provider:model`) is called with bound tools:
+    `setting` (ZETTELGRAPH_LLM_TOOL_CALLS) when given, else the provider's default."""
+    if setting is not None:
+        return setting
     provider, _, options = spec.partition(":")
     if provider == "fake":
         try:
@@ -122,7 +126,8 @@ def call_tools(
     result = ToolCalls()
     if message is None:
         return result
-    for number, call in enumerate(message.tool_calls, 1):
+    calls = message.tool_calls or written_calls(str(message.content), set(by_name))
+    for number, call in enumerate(calls, 1):
         tool = by_name.get(call["name"])
         if tool is None:
             result.rejected.append(f"call {number}: no tool is named {call['name']!r}")
@@ -141,3 +146,26 @@ def call_tools(
             f"({invalid.get('error') or 'not JSON'})"
         )
     return result
+
+
+def written_calls(text: str, names: set[str]) -> list[dict[str, Any]]:
+    """Tool calls a model wrote in its text instead of the API's `tool_calls`: JSON objects
+    `{"name": TOOL, "arguments": {...}}`, in `<tool_call>` tags or not. Small models behind
+    an OpenAI-compatible server do this (Qwen2.5 0.5B under llama.cpp writes the Hermes
+    call without its tags, which the server then does not parse), and those calls would
+    otherwise be lost without a word."""
+    decoder = json.JSONDecoder()
+    calls: list[dict[str, Any]] = []
+    position = 0
+    while (start := text.find("{", position)) != -1:
+        try:
+            value, position = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if not isinstance(value, dict) or value.get("name") not in names:
+            continue
+        args = value.get("arguments", value.get("parameters"))
+        if isinstance(args, dict):
+            calls.append({"name": value["name"], "args": args, "id": None, "type": "tool_call"})
+    return calls
