@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(
         default=None, description="API key for openai-compatible."
     )
+    llm_tool_calls: bool | None = Field(
+        default=None,
+        description="Graph extraction through the provider's tool calling; default on for "
+        "openai, anthropic, google_genai and ollama, off for openai-compatible and local.",
+    )
     llm_max_tokens: int = Field(default=2048, ge=64, le=65536)
     llm_timeout: float | None = Field(
         default=None,
@@ -483,3 +488,24 @@ def mask_url_password(url: str) -> str:
         user = credentials.split(":", 1)[0]
         return f"{scheme}://{user}:********@{host}"
     return url
+
+
+# Providers' own keys, read under their usual names (their clients read them too); only
+# whether each is set is told, never its value.
+PROVIDER_KEYS = {
+    "google_genai": "GOOGLE_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+
+
+def provider_keys_set() -> list[str]:
+    """The providers (of PROVIDER_KEYS, in its order) whose API key is in the environment."""
+    return [p for p, name in PROVIDER_KEYS.items() if os.environ.get(name, "").strip()]
+
+
+def ollama_url() -> str:
+    """Where an Ollama server would listen: OLLAMA_HOST (Ollama's own variable) or its
+    default address."""
+    host = os.environ.get("OLLAMA_HOST", "").strip() or "127.0.0.1:11434"
+    return host if "://" in host else f"http://{host}"

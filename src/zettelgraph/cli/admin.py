@@ -42,7 +42,7 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Check that the store opens, the embedder embeds and the LLM answers with valid JSON."""
-    from zettelgraph.prompts import health_check
+    from zettelgraph.services.model_check import check_model
 
     services = open_services_or_fail(settings_from(ctx))
     checks: list[dict[str, Any]] = []
@@ -72,21 +72,15 @@ def doctor(
             )
         return f"{services.embedder.name}: {vector.shape[1]} dims"
 
-    def llm_check() -> str:
-        spec = services.llms.main_spec
-        result = services.structured(
-            services.llms.main,
-            name=health_check.NAME,
-            messages=health_check.messages(),
-            response_model=health_check.HealthCheck,
-        )
-        return f"{spec}: ok={result.ok}, language={result.language!r}"
-
     try:
         check("store", store_check)
         check("embedder", embedder_check)
         if not skip_llm:
-            check("llm", llm_check)
+            # One line either way: what failed (key, address, model, schema) or the latency.
+            model = check_model(services)
+            checks.append(
+                {"check": "llm", "ok": model.ok, "detail": model.line, "seconds": model.seconds}
+            )
     finally:
         services.close()
     if as_json:

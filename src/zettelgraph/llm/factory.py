@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 
 from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm import local
+from zettelgraph.llm.better import better_model_hint
 from zettelgraph.llm.fake import FakeChatModel, parse_fake_spec
 from zettelgraph.settings import Settings
 
@@ -28,6 +29,10 @@ SMALL_MODEL_NOTICE = (
     "Using a small offline model ({spec}): expect rough summaries and concepts. For better "
     "results set ZETTELGRAPH_LLM, e.g. google_genai:gemini-2.5-flash, openai:gpt-4.1-mini "
     "or ollama:qwen3:8b."
+)
+BETTER_AT_HAND_NOTICE = (
+    "Using a small offline model ({spec}), which misreads many quotes; a better one is at "
+    "hand: {hint}."
 )
 FAKE_NOTICE = (
     "Using the fake LLM: answers are built deterministically from each prompt, for tests and "
@@ -157,6 +162,8 @@ class ChatModels:
             # `local` and `local:1.5b` name one model: one server, not two.
             server = self._servers.get(chosen.key)
             if server is None:
+                # Said before the model loads, so the reader can switch before a long run.
+                self._small_model_notice(spec)
                 server = local.LocalServer(
                     local.ensure_model_file(chosen, s.models_dir),
                     threads=s.local_threads,
@@ -167,7 +174,6 @@ class ChatModels:
                 self._servers[chosen.key] = server
         except local.LocalModelError as exc:
             raise LLMConfigError(str(exc)) from exc
-        self._notice(SMALL_MODEL_NOTICE.format(spec=spec))
         return _openai_client(
             base_url=server.base_url,
             api_key="none",
@@ -175,6 +181,13 @@ class ChatModels:
             settings=s,
             timeout=s.request_timeout(spec),
         )
+
+    def _small_model_notice(self, spec: str) -> None:
+        hint = better_model_hint()
+        if hint is None:
+            self._notice(SMALL_MODEL_NOTICE.format(spec=spec))
+        else:
+            self._notice(BETTER_AT_HAND_NOTICE.format(spec=spec, hint=hint))
 
 
 def _openai_client(

@@ -25,9 +25,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ValidationError
 
+from zettelgraph.llm.schemas import Dialect, dialect_of, for_provider, from_provider
 from zettelgraph.llm.usage import CallStats, UsageLog
 
 T = TypeVar("T", bound=BaseModel)
+# Chat models that speak the OpenAI API (`response_format`, per-call `max_tokens`).
+OPENAI_KINDS = ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek")
 _FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*|\s*```\s*$")
 
 
@@ -129,26 +132,37 @@ def schema_for(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _constrained(
-    llm: BaseChatModel, name: str, schema: dict[str, Any], sampling: Sampling | None = None
+    llm: BaseChatModel,
+    name: str,
+    schema: dict[str, Any],
+    sampling: Sampling | None = None,
+    dialect: Dialect | None = None,
 ) -> Any:
-    """The model bound to request JSON that satisfies `schema`, in its provider's dialect.
+    """The model bound to request JSON that satisfies `schema`, in its provider's dialect
+    (`llm/schemas.py`: what each provider documents it accepts).
 
     Per-call sampling limits are passed where the request takes them (OpenAI-compatible
     servers, the local one among them); other providers keep their configured limits.
     """
-    kind = type(llm).__name__
-    if kind in ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek"):
+    dialect = dialect or dialect_of(llm)
+    sent, strict = for_provider(schema, dialect)
+    if type(llm).__name__ in OPENAI_KINDS:
         return llm.bind(
             response_format={
                 "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema, "strict": False},
+                "json_schema": {"name": name, "schema": sent, "strict": strict},
             },
             **(sampling.kwargs() if sampling else {}),
         )
-    if kind == "ChatOllama":
-        return llm.bind(format=schema)
+    if dialect == "ollama":
+        return llm.bind(format=sent)
+    if dialect == "anthropic":
+        # A forced tool: its `input_schema` takes JSON Schema with its bounds, where
+        # Anthropic's `output_format` grammar refuses numeric and length bounds.
+        tool = {"type": "function", "function": {"name": name, "parameters": sent}}
+        return llm.bind_tools([tool], tool_choice=name)
     try:
-        return llm.with_structured_output(schema, method="json_schema", include_raw=True)
+        return llm.with_structured_output(sent, method="json_schema", include_raw=True)
     except (NotImplementedError, ValueError, TypeError):
         return llm
 
@@ -233,7 +247,11 @@ def call_structured(
         prompt[0] = SystemMessage(content=f"{prompt[0].content}\n\n{instruction}")
     else:
         prompt.insert(0, SystemMessage(content=instruction))
-    runnable = _constrained(llm, name, schema, sampling)
+    dialect = dialect_of(llm)
+    runnable = _constrained(llm, name, schema, sampling, dialect)
+
+    def parse(text: str) -> T:
+        return response_model.model_validate(from_provider(extract_json(text), schema, dialect))
 
     stats = usage.start(name)
     try:
@@ -241,7 +259,7 @@ def call_structured(
             runnable, prompt, stats, retries, backoff, sleep, retry_timeouts=retry_timeouts
         )
         try:
-            return response_model.model_validate(extract_json(text))
+            return parse(text)
         except (ValidationError, json.JSONDecodeError, ValueError) as first_error:
             stats.repairs += 1
             repair = [
@@ -257,7 +275,7 @@ def call_structured(
                 runnable, repair, stats, retries, backoff, sleep, retry_timeouts=retry_timeouts
             )
             try:
-                return response_model.model_validate(extract_json(text))
+                return parse(text)
             except (ValidationError, json.JSONDecodeError, ValueError) as second_error:
                 stats.failed = True
                 raise StructuredOutputError(

@@ -13,6 +13,7 @@ Retries, usage accounting and the "refused" error are those of `call_structured`
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ValidationError
 
 from zettelgraph.llm.fake import CALL_NAME_KEY, parse_fake_spec
+from zettelgraph.llm.schemas import Dialect, dialect_of, tool_parameters
 from zettelgraph.llm.structured import (
+    OPENAI_KINDS,
     LLMRequestError,
     Sampling,
     invoke_with_retries,
@@ -35,12 +38,13 @@ from zettelgraph.llm.usage import UsageLog
 # and the offline `local` model writes the JSON list under a grammar far more reliably than it
 # calls tools; both, and the `fake` unless given `tools=1`, get the JSON list.
 TOOL_CALLING_PROVIDERS = ("openai", "anthropic", "google_genai", "ollama")
-# Chat models whose requests take per-call sampling limits (as in structured._constrained).
-_OPENAI_KINDS = ("ChatOpenAI", "AzureChatOpenAI", "FakeChatModel", "ChatDeepSeek")
 
 
-def uses_tool_calls(spec: str) -> bool:
-    """Whether the model named by `spec` (`provider:model`) is called with bound tools."""
+def uses_tool_calls(spec: str, setting: bool | None = None) -> bool:
+    """Whether the model named by `spec` (`provider:model`) is called with bound tools:
+    `setting` (ZETTELGRAPH_LLM_TOOL_CALLS) when given, else the provider's default."""
+    if setting is not None:
+        return setting
     provider, _, options = spec.partition(":")
     if provider == "fake":
         try:
@@ -60,14 +64,15 @@ class Tool:
     parameters: dict[str, Any]
     model: type[BaseModel]
 
-    def definition(self) -> dict[str, Any]:
-        """The tool in OpenAI's function format, which every LangChain provider binds."""
+    def definition(self, dialect: Dialect = "openai-compatible") -> dict[str, Any]:
+        """The tool in OpenAI's function format, which every LangChain provider binds, its
+        parameters in the provider's dialect of JSON Schema (`llm/schemas.py`)."""
         return {
             "type": "function",
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.parameters,
+                "parameters": tool_parameters(self.parameters, dialect),
             },
         }
 
@@ -99,9 +104,10 @@ def call_tools(
     once `retries` retries are spent.
     """
     by_name = {tool.name: tool for tool in tools}
-    extra = sampling.kwargs() if sampling and type(llm).__name__ in _OPENAI_KINDS else {}
+    extra = sampling.kwargs() if sampling and type(llm).__name__ in OPENAI_KINDS else {}
+    dialect = dialect_of(llm)
     try:
-        runnable = llm.bind_tools([tool.definition() for tool in tools], **extra)
+        runnable = llm.bind_tools([tool.definition(dialect) for tool in tools], **extra)
     except NotImplementedError as exc:
         raise LLMRequestError(f"{type(llm).__name__} cannot bind tools") from exc
     stats = usage.start(name)
@@ -120,7 +126,8 @@ def call_tools(
     result = ToolCalls()
     if message is None:
         return result
-    for number, call in enumerate(message.tool_calls, 1):
+    calls = message.tool_calls or written_calls(str(message.content), set(by_name))
+    for number, call in enumerate(calls, 1):
         tool = by_name.get(call["name"])
         if tool is None:
             result.rejected.append(f"call {number}: no tool is named {call['name']!r}")
@@ -139,3 +146,26 @@ def call_tools(
             f"({invalid.get('error') or 'not JSON'})"
         )
     return result
+
+
+def written_calls(text: str, names: set[str]) -> list[dict[str, Any]]:
+    """Tool calls a model wrote in its text instead of the API's `tool_calls`: JSON objects
+    `{"name": TOOL, "arguments": {...}}`, in `<tool_call>` tags or not. Small models behind
+    an OpenAI-compatible server do this (Qwen2.5 0.5B under llama.cpp writes the Hermes
+    call without its tags, which the server then does not parse), and those calls would
+    otherwise be lost without a word."""
+    decoder = json.JSONDecoder()
+    calls: list[dict[str, Any]] = []
+    position = 0
+    while (start := text.find("{", position)) != -1:
+        try:
+            value, position = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if not isinstance(value, dict) or value.get("name") not in names:
+            continue
+        args = value.get("arguments", value.get("parameters"))
+        if isinstance(args, dict):
+            calls.append({"name": value["name"], "args": args, "id": None, "type": "tool_call"})
+    return calls

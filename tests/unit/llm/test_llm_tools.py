@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.llm.structured import LLMRequestError
-from zettelgraph.llm.tools import Tool, call_tools, uses_tool_calls
+from zettelgraph.llm.tools import Tool, call_tools, uses_tool_calls, written_calls
 from zettelgraph.llm.usage import UsageLog
 
 
@@ -86,3 +86,23 @@ def test_a_model_without_tool_calling_is_a_refusal() -> None:
             tools=[GREET],
             usage=UsageLog(),
         )
+
+
+def test_the_tool_calls_setting_wins_over_the_providers_default() -> None:
+    assert uses_tool_calls("openai-compatible:qwen", True)
+    assert not uses_tool_calls("openai:gpt-4.1-mini", False)
+    assert uses_tool_calls("openai-compatible:qwen", None) is False
+
+
+def test_calls_written_in_the_text_are_read() -> None:
+    """What Qwen2.5 0.5B writes under llama.cpp when tools are bound: the call as text."""
+    text = (
+        '{"name": "greet", "arguments": {"name": "Teresa", "times": 2}}. Also '
+        '<tool_call>{"name": "greet", "parameters": {"name": "Sancho", "times": 1}}</tool_call>'
+        ' and {"name": "wave", "arguments": {}} and {"not": "a call"} {broken'
+    )
+    calls = written_calls(text, {"greet"})
+    assert [(c["name"], c["args"]) for c in calls] == [
+        ("greet", {"name": "Teresa", "times": 2}),
+        ("greet", {"name": "Sancho", "times": 1}),
+    ]

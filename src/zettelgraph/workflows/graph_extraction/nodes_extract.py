@@ -85,7 +85,7 @@ def extract_batch(
         ],
         note=payload.get("note"),
         language=services.settings.concept_language,
-        tool_calling=uses_tool_calls(spec),
+        tool_calling=uses_tool_calls(spec, services.settings.llm_tool_calls),
         max_calls=extract_graph.COMPACT_MAX_CALLS if small else extract_graph.MAX_CALLS,
     )
     this_call = call_id(payload["round"], payload["index"])
