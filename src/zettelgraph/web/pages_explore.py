@@ -9,13 +9,13 @@ by relation type, filtered by type and pack with a plain GET form. Search and as
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from zettelgraph.models import Concept, Entity
-from zettelgraph.services import browse, entities, graph_view
+from zettelgraph.services import entities, graph_view
 from zettelgraph.web.filters import PacksQuery, TypesQuery, filter_form, node_filter, pack_schema
 from zettelgraph.web.pages_common import (
     HTMLRoute,
@@ -23,7 +23,6 @@ from zettelgraph.web.pages_common import (
     graph_href,
     render,
 )
-from zettelgraph.web.state import WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -57,26 +56,22 @@ def graph_page(
         if not found:
             raise HTTPException(status_code=404, detail=f"no entity {entity!r}")
         center = found[0]
-    else:
-        if not concept and not keep.active:
-            concept = _most_related(web)
-        if concept:
-            # The most related node may be an entity, when there is no concept yet.
-            center = graph_view.get_node(store, concept)
-            if center is None:
-                raise HTTPException(status_code=404, detail=f"no concept {concept!r}")
-    graph: dict[str, Any] = {"nodes": [], "edges": [], "colors": {}, "node_colors": {}}
-    if center is not None or source is not None or keep.active:
-        graph = graph_view.graph_view(
-            store,
-            schema,
-            concept_id=center.id if isinstance(center, Concept) else None,
-            entity_id=center.id if isinstance(center, Entity) else None,
-            content_id=source.id if source else None,
-            keep=keep,
-            depth=depth,
-            limit=GRAPH_LIMIT,
-        )
+    elif concept:
+        # An entity's id is accepted too (the graph's links name any node).
+        center = graph_view.get_node(store, concept)
+        if center is None:
+            raise HTTPException(status_code=404, detail=f"no concept {concept!r}")
+    # With no starting point: the whole graph (the most related nodes when it is large).
+    graph = graph_view.graph_view(
+        store,
+        schema,
+        concept_id=center.id if isinstance(center, Concept) else None,
+        entity_id=center.id if isinstance(center, Entity) else None,
+        content_id=source.id if source else None,
+        keep=keep,
+        depth=depth,
+        limit=GRAPH_LIMIT,
+    )
     vocabulary = web.services.store_vocabulary
     legend = [
         {
@@ -118,15 +113,6 @@ def graph_page(
         form=form,
         hidden=hidden,
         clear=graph_href(**{k: v for k, v in hidden.items() if v}),
-        overview=center is None and source is None and keep.active,
+        overview=center is None and source is None,
         truncated=len(graph["nodes"]) >= GRAPH_LIMIT,
     )
-
-
-def _most_related(web: WebState) -> str | None:
-    """The concept with the most relations, or, with no concept yet, the entity."""
-    store = web.services.store
-    rows = browse.concept_rows(store)
-    if not rows:
-        rows = entities.entity_rows(store, pack_schema(web))
-    return max(rows, key=lambda row: row["relations"])["id"] if rows else None
