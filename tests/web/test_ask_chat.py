@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from web.conftest import MEDITATIONS, MakeWeb, Web
+from zettelgraph.models import Answer, ChangeSet
 from zettelgraph.prompts import answer_question, condense_question
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,3 +137,48 @@ def test_api_filters_and_chats(web: Web) -> None:
     assert web.client.get("/api/chats/chat-nope").status_code == 404
     nope = {"question": "Why?", "chat_id": "chat-nope"}
     assert web.client.post("/api/ask", json=nope, headers=web.csrf()).status_code == 404
+
+
+def test_each_answer_has_its_own_page_and_the_history_lists_chats(make_web: MakeWeb) -> None:
+    web, _ = two_books(make_web)
+    web.llm.replies[answer_question.NAME] = [CITE_FIRST]
+    web.llm.replies[condense_question.NAME] = [{"question": "What makes a happy life?"}]
+    assert "No questions yet" in web.client.get("/ask/history").text
+    form = {"csrf_token": token(web)}
+    asked = web.client.post(
+        "/ask", data={**form, "question": "What is change?"}, follow_redirects=False
+    )
+    first = asked.headers["location"]
+    assert asked.status_code == 303 and re.fullmatch(r"/ask/chat-[0-9a-f]+/1", first)
+    chat = first.split("/")[2]
+    calls = web.llm.calls
+    page = web.client.get(first).text  # a reload asks nothing again
+    assert web.llm.calls == calls
+    assert '<h2 class="asked">What is change?</h2>' in page
+    assert re.search(r'<p class="answer-text">Our life is .*<a class="cite" href="/sources/', page)
+    assert "Cited passages" in page and "Other passages found" in page
+    assert f'name="chat" value="{chat}"' in page  # the form continues this chat
+
+    follow = {**form, "question": "And a happy one?", "chat": chat}
+    second = web.client.post("/ask", data=follow, follow_redirects=False).headers["location"]
+    assert second == f"/ask/{chat}/2"
+    latest = web.client.get(f"/ask/{chat}").text
+    assert '<h2 class="asked">And a happy one?</h2>' in latest
+    assert f'<a href="{first}">What is change?</a>' in latest  # the earlier turn, linked
+    older = web.client.get(first).text
+    assert "The conversation goes on" in older and f'href="{second}"' in older
+
+    other = web.client.post("/ask", data={**form, "question": "Where are the woods?"})
+    assert other.status_code == 200
+    history = web.client.get("/ask/history").text
+    assert history.index("Where are the woods?") < history.index("What is change?")
+    assert f'<a href="{second}">What is change?</a>' in history  # opens the latest turn
+    assert f'<a href="{second}">And a happy one?</a>' in history
+    assert "2 turns" in history and "1 turn ·" in history
+    assert web.client.get(f"/ask/{chat}/3").status_code == 404
+    assert web.client.get("/ask/chat-nope/1").status_code == 404
+    assert web.client.get("/ask/chat-nope").status_code == 404
+    # An answer stored before chats existed is listed too, with no page of its own.
+    old = Answer(id="answer-old", question="An old question?", answer="No.", answerable=False)
+    web.services.store.apply(ChangeSet(answers=[old]))
+    assert '<p class="card-title">An old question?</p>' in web.client.get("/ask/history").text

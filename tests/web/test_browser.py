@@ -18,10 +18,12 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
@@ -42,6 +44,24 @@ def _free_port() -> int:
         return port
 
 
+@contextmanager
+def serving(app: FastAPI) -> Iterator[str]:
+    """`app` served by uvicorn on a free loopback port, for as long as the block runs."""
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the web app did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
     """A run of Meditations awaiting review, and the app serving its home."""
@@ -52,19 +72,8 @@ def served(tmp_path: Path) -> Iterator[str]:
     started = cli(home, "extract", content_id, "--json")
     assert started.exit_code == 0, started.output
     assert json.loads(started.stdout)["status"] == "awaiting_review"
-
-    port = _free_port()
-    app = create_app(Settings(home=home, **FAKE))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the web app did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(Settings(home=home, **FAKE))) as url:
+        yield url
 
 
 def test_review_loop_in_a_real_browser(served: str) -> None:

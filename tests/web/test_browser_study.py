@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from zettelgraph.models import ChangeSet, Difficulty, ItemStatus, ItemType
 from zettelgraph.services import browse
@@ -29,7 +27,7 @@ from zettelgraph.web.app import create_app
 from zettelgraph.workflows.context import open_services
 
 from .conftest import FAKE, MEDITATIONS, cli
-from .test_browser import ARTIFACTS, CHROMIUM, _free_port
+from .test_browser import ARTIFACTS, CHROMIUM, serving
 from .test_cards_pages import card
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -91,19 +89,8 @@ def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
     home = tmp_path / "home"
     ids = _cards_home(home)
     settings = Settings(home=home, **FAKE)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the web app did not start"
-        time.sleep(0.05)
-    yield {"url": f"http://127.0.0.1:{port}", "ids": ids, "settings": settings}
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(settings)) as url:
+        yield {"url": url, "ids": ids, "settings": settings}
 
 
 def test_review_cards_and_study_in_a_real_browser(served: dict[str, Any]) -> None:

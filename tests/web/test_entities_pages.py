@@ -240,8 +240,9 @@ def test_graph_of_a_source_has_its_concepts_and_entities(
         client.get("/graph", params={"content": "trafalgar", "type": "Person"}).text
     )
     assert MEMORIA not in {n["id"] for n in persons["nodes"]}
-    # No starting point and no filter: the most related concept, as before.
-    assert graph_data(client.get("/graph").text)["center"] in {MEMORIA, OLVIDO}
+    # No starting point and no filter: every concept and entity.
+    whole = {n["id"] for n in graph_data(client.get("/graph").text)["nodes"]}
+    assert {MEMORIA, OLVIDO, graph.gabriel.id, graph.marcial.id} <= whole
 
 
 # --- the JSON API -------------------------------------------------------------------------

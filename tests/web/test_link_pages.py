@@ -83,3 +83,30 @@ def test_refusals_show_the_page_with_the_reason(make_web: MakeWeb) -> None:
     )
     assert gone.status_code == 404
     assert len(web.services.store.relations()) == before
+
+
+def test_a_relation_stored_both_ways_is_listed_once(make_web: MakeWeb) -> None:
+    """SIMILAR_TO (symmetric) and SUPPORTS (reversible) are stored with their reverse; each
+    concept's page lists each relation once, not again under "Pointing here"."""
+    web = make_web()
+    concepts = make_graph(web.services)
+    a, b, c = concepts["deliberate"], concepts["exercise"], concepts["simple"]
+    token = form_token(web, a)
+    for relation, target in (("SIMILAR_TO", b), ("SUPPORTS", c)):
+        made = web.client.post(
+            f"/concepts/{a.id}/links",
+            data={"csrf_token": token, "relation": relation, "target": target.title, "why": "."},
+            follow_redirects=False,
+        )
+        assert made.status_code == 303, made.text
+    for page_of, other in ((a, b), (b, a), (a, c), (c, a)):
+        page = web.client.get(f"/concepts/{page_of.id}").text
+        relations = page[
+            page.index('<section id="relations">') : page.index(
+                "</section>", page.index('<section id="relations">')
+            )
+        ]
+        assert relations.count(f'href="/concepts/{other.id}">') == 1, (page_of.title, other.title)
+    detail = web.client.get(f"/api/concepts/{b.id}").json()
+    assert [r["type"] for r in detail["relations"] if r["target_id"] == a.id] == ["SIMILAR_TO"]
+    assert [r for r in detail["incoming"] if r["source_id"] == a.id] == []

@@ -21,6 +21,7 @@ from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Relation
 from zettelgraph.prompts import answer_question
 from zettelgraph.relations import SUPPORTS
+from zettelgraph.services import graph_view
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
 from zettelgraph.workflows.context import open_services
@@ -239,8 +240,9 @@ def test_concepts_list_filter_and_concept_page(client: TestClient, seeded: dict[
     assert "Walden; or, Life in the Woods" in html  # a quote's book
     assert f'href="/sources/{seeded["walden"]}#p-' in html  # quote -> passage in context
     assert f'href="/graph?concept={concept.id}"' in html
-    assert f'href="/concepts/{EVIL_CONCEPT_ID}"' in html  # the incoming OPPOSES relation
-    assert "Pointing here" in html
+    # OPPOSES from the hostile concept is symmetric: listed once, as this concept's own.
+    assert html.count(f'href="/concepts/{EVIL_CONCEPT_ID}"') == 1
+    assert "Pointing here" not in html
     assert "fake" in html  # the model
 
 
@@ -440,8 +442,19 @@ def test_graph_page_embeds_the_concepts_and_relations(
     assert set(seeded["walden_concepts"]) <= {n["id"] for n in by_source["nodes"]}
     assert by_source["center"] is None
 
-    default = graph_data(client.get("/graph").text)  # the most connected concept
-    assert default["center"] and default["nodes"]
+    # No starting point: the whole graph, every concept, related or not (it was one
+    # neighbourhood, so a concept of no relation never showed).
+    web = client.app.state.web  # type: ignore[attr-defined]
+    store = web.services.store
+    lonely = Concept(id="concept-lonely", title="A lonely idea", concept="Related to nothing.")
+    store.apply(ChangeSet(concepts=[lonely]))
+    whole = graph_data(client.get("/graph").text)
+    assert whole["center"] is None and whole["overview"]
+    every = {row["id"] for row in client.get("/api/concepts").json()}
+    assert len(every) == 3 and every <= {n["id"] for n in whole["nodes"]}
+    # Past the limit, the most related nodes stay (not the first titles of the alphabet).
+    kept = graph_view.graph_view(store, web.services.packs, limit=2)
+    assert {n["id"] for n in kept["nodes"]} == every - {lonely.id}
 
 
 def test_static_files_are_served(client: TestClient) -> None:

@@ -35,6 +35,7 @@ from zettelgraph.prompts import answer_question, condense_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.relations import CITES
 from zettelgraph.retrieval.filters import FilterError, build_filter, filter_fields
+from zettelgraph.retrieval.fusion import Fused
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.store.rules import query_tokens
@@ -47,6 +48,8 @@ CANNOT_ANSWER = {
 }
 # Authors a filter form suggests (a datalist; any other name can still be typed).
 _AUTHORS_SHOWN = 1000
+# How many recent answers `chats` reads to find the latest chats.
+_ANSWERS_READ = 5000
 
 # FilterError is raised here for the front ends, which do not import retrieval.
 __all__ = [
@@ -54,8 +57,10 @@ __all__ = [
     "FilterError",
     "UnknownChatError",
     "answer_dict",
+    "answer_results",
     "ask",
     "chat_thread",
+    "chats",
     "filter_choices",
     "filter_fields",
     "guess_language",
@@ -161,6 +166,33 @@ def chat_thread(services: Services, chat_id: str) -> list[Answer]:
             "(`zettelgraph ask QUESTION` prints the chat id to continue with)"
         )
     return turns
+
+
+def chats(services: Services, *, limit: int = 100) -> list[list[Answer]]:
+    """The latest `limit` chats, the most recently continued first, each as its turns
+    (first turn first). An answer stored before chats existed is a chat of its own."""
+    order: dict[str, Answer] = {}
+    for answer in services.store.answers(limit=_ANSWERS_READ):
+        if len(order) >= limit:
+            break
+        order.setdefault(answer.chat_id or answer.id, answer)
+    return [
+        services.store.chat_answers(key) if latest.chat_id else [latest]
+        for key, latest in order.items()
+    ]
+
+
+def answer_results(services: Services, answer: Answer) -> list[SearchResult]:
+    """The passages an answer was given (cited or not) as the graph holds them now, each
+    under the [n] the answer uses; a passage removed since is left out."""
+    places = {c["quote_id"]: int(c["n"]) for c in answer.citations if c.get("quote_id")}
+    ranked = [
+        Fused(id=c["quote_id"], score=float(c.get("score", 0.0)), methods=c.get("methods", []))
+        for c in answer.citations
+        if c.get("quote_id")
+    ]
+    found = Retriever(services.store, services.embedder).results(ranked)
+    return [r.model_copy(update={"n": places[r.passage_id]}) for r in found]
 
 
 def new_chat_id() -> str:

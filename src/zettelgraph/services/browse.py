@@ -10,8 +10,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from zettelgraph.locations import quote_place
-from zettelgraph.models import Concept, Quote, normalize_name
-from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.models import Concept, Quote, Relation, normalize_name
+from zettelgraph.relations import (
+    DEFAULT_VOCABULARY,
+    STRUCTURAL_TYPES,
+    SUPPORTS,
+    RelationVocabulary,
+)
 from zettelgraph.services.runs import RunView, WorkflowRuns
 from zettelgraph.store.base import GraphStore
 
@@ -74,11 +79,33 @@ def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]
     return out
 
 
+def pointing_here(
+    outgoing: list[Relation], incoming: list[Relation], vocabulary: RelationVocabulary
+) -> list[Relation]:
+    """The relations into a node that its own relations do not say already.
+
+    A symmetric or reversible relation is stored both ways (A SIMILAR_TO B with B SIMILAR_TO
+    A, A GENERALIZES B with B SPECIFIC_OF A, the second inferred or stated as well), so it is
+    listed once, from this node; what is left are one-way types from other nodes."""
+    said: set[tuple[str, str]] = set()
+    for r in outgoing:
+        said.add((r.type, r.target_id))
+        reverse = vocabulary.reverse_of(r.type)
+        if reverse:
+            said.add((reverse, r.target_id))
+    return [
+        r
+        for r in incoming
+        if "inferred_reverse_of" not in r.properties and (r.type, r.source_id) not in said
+    ]
+
+
 def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
-    """A concept with its relations both ways (as links), its supporting passages and its
-    provenance."""
+    """A concept with its relations (as links; one pointing here only when this concept's own
+    do not say it, see `pointing_here`), its supporting passages and its provenance."""
     outgoing: list[dict[str, Any]] = []
-    for r in store.relations(concept.id):
+    own = store.relations(concept.id)
+    for r in own:
         if r.type in STRUCTURAL_TYPES:
             continue
         target = store.get_concept(r.target_id)
@@ -92,12 +119,12 @@ def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
             }
         )
     incoming: list[dict[str, Any]] = []
-    quote_ids: list[str] = []
-    for r in store.relations(concept.id, direction="in"):
+    into = store.relations(concept.id, direction="in")
+    quote_ids = [r.source_id for r in into if r.type == SUPPORTS]
+    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
+    for r in pointing_here(own, into, vocabulary):
         source = store.get_concept(r.source_id)
         if source is None:
-            if r.type == SUPPORTS:
-                quote_ids.append(r.source_id)
             continue
         incoming.append(
             {

@@ -11,8 +11,8 @@ from typing import Any
 
 from zettelgraph.models import Entity, NodeLabel, normalize_name
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import CONCEPT_TYPE
-from zettelgraph.services.browse import passage_views
+from zettelgraph.relations import CONCEPT_TYPE, DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.services.browse import passage_views, pointing_here
 from zettelgraph.services.graph_view import NodeFilter, node_href, type_color
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.entities import passage_ids
@@ -141,15 +141,11 @@ def entity_detail(store: GraphStore, schema: PackSchema, entity: Entity) -> dict
         }
 
     relations = [link(r, r.target_id, "target") for r in outgoing if r.target_id in others]
-    # Pointing here: only what the outgoing list does not say already (one-way types); a
-    # symmetric or reversible relation is stored both ways and listed once, above.
-    said = {(r.properties.get("inferred_reverse_of", r.type), r.target_id) for r in outgoing}
+    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
     back = [
         link(r, r.source_id, "source")
-        for r in incoming
+        for r in pointing_here(outgoing, incoming, vocabulary)
         if r.source_id in others
-        and "inferred_reverse_of" not in r.properties
-        and (r.type, r.source_id) not in said
     ]
     relations.sort(key=lambda x: (x["type"], normalize_name(x["target"]), x["target_id"]))
     back.sort(key=lambda x: (x["type"], normalize_name(x["source"]), x["source_id"]))

@@ -3,8 +3,9 @@ type, filtered by entity type and pack.
 
 What the web's graph page draws and `/api/graph` returns: around a concept or an entity (up to
 `depth` hops), around a source (the concepts its passages support and the entities found in
-them, and their neighbours), or, with a filter and no starting point, every node the filter
-keeps. Concepts count as the entity type `Concept` of the pack that defines it (zettelkasten).
+them, and their neighbours), or, with no starting point, every node (of the types and packs
+the filter keeps; the most related ones in a large graph). Concepts count as the entity type
+`Concept` of the pack that defines it (zettelkasten).
 """
 
 from __future__ import annotations
@@ -146,10 +147,13 @@ def _source_seeds(store: GraphStore, content_id: str) -> list[str]:
     return seeds
 
 
-def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter) -> Iterable[Node]:
+def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter, limit: int) -> list[Node]:
+    """Every node `keep` keeps; past `limit`, the `limit` with the most relations (a large
+    graph's hubs, rather than the first titles of the alphabet)."""
+    concepts: list[Concept] = []
     if keep.keeps(CONCEPT_TYPE, schema.defined_by.get(CONCEPT_TYPE, "")):
-        yield from sorted(store.list_concepts(), key=lambda c: (c.title.casefold(), c.id))
-    yield from sorted(
+        concepts = sorted(store.list_concepts(), key=lambda c: (c.title.casefold(), c.id))
+    entities: list[Entity] = sorted(
         (
             e
             for e in every_node(store, NodeLabel.ENTITY, Entity)
@@ -157,6 +161,11 @@ def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter) -> Iter
         ),
         key=lambda e: (e.entity_type, e.name.casefold(), e.id),
     )
+    nodes: list[Node] = [*concepts, *entities]
+    if len(nodes) <= limit:
+        return nodes
+    degree = {node.id: len(store.relations(node.id, direction="both")) for node in nodes}
+    return sorted(nodes, key=lambda node: -degree[node.id])[:limit]
 
 
 def graph_view(
@@ -171,8 +180,9 @@ def graph_view(
     limit: int = 300,
 ) -> dict[str, Any]:
     """Nodes and relations around a concept or an entity (up to `depth` hops) or a content,
-    at most `limit` nodes; with none of the three, every node `keep` keeps (its relations
-    among them). Only nodes `keep` keeps are shown, except the starting concept or entity.
+    at most `limit` nodes; with none of the three, every node `keep` keeps (the most related
+    `limit` of them) and the relations among them. Only nodes `keep` keeps are shown,
+    except the starting concept or entity.
 
     Each relation is given once per pair: a reverse (the store's, or one the model stated
     as well) is left out, since the view draws the forward one. Returns `nodes`, `edges`,
@@ -192,9 +202,9 @@ def graph_view(
     seeds: Iterable[Node | str] = ()
     if content_id is not None:
         seeds = _source_seeds(store, content_id)
-    elif centre is None and keep.active:
-        seeds = _everything(store, schema, keep)
-        depth = 0  # the filter chose every node; relations among them only
+    elif centre is None:
+        seeds = _everything(store, schema, keep, limit)
+        depth = 0  # every node is chosen; relations among them only
     for seed in seeds:
         if len(hops) >= limit:
             break

@@ -1,7 +1,7 @@
 """Server-rendered pages: inbox and review (`pages_review`), graph extraction runs
-(`pages_graph_runs`), concepts, sources, the graph
-view and ask (`pages_explore`), pack entities (`pages_entities`), cards (`pages_cards`) and
-study (`pages_study`).
+(`pages_graph_runs`), concepts, sources, the graph view (`pages_explore`), search and ask
+(`pages_ask`), pack entities (`pages_entities`), cards (`pages_cards`) and study
+(`pages_study`).
 
 Every page reads through the same service functions as the CLI (`workflows/browse.py`,
 `workflows/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
@@ -20,6 +20,7 @@ from zettelgraph.services import browse
 from zettelgraph.store.base import GraphStore
 from zettelgraph.web import (
     actions,
+    pages_ask,
     pages_cards,
     pages_entities,
     pages_explore,
@@ -106,6 +107,7 @@ router.include_router(pages_review.router)
 router.include_router(pages_graph_runs.router)
 router.include_router(pages)
 router.include_router(pages_explore.router)
+router.include_router(pages_ask.router)
 router.include_router(pages_entities.router)
 router.include_router(pages_cards.router)
 router.include_router(pages_study.router)

@@ -2,7 +2,8 @@
 // Data: {nodes: [{id, title, summary_short, hops, kind, type, pack, color, href}],
 //        edges: [{source, target, type, explanation}], center, overview,
 //        colors: {relation type: colour}, node_colors: {entity type: colour}, symmetric: [types]}.
-// Nodes are concepts and pack entities, coloured by entity type; a click opens node.href.
+// Nodes are concepts and pack entities, coloured by entity type; a click opens node.href; a
+// hovered node shows its whole name on the canvas and as the canvas's tooltip.
 // Text from the graph is only ever set with textContent or as cytoscape labels (canvas).
 (function () {
   "use strict";
@@ -69,9 +70,50 @@
     return positions;
   }
 
+  // The whole graph, when big: each connected cluster drawn as its own rings (its most related
+  // node in the middle), the clusters side by side in rows, the largest first.
+  function clusterPositions(nodes, edges) {
+    var parent = {};
+    var degree = {};
+    nodes.forEach(function (n) { parent[n.id] = n.id; degree[n.id] = 0; });
+    function root(id) {
+      while (parent[id] !== id) { parent[id] = parent[parent[id]]; id = parent[id]; }
+      return id;
+    }
+    edges.forEach(function (e) {
+      if (!(e.source in parent) || !(e.target in parent)) return;
+      degree[e.source] += 1;
+      degree[e.target] += 1;
+      parent[root(e.source)] = root(e.target);
+    });
+    var groups = {};
+    nodes.forEach(function (n) { (groups[root(n.id)] = groups[root(n.id)] || []).push(n); });
+    var clusters = Object.keys(groups).map(function (k) {
+      return groups[k].sort(function (a, b) { return degree[b.id] - degree[a.id]; });
+    }).sort(function (a, b) { return b.length - a.length; });
+    var positions = {};
+    var rowWidth = Math.sqrt(nodes.length) * 60;
+    var x = 0, y = 0, rowHeight = 0;
+    clusters.forEach(function (members) {
+      var local = ringPositions(members);
+      var radius = 0;
+      members.forEach(function (n) {
+        radius = Math.max(radius, Math.abs(local[n.id].x), Math.abs(local[n.id].y));
+      });
+      var size = 2 * radius + 60;
+      if (x > 0 && x + size > rowWidth) { x = 0; y += rowHeight; rowHeight = 0; }
+      members.forEach(function (n) {
+        positions[n.id] = { x: x + size / 2 + local[n.id].x, y: y + size / 2 + local[n.id].y };
+      });
+      x += size;
+      rowHeight = Math.max(rowHeight, size);
+    });
+    return positions;
+  }
+
   var layout;
   if (big) {
-    var positions = ringPositions(data.nodes);
+    var positions = data.overview ? clusterPositions(data.nodes, data.edges) : ringPositions(data.nodes);
     layout = {
       name: "preset",
       fit: true,
@@ -169,7 +211,18 @@
       { selector: "edge.symmetric", style: { "target-arrow-shape": "none", "line-style": "solid" } },
       { selector: "edge.labelled, edge.hover", style: { label: "data(type)" } },
       { selector: "edge.hover", style: { width: 3, opacity: 1, "z-index": 20 } },
-      { selector: "node.hover", style: { "border-color": "#111827", "border-width": 2 } },
+      // Hovered, a node shows its whole name, however long or far zoomed out.
+      {
+        selector: "node.hover",
+        style: {
+          "border-color": "#111827",
+          "border-width": 2,
+          "text-wrap": "wrap",
+          "text-max-width": 260,
+          "min-zoomed-font-size": 0,
+          "z-index": 30,
+        },
+      },
       { selector: ".faded", style: { opacity: 0.2 } },
     ],
   });
@@ -194,6 +247,7 @@
   cy.on("mouseover", "node", function (event) {
     var node = event.target;
     node.addClass("hover");
+    holder.title = node.data("title");
     if (!big) {
       cy.elements().not(node.closedNeighborhood()).addClass("faded");
       node.connectedEdges().addClass("hover");
@@ -208,6 +262,7 @@
   });
   cy.on("mouseout", "node", function (event) {
     event.target.removeClass("hover");
+    holder.title = "";
     cy.elements().removeClass("faded");
     cy.edges().removeClass("hover");
   });
