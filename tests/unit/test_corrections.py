@@ -192,8 +192,8 @@ def test_unlink_removes_a_relation_with_its_twin_and_the_cards_on_the_pair(
     assert between == []
     assert [i.id for i in plan.cards] == [library.cards["pair"].id]
     assert store.get_learning_items([library.cards["pair"].id]) == []
-    links = parse_note(note(services, deliberate.id))[0]["concept_relations"]
-    assert links["GENERALIZES"] == [] and links["SUPPORTS"] == [c["little"].id]
+    links = parse_note(note(services, deliberate.id))[0]
+    assert "generalizes" not in links and links["supports"] == [f"[[{c['little'].title}]]"]
     assert sorted(result.notes.notes_updated) == sorted([deliberate.id, simple.id])
     # Without a type: the one relation joining the pair (the symmetric SIMILAR_TO).
     similar = unlink_concepts(services, c["exercise"].id, simple.id)

@@ -43,5 +43,5 @@ def test_review_page_shows_extraction_notes_and_unattributed_reasons(make_web: M
     run = web.start_run()
     html = web.client.get(f"/runs/{run['run_id']}").text
     assert 'id="unattributed"' in html
-    assert f'<span class="label">Why:</span> {escape(REASON)}' in html
+    assert f'<span class="label">Por qué:</span> {escape(REASON)}' in html
     assert 'id="notes"' in html and escape(NOTES) in html

@@ -13,6 +13,7 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from zettelgraph.labels import Labels
     from zettelgraph.settings import Settings
     from zettelgraph.workflows.context import Services
 
@@ -32,6 +33,20 @@ def settings_from(ctx: typer.Context) -> Settings:
         return Settings(**(ctx.obj or {}))
     except ValidationError as exc:
         fail(f"invalid configuration:\n{exc}", code=2)
+
+
+def concept_labels() -> Labels:
+    """The labels of a concept's parts in the concept language of the running command
+    (`ZETTELGRAPH_CONCEPT_LANGUAGE`), as the vault and the web show them."""
+    import click
+
+    from zettelgraph.labels import labels_for
+    from zettelgraph.settings import Settings
+
+    ctx = click.get_current_context(silent=True)
+    # The command's flags live in its context's `obj` (see `settings_from`).
+    settings = Settings(**(ctx.find_root().obj or {})) if ctx is not None else Settings()
+    return labels_for(settings.concept_language)
 
 
 def stderr() -> Console:

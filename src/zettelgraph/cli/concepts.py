@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import (
+    concept_labels,
     open_services_or_fail,
     print_json,
     resolve_id,
@@ -69,7 +70,7 @@ def show_concept(
     out.print(f"[bold]{concept.title}[/]  [dim]{concept.id}[/]")
     out.print(concept.concept, highlight=False)
     if concept.analysis:
-        out.print(f"\n[dim]Análisis:[/] {concept.analysis}", highlight=False)
+        out.print(f"\n[dim]{concept_labels().analysis}:[/] {concept.analysis}", highlight=False)
     for rel in relations:
         out.print(f"  -[{rel['type']}]-> {rel['target']}", highlight=False)
     for q in quotes:

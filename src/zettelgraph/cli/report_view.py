@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from zettelgraph.cli.common import concept_labels
+
 
 def print_run(console: Console, run: dict[str, Any]) -> None:
     print_run_title(console, run)
@@ -120,6 +122,7 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             else ""
         )
     )
+    labels = concept_labels()
     for concept in report["concepts"]:
         console.print(
             f"\n[bold green]{concept['key']}. {escape(concept['title'])}[/]" + item_mark(concept),
@@ -128,9 +131,13 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         if not concept.get("is_quote"):
             console.print(f"  {escape(concept['concept'])}", highlight=False)
         if concept["analysis"]:
-            console.print(f"  [dim]Análisis:[/] {escape(concept['analysis'])}", highlight=False)
+            console.print(
+                f"  [dim]{labels.analysis}:[/] {escape(concept['analysis'])}", highlight=False
+            )
         if concept["rationale"]:
-            console.print(f"  [dim]Por qué:[/] {escape(concept['rationale'])}", highlight=False)
+            console.print(
+                f"  [dim]{labels.why}:[/] {escape(concept['rationale'])}", highlight=False
+            )
         for quote in concept["quotes"]:
             page = f" (p. {quote['page']})" if quote.get("page") else ""
             key = f"{quote['key']} " if quote.get("key") else ""

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from zettelgraph.cli.common import stderr, stdout
+from zettelgraph.cli.common import concept_labels, stderr, stdout
 from zettelgraph.cli.report_view import item_mark, review_line
 
 if TYPE_CHECKING:
@@ -100,7 +100,11 @@ def _show(
         left = Group(
             Text.from_markup(f"[bold]{item['key']}. {escape(item['title'])}[/]{item_mark(item)}"),
             Text(item["concept"]),
-            *([Text(f"Análisis: {item['analysis']}", style="dim")] if item["analysis"] else []),
+            *(
+                [Text(f"{concept_labels().analysis}: {item['analysis']}", style="dim")]
+                if item["analysis"]
+                else []
+            ),
         )
         right = Group(
             *(

@@ -3,9 +3,13 @@ concept's fields are not in the graph's language."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
+
+from zettelgraph.models import normalize_name
+from zettelgraph.retrieval.stopwords import STOPWORDS_BY_LANGUAGE
 
 
 class DetectLanguage(Protocol):
@@ -25,6 +29,14 @@ MIN_WORDS = 4
 # A title this sure to be in another language is flagged even over a body in the right one
 # ("Men lead lives of quiet desperation" scores 0.09 for Spanish; "Vida deliberada", 0.29).
 TITLE_MIN_CONFIDENCE = 0.1
+# Read word by word, a title with this many words of another language in a row holds a phrase
+# left untranslated ("los so-called comodidades"); one such word alone is a loanword ("El
+# marketing de la atención") and passes.
+FOREIGN_RUN = 2
+# A word this unlikely to be in the graph's language is another language's ("called" scores
+# 0.03 for Spanish; the least Spanish-looking Spanish words, "sin" or "en", over 0.1).
+WORD_MIN_CONFIDENCE = 0.06
+_WORD = re.compile(r"[^\W\d_]+")
 # A field this long is judged on its own; a shorter one only when the whole body is off too.
 CONFIDENT_WORDS = 8
 # Fields a reader reads; the title is judged with the body, as titles are often too short.
@@ -114,9 +126,41 @@ def off_language_fields(
         found = detect(title)
         if found is None or found != language:
             off.insert(0, "title")
-    elif len(title.split()) >= 3 and detect.confidence(title, language) < TITLE_MIN_CONFIDENCE:
-        off.insert(0, "title")
+    else:
+        # A title clearly in another language as a whole, or holding a phrase of one.
+        whole = len(title.split()) >= 3
+        unlike = whole and detect.confidence(title, language) < TITLE_MIN_CONFIDENCE
+        if unlike or foreign_phrase(title, language, detect):
+            off.insert(0, "title")
     return off
+
+
+def foreign_phrase(title: str, language: str, detect: DetectLanguage) -> list[str]:
+    """The first run of FOREIGN_RUN or more words of another language in `title`, read word
+    by word (hyphenated words apart), or [] when there is none.
+
+    A word is another language's when it is a function word of another language's list and
+    not of `language`'s (`so`, `the`), or when the detector finds it very unlikely to be in
+    `language`. A capitalised word after the first is a proper name and never counts; it
+    ends a run, as does any word of `language`.
+    """
+    own = STOPWORDS_BY_LANGUAGE.get(language, frozenset())
+    others = frozenset().union(
+        *(words for code, words in STOPWORDS_BY_LANGUAGE.items() if code != language)
+    )
+    run: list[str] = []
+    for index, word in enumerate(_WORD.findall(title)):
+        if index > 0 and word[:1].isupper():
+            run = []
+            continue
+        folded = normalize_name(word)
+        foreign = folded not in own and (
+            folded in others or detect.confidence(word, language) < WORD_MIN_CONFIDENCE
+        )
+        run = [*run, word] if foreign else []
+        if len(run) >= FOREIGN_RUN:
+            return run
+    return []
 
 
 def reads_as(text: str, language: str, detect: DetectLanguage) -> bool:

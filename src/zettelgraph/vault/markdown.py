@@ -28,6 +28,15 @@ class NoteFormatError(ValueError):
     """A note zettelgraph cannot update without risking the person's text."""
 
 
+# A section's heading line, or its names in every language (`labels.every_label`), the first
+# the one written: a note written under another language's labels is still read.
+Heading = str | tuple[str, ...]
+
+
+def heading_names(heading: Heading) -> tuple[str, ...]:
+    return (heading,) if isinstance(heading, str) else heading
+
+
 def yaml_text(text: str) -> str:
     # PyYAML writes NEL and the Unicode line/paragraph separators raw and reads them back as
     # other text; they mean a line break anyway.
@@ -65,6 +74,7 @@ class Parts:
 
 
 def split_note(text: str) -> Parts:
+    """`text` cut into its BOM, front matter and body."""
     prefix = "\ufeff" if text.startswith("\ufeff") else ""
     lines = LINE.findall(text[len(prefix) :])
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
@@ -123,24 +133,31 @@ def markdown_lines(body: str) -> tuple[list[tuple[int, str]], str | None]:
     return lines, fence
 
 
-def is_heading(line: str, heading: str) -> bool:
+def is_heading(line: str, heading: Heading) -> bool:
     # "##  Conexiones " is the same heading to a reader; don't add a second one.
-    return " ".join(line.split()) == heading
+    return " ".join(line.split()) in heading_names(heading)
 
 
-def section_span(body: str, heading: str) -> tuple[int, int] | None:
-    """Where the body of the section under `heading` starts and ends in `body`."""
-    start: int | None = None
+def section_bounds(body: str, heading: Heading) -> tuple[int, int, int] | None:
+    """Where the section under `heading` starts (its heading line), where its body starts and
+    where it ends in `body`."""
+    found: tuple[int, int] | None = None
     for offset, line in markdown_lines(body)[0]:
         if _SECTION_END.match(line):
-            if start is not None:
-                return start, offset
+            if found is not None:
+                return (*found, offset)
             if is_heading(line, heading):
-                start = offset + len(line)
-    return None if start is None else (start, len(body))
+                found = (offset, offset + len(line))
+    return None if found is None else (*found, len(body))
 
 
-def section_lines(body: str, heading: str) -> list[str] | None:
+def section_span(body: str, heading: Heading) -> tuple[int, int] | None:
+    """Where the body of the section under `heading` starts and ends in `body`."""
+    bounds = section_bounds(body, heading)
+    return None if bounds is None else bounds[1:]
+
+
+def section_lines(body: str, heading: Heading) -> list[str] | None:
     """The non-blank lines of a section (right-stripped), None when it is missing."""
     span = section_span(body, heading)
     if span is None:
@@ -155,14 +172,15 @@ def update_note(
     existing: str,
     owned_front: Mapping[str, Any],
     owned_keys: Collection[str],
-    sections: Mapping[str, list[str]],
-    order: Sequence[str],
+    sections: Mapping[Heading, list[str] | None],
+    order: Sequence[Heading],
     *,
     title: str | None = None,
 ) -> str:
     """`existing` with the `owned_keys` of its front matter replaced by `owned_front`, the
-    body of each heading in `sections` replaced by its lines and, given a `title`, the text
-    of its first `# ` heading replaced by it (one is added at the top when there is none).
+    body of each heading in `sections` replaced by its lines (a heading whose lines are None
+    has nothing to show: the section is taken out, heading and all) and, given a `title`, the
+    text of its first `# ` heading replaced by it (one is added at the top when there is none).
 
     The person's front matter keys keep their order and text; missing front matter is added;
     a missing section is added before the first heading that follows it in `order` (the
@@ -182,9 +200,26 @@ def update_note(
         front = parts.opening + merged + closing
     body = parts.body if title is None else _replace_title(parts.body, title, newline)
     for heading, lines in sections.items():
+        if lines is None:
+            body = remove_section(body, heading)
+            continue
         later = list(order[order.index(heading) + 1 :]) if heading in order else []
         body = _replace_section(body, heading, lines, newline, later)
     return parts.prefix + front + body
+
+
+def remove_section(body: str, heading: Heading) -> str:
+    """`body` without the section under `heading` (its heading line included)."""
+    bounds = section_bounds(body, heading)
+    if bounds is None:
+        return body
+    start, _, end = bounds
+    if end < len(body):
+        return body[:start] + body[end:]
+    # The last section: the blank lines that led to it go too.
+    kept = body[:start].rstrip("\r\n")
+    newline = "\r\n" if body[:start].endswith("\r\n") else "\n"
+    return kept + newline if kept else ""
 
 
 def _replace_title(body: str, title: str, newline: str) -> str:
@@ -261,7 +296,7 @@ def _top_level_blocks(front: list[str]) -> list[_Block] | None:
 
 
 def _replace_section(
-    body: str, heading: str, lines: list[str], newline: str, later: Sequence[str]
+    body: str, heading: Heading, lines: list[str], newline: str, later: Sequence[Heading]
 ) -> str:
     listing = "".join(f"{line}{newline}" for line in lines)
     span = section_span(body, heading)
@@ -271,7 +306,7 @@ def _replace_section(
         if not body[:start].endswith("\n"):
             listing = newline + listing  # the heading was the file's last, unterminated line
         return body[:start] + listing + gap + body[end:]
-    section = f"{heading}{newline}{listing}"
+    section = f"{heading_names(heading)[0]}{newline}{listing}"
     outside, open_fence = markdown_lines(body)
     following = next((at for at, line in outside if any(is_heading(line, h) for h in later)), None)
     if following is not None:

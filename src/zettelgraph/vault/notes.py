@@ -2,44 +2,57 @@
 
 Pure functions, no I/O. A note has two kinds of content:
 
-- what zettelgraph owns and rewrites on every sync: the front matter keys in `OWNED_KEYS`,
-  the body of the `## Conexiones` section and, once the concept was edited, the list of its
-  earlier texts under `## Versiones anteriores`;
+- what zettelgraph owns and rewrites on every sync: the front matter keys (`owned_keys`: flat
+  properties Obsidian's Properties view shows, relations as lists of wikilinks per type), the
+  body of the Conexiones section and, once the concept was edited, the list of its earlier
+  texts under Versiones anteriores;
 - everything else (the person's text in Análisis, their own sections and front matter keys),
-  which an update keeps byte for byte (`markdown.update_note`).
+  which an update keeps byte for byte (`markdown.update_note`). The `tags` and `aliases` lists
+  are shared: the reader's items are kept after zettelgraph's.
 
-The title, Concepto and Análisis are written when the note is created, and again only when
-the reader edits that part of the concept in zettelgraph (`zettelgraph concept edit`, the
-web app): the note's `earlier_versions` says how many edits it has shown, so an update knows
-which parts changed since (`edited_parts`).
+Headings are written in the concept language (`labels.labels_for`) and read in any. The
+title, Concepto and Análisis are written when the note is created, and again only when the
+reader edits that part of the concept in zettelgraph (`zettelgraph concept edit`, the web
+app): the note's `earlier_versions` says how many edits it has shown, so an update knows
+which parts changed since (`edited_parts`). A note of the earlier shape (relation ids in a
+nested `concept_relations` map, empty sections) is brought to this one by its next update.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from zettelgraph.locations import page_label
+from zettelgraph.labels import Labels, every_label, labels_for
 from zettelgraph.models import Concept, ConceptRevision
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.revisions import changed_fields
+from zettelgraph.vault.citations import (
+    SourceQuote,
+    find_source,
+    render_source,
+    unlinked,
+    without_sources,
+)
 from zettelgraph.vault.markdown import (
+    Heading,
     NoteFormatError,
     dump_front_matter,
     parse_note,
+    remove_section,
     section_lines,
+    split_note,
     text_block,
     update_note,
     yaml_text,
 )
+from zettelgraph.vault.properties import link_target, wikilink, with_theirs
 
 __all__ = [
-    "CONNECTIONS_HEADING",
     "EDITED_KEYS",
+    "LEGACY_KEYS",
     "OWNED_KEYS",
-    "SOURCES_HEADING",
-    "VERSIONS_HEADING",
     "ConceptNote",
     "LinkedConcept",
     "NoteFormatError",
@@ -47,59 +60,57 @@ __all__ = [
     "connection_lines",
     "edited_parts",
     "expected_state",
+    "front_matter_differs",
+    "headings",
+    "is_old_shape",
     "note_state",
     "owned_front_matter",
+    "owned_keys",
     "parse_note",
+    "relation_key",
     "relation_types",
     "render_concept_note",
     "render_source",
+    "section_heading",
     "update_concept_note",
     "version_lines",
     "without_sources",
 ]
 
+DEFAULT_LABELS = labels_for("es")
 # Only on a concept whose text the reader edited: who wrote the text it has, when it was last
 # edited, and how many earlier texts the note lists (which edits it has shown).
 EDITED_KEYS = ("edited_by", "edited", "earlier_versions")
-OWNED_KEYS = (
+# Lists the reader may add to: their items are kept after ours.
+SHARED_KEYS = ("aliases", "tags")
+FIXED_KEYS = (
     "entity_id",
     "entity_type",
-    "short_summary",
+    *SHARED_KEYS,
     "summary",
+    "short_summary",
+    "source",
+    "author",
     *EDITED_KEYS,
-    "concept_relations",
 )
-CONCEPT_HEADING = "## Concepto"
-ANALYSIS_HEADING = "## Análisis"
-CONNECTIONS_HEADING = "## Conexiones"
-SOURCES_HEADING = "## Fuente"
-VERSIONS_HEADING = "## Versiones anteriores"
-# The note's sections in their order: where a missing one is put back.
-SECTION_ORDER = (
-    CONCEPT_HEADING,
-    ANALYSIS_HEADING,
-    CONNECTIONS_HEADING,
-    SOURCES_HEADING,
-    VERSIONS_HEADING,
-)
-_BY = {"model": "texto del modelo", "reader": "tu texto"}
-_WHERE = {"review": "reemplazado en la revisión", "graph": "reemplazado después de aprobarlo"}
-
-_LINK_BREAKERS = re.compile(r"[\[\]|#^]+")
+# Keys of the earlier note shape, taken out by an update.
+LEGACY_KEYS = ("concept_relations",)
+CONCEPT_TAG = "concept"
+# The sections of a note in their order (where a missing one is put back), by label.
+SECTION_ORDER = ("concept", "analysis", "connections", "source", "earlier_versions")
 
 
-@dataclass(frozen=True)
-class SourceQuote:
-    """A quote attributed to the concept (Quote -[SUPPORTS]-> Concept) and where it is from."""
+def section_heading(name: str, labels: Labels = DEFAULT_LABELS) -> tuple[str, ...]:
+    """The heading of the section a label names (`labels.Labels` field): its name in `labels`
+    first (the one written), then in every other language (so a note written under other
+    labels is still read)."""
+    names = [getattr(labels, name), *every_label(name)]
+    return tuple(dict.fromkeys(f"## {label}" for label in names))
 
-    quote_id: str
-    text: str
-    content_title: str
-    author: str | None
-    page: str | None
-    # Where a document passage is ("slide 3, speaker notes", "Intro > Setup, lines 4–9");
-    # shown instead of the page when given.
-    place: str | None = None
+
+def headings(labels: Labels = DEFAULT_LABELS) -> dict[str, tuple[str, ...]]:
+    """The heading of each section of a concept note (`section_heading`)."""
+    return {name: section_heading(name, labels) for name in SECTION_ORDER}
 
 
 @dataclass(frozen=True)
@@ -113,8 +124,7 @@ class LinkedConcept:
 
     @property
     def link_name(self) -> str:
-        name = self.note_name if self.note_name is not None else self.title
-        return " ".join(_LINK_BREAKERS.sub(" ", name).split()) or self.id
+        return link_target(self.note_name if self.note_name is not None else self.title, self.id)
 
 
 @dataclass(frozen=True)
@@ -122,98 +132,149 @@ class ConceptNote:
     """Everything a concept note shows.
 
     `relations` maps a relation type to the targets of this concept's outgoing
-    concept-to-concept relations of that type.
+    concept-to-concept relations of that type; `tags` are its books' tags; `note_name` is
+    the note's own file stem (the writer fills it in), whose title is then an alias when
+    the two differ.
     """
 
     concept: Concept
     relations: dict[str, list[LinkedConcept]]
     sources: list[SourceQuote]
+    tags: tuple[str, ...] = ()
+    note_name: str | None = None
 
 
 # --- rendering ----------------------------------------------------------------------------
 
 
 def relation_types(note: ConceptNote, vocabulary: RelationVocabulary) -> list[str]:
-    """Every type of the vocabulary in its own order, then any other type the note has.
-
-    Listing empty types too keeps the front matter's key set and the Conexiones lines stable.
-    """
+    """Every type of the vocabulary in its own order, then any other type the note has."""
     types = vocabulary.names
     return types + sorted(set(note.relations) - set(types))
 
 
+def relation_key(kind: str) -> str:
+    """The front matter key of a relation type: `GENERALIZES` -> `generalizes` (a type named
+    as one of the other keys gets `_relation`, so it cannot overwrite it)."""
+    key = kind.lower()
+    return f"{key}_relation" if key in FIXED_KEYS or key in LEGACY_KEYS else key
+
+
+def owned_keys(
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY, note: ConceptNote | None = None
+) -> tuple[str, ...]:
+    """The front matter keys zettelgraph owns in a note: the fixed ones, a key per relation
+    type, and the earlier shape's keys (which an update removes)."""
+    types = relation_types(note, vocabulary) if note is not None else vocabulary.names
+    return (*FIXED_KEYS, *(relation_key(kind) for kind in types), *LEGACY_KEYS)
+
+
+OWNED_KEYS = owned_keys()
+
+
+def _distinct(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _aliases(note: ConceptNote) -> list[str]:
+    """The concept's title when its note has another name, and its earlier titles, so
+    Obsidian's link search finds it by any of them."""
+    title = _title_line(note.concept.title)
+    names = [title] + [_title_line(revision.title) for revision in note.concept.revisions]
+    # The note's name is found by Obsidian anyway; a note without one is named by its title.
+    shown = note.note_name if note.note_name is not None else title
+    return [yaml_text(name) for name in _distinct(names) if name and name != shown]
+
+
 def owned_front_matter(
-    note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
+    note: ConceptNote,
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+    theirs: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The front matter keys zettelgraph owns, with their values for this note."""
+    """The front matter keys zettelgraph owns, with their values for this note: flat
+    properties only (text, list of text, number, date), none of them empty. `theirs` is the
+    note's present front matter, whose own `tags` and `aliases` items are kept."""
     concept = note.concept
-    edited: dict[str, Any] = {}
+    front: dict[str, Any] = {"entity_id": concept.id, "entity_type": "Concept"}
+    shared = {"aliases": _aliases(note), "tags": [*note.tags, CONCEPT_TAG]}
+    for key, values in shared.items():
+        values = with_theirs(values, (theirs or {}).get(key))
+        if values:
+            front[key] = values
+    summary = yaml_text(concept.summary).strip()
+    short = yaml_text(concept.summary_short).strip()
+    if summary:
+        front["summary"] = summary
+    if short and short != summary:
+        front["short_summary"] = short
+    books = _distinct([source.book_link for source in note.sources])
+    authors = _distinct([link for s in note.sources if (link := s.author_link) is not None])
+    if books:
+        front["source"] = books
+    if authors:
+        front["author"] = authors
     if concept.revisions:
-        edited = {
-            "edited_by": concept.text_by,
-            "edited": concept.revisions[-1].replaced_at.date(),
-            "earlier_versions": len(concept.revisions),
-        }
-    return {
-        "entity_id": concept.id,
-        "entity_type": "Concept",
-        "short_summary": yaml_text(concept.summary_short),
-        "summary": yaml_text(concept.summary),
-        **edited,
-        "concept_relations": {
-            kind: [target.id for target in note.relations.get(kind, [])]
-            for kind in relation_types(note, vocabulary)
-        },
-    }
+        front["edited_by"] = concept.text_by
+        front["edited"] = concept.revisions[-1].replaced_at.date()
+        front["earlier_versions"] = len(concept.revisions)
+    for kind in relation_types(note, vocabulary):
+        targets = note.relations.get(kind, [])
+        if targets:
+            front[relation_key(kind)] = [wikilink(target.link_name) for target in targets]
+    return front
 
 
 def connection_lines(
     note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
 ) -> list[str]:
-    """One `- TYPE: [[Name]], [[Name]]` line per relation type (empty types included)."""
-    lines = []
-    for kind in relation_types(note, vocabulary):
-        links = ", ".join(f"[[{target.link_name}]]" for target in note.relations.get(kind, []))
-        lines.append(f"- {kind}: {links}".rstrip())
-    return lines
+    """One `- TYPE: [[Name]], [[Name]]` line per relation type the concept has."""
+    return [
+        f"- {kind}: " + ", ".join(f"[[{target.link_name}]]" for target in targets)
+        for kind in relation_types(note, vocabulary)
+        if (targets := note.relations.get(kind))
+    ]
 
 
-def version_lines(revisions: list[ConceptRevision]) -> list[str]:
+def version_lines(revisions: list[ConceptRevision], labels: Labels = DEFAULT_LABELS) -> list[str]:
     """The earlier texts of a concept, oldest first: a numbered item per text with its title,
     who wrote it and when it was replaced where, then its statement and analysis indented."""
+    by = {"model": labels.model_text, "reader": labels.reader_text}
+    where = {"review": labels.replaced_in_review, "graph": labels.replaced_after_approval}
     lines = []
     for number, revision in enumerate(revisions, 1):
         title = " ".join(revision.title.split()).replace("*", r"\*")
-        when = f"{_WHERE[revision.replaced_in]}, {revision.replaced_at.date().isoformat()}"
-        lines.append(f"{number}. **{title}** ({_BY[revision.by]}; {when})")
+        when = f"{where[revision.replaced_in]}, {revision.replaced_at.date().isoformat()}"
+        lines.append(f"{number}. **{title}** ({by[revision.by]}; {when})")
         lines.append(f"   {' '.join(revision.concept.split())}")
         if revision.analysis.strip():
-            lines.append(f"   *Análisis:* {' '.join(revision.analysis.split())}")
+            lines.append(f"   *{labels.analysis}:* {' '.join(revision.analysis.split())}")
     return lines
 
 
 def render_concept_note(
-    note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
+    note: ConceptNote,
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+    labels: Labels = DEFAULT_LABELS,
 ) -> str:
-    """A new note in the vault's template: front matter, title, Concepto, Análisis,
-    Conexiones (all relation types), Fuente (each source quote with its reference) and, for
-    an edited concept, its earlier versions."""
+    """A new note in the vault's template: front matter, title, then the sections that have
+    something to show: Concepto, Análisis, Conexiones (the relation types it has), Fuente
+    (each source quote with its reference) and, for an edited concept, its earlier versions."""
     concept = note.concept
-    versions = version_lines(concept.revisions)
+    named = headings(labels)
+    sections = {
+        "concept": text_block(concept.concept),
+        "analysis": text_block(concept.analysis),
+        "connections": "".join(f"{line}\n" for line in connection_lines(note, vocabulary)),
+        "source": "\n".join(render_source(source) for source in note.sources),
+        "earlier_versions": "".join(
+            f"{line}\n" for line in version_lines(concept.revisions, labels)
+        ),
+    }
     return "".join(
         [
             dump_front_matter(owned_front_matter(note, vocabulary), "\n"),
             f"# {_title_line(concept.title)}\n",
-            f"\n{CONCEPT_HEADING}\n",
-            text_block(concept.concept),
-            f"\n{ANALYSIS_HEADING}\n",
-            text_block(concept.analysis),
-            f"\n{CONNECTIONS_HEADING}\n",
-            "".join(f"{line}\n" for line in connection_lines(note, vocabulary)),
-            f"\n{SOURCES_HEADING}\n",
-            "\n".join(render_source(source) for source in note.sources),
-            f"\n{VERSIONS_HEADING}\n" if versions else "",
-            "".join(f"{line}\n" for line in versions),
+            *(f"\n{named[name][0]}\n{text}" for name, text in sections.items() if text),
         ]
     )
 
@@ -222,58 +283,56 @@ def _title_line(title: str) -> str:
     return " ".join(title.split())
 
 
-def render_source(source: SourceQuote) -> str:
-    """A quote as a blockquote, then "— *Book*, Author, place"."""
-    quoted = "".join(
-        f"> {line}\n" if line.strip() else ">\n"
-        for line in source.text.replace("\r\n", "\n").strip().split("\n")
-    )
-    title = " ".join(source.content_title.split()).replace("*", r"\*")
-    reference = [f"*{title}*"]
-    if source.author:
-        reference.append(source.author)
-    if source.place:
-        reference.append(source.place)
-    elif source.page:
-        reference.append(page_label(source.page))
-    return f"{quoted}\n— {', '.join(reference)}\n"
-
-
 # --- reading and updating -----------------------------------------------------------------
 
 
-def note_state(text: str) -> dict[str, Any]:
-    """What zettelgraph owns in a note: the owned front matter values (None when missing) and
-    `connections`, the non-blank lines of the Conexiones section (None when it is missing).
+def note_state(
+    text: str, keys: tuple[str, ...] = OWNED_KEYS, labels: Labels = DEFAULT_LABELS
+) -> dict[str, Any]:
+    """What zettelgraph owns in a note: the values of the owned front matter `keys` (None when
+    missing) and `connections`, the non-blank lines of the Conexiones section, under its name
+    in any language (None when it is missing).
 
-    Two notes with equal states need no update, whatever their formatting.
+    Two notes with equal states need no update, whatever their formatting (`tags` and
+    `aliases` may hold the reader's items too: see `front_matter_differs`).
     """
     front, body = parse_note(text)
-    state = {key: front.get(key) for key in OWNED_KEYS}
-    state["connections"] = section_lines(body, CONNECTIONS_HEADING)
+    state = {key: front.get(key) for key in keys}
+    state["connections"] = section_lines(body, headings(labels)["connections"])
     return state
 
 
 def expected_state(
-    note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
+    note: ConceptNote,
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+    labels: Labels = DEFAULT_LABELS,
 ) -> dict[str, Any]:
     """The `note_state` a note written from `note` has."""
-    return note_state(render_concept_note(note, vocabulary))
+    return note_state(
+        render_concept_note(note, vocabulary, labels), owned_keys(vocabulary, note), labels
+    )
 
 
-def without_sources(existing: str, sources: list[SourceQuote]) -> str:
-    """`existing` without the `## Fuente` entries of `sources`, where each stands exactly as
-    zettelgraph wrote it (text the reader changed is left as it is), with the blank line
-    that separated it from the next."""
-    text = existing
-    for source in sources:
-        block = render_source(source)
-        for found in (block + "\n", "\n" + block, block):
-            at = text.find(found)
-            if at >= 0 and at > text.find(SOURCES_HEADING) >= 0:
-                text = text[:at] + text[at + len(found) :]
-                break
-    return text
+def front_matter_differs(state: Mapping[str, Any], expected: Mapping[str, Any]) -> bool:
+    """Whether an owned front matter value of a note (`state`) differs from the store's
+    (`expected`): the shared lists need only hold zettelgraph's items."""
+    for key, value in expected.items():
+        if key == "connections":
+            continue
+        if key in SHARED_KEYS:
+            present = state.get(key)
+            if not set(value or []) <= set(present if isinstance(present, list) else []):
+                return True
+        elif state.get(key) != value:
+            return True
+    return False
+
+
+def is_old_shape(text: str) -> bool:
+    """Whether a note is of the earlier shape (relation ids in `concept_relations`).
+    Raises NoteFormatError for front matter that is not valid YAML."""
+    front = parse_note(text)[0]
+    return any(key in front for key in LEGACY_KEYS)
 
 
 def edited_parts(existing: str, concept: Concept) -> list[str]:
@@ -288,31 +347,57 @@ def edited_parts(existing: str, concept: Concept) -> list[str]:
     return changed_fields(concept.revisions[max(seen, 0)], concept)
 
 
+def _migrated(existing: str, note: ConceptNote, labels: Labels) -> str:
+    """A note of the earlier shape with its Fuente references linked to the book's and the
+    author's notes (where they stand as zettelgraph wrote them) and without the sections it
+    wrote empty (Análisis, Fuente); the front matter and Conexiones follow in the update."""
+    text = existing
+    for source in note.sources:
+        old, new = render_source(unlinked(source)), render_source(source)
+        at = find_source(text, old) if old != new else None
+        if at is not None:
+            text = text[: at[0]] + text[at[0] :].replace(old, new, 1)
+    parts = split_note(text)
+    body = parts.body
+    for name in ("analysis", "source"):
+        if section_lines(body, headings(labels)[name]) == []:
+            body = remove_section(body, headings(labels)[name])
+    return text[: len(text) - len(parts.body)] + body
+
+
 def update_concept_note(
-    existing: str, note: ConceptNote, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY
+    existing: str,
+    note: ConceptNote,
+    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
+    labels: Labels = DEFAULT_LABELS,
 ) -> str:
-    """`existing` with only the owned front matter keys and the Conexiones body replaced,
-    and, when the reader edited the concept since the note was written, the parts they
-    edited (title, Concepto, Análisis) and the earlier versions.
+    """`existing` with only the owned front matter keys and the Conexiones body replaced
+    (the section taken out when the concept has no relation), and, when the reader edited
+    the concept since the note was written, the parts they edited (title, Concepto,
+    Análisis) and the earlier versions. A note of the earlier shape is brought to this one.
 
     The person's front matter keys keep their order and text; missing front matter or a
     missing Conexiones section is added (before Fuente). Idempotent. Raises NoteFormatError
     when the front matter is not valid YAML (rewriting it would lose the person's keys).
     """
     concept = note.concept
-    edited = edited_parts(existing, concept)
-    sections = {CONNECTIONS_HEADING: connection_lines(note, vocabulary)}
+    text = _migrated(existing, note, labels) if is_old_shape(existing) else existing
+    named = headings(labels)
+    edited = edited_parts(text, concept)
+    sections: dict[Heading, list[str] | None] = {
+        named["connections"]: connection_lines(note, vocabulary) or None
+    }
     if "concept" in edited:
-        sections[CONCEPT_HEADING] = text_block(concept.concept).splitlines()
+        sections[named["concept"]] = text_block(concept.concept).splitlines() or None
     if "analysis" in edited:
-        sections[ANALYSIS_HEADING] = text_block(concept.analysis).splitlines()
+        sections[named["analysis"]] = text_block(concept.analysis).splitlines() or None
     if concept.revisions:
-        sections[VERSIONS_HEADING] = version_lines(concept.revisions)
+        sections[named["earlier_versions"]] = version_lines(concept.revisions, labels)
     return update_note(
-        existing,
-        owned_front_matter(note, vocabulary),
-        OWNED_KEYS,
+        text,
+        owned_front_matter(note, vocabulary, parse_note(text)[0]),
+        owned_keys(vocabulary, note),
         sections,
-        SECTION_ORDER,
+        [named[name] for name in SECTION_ORDER],
         title=_title_line(concept.title) if "title" in edited else None,
     )

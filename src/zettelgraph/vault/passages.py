@@ -4,7 +4,7 @@ passages an entity was found in."""
 from __future__ import annotations
 
 from zettelgraph.locations import location_label
-from zettelgraph.models import Quote, normalize_name
+from zettelgraph.models import Person, Quote, normalize_name
 from zettelgraph.store.base import GraphStore
 from zettelgraph.vault.notes import SourceQuote
 from zettelgraph.vault.writer import UNTITLED
@@ -14,12 +14,11 @@ def source_quotes(store: GraphStore, quotes: list[Quote]) -> list[SourceQuote]:
     """`quotes` as a note cites them (text, book, author, place), by book then reading
     order."""
     titles: dict[str, str] = {}
-    authors: dict[str, str | None] = {}
+    authors: dict[str, Person | None] = {}
     for content_id in {quote.content_id for quote in quotes}:
         content = store.get_content(content_id)
-        author = store.author_of(content_id)
         titles[content_id] = content.title if content is not None else UNTITLED
-        authors[content_id] = author.name if author is not None else None
+        authors[content_id] = store.author_of(content_id)
     ordered = sorted(
         quotes,
         key=lambda q: (normalize_name(titles[q.content_id]), q.content_id, q.position, q.id),
@@ -29,9 +28,11 @@ def source_quotes(store: GraphStore, quotes: list[Quote]) -> list[SourceQuote]:
             quote_id=quote.id,
             text=quote.text,
             content_title=titles[quote.content_id],
-            author=authors[quote.content_id],
+            author=author.name if (author := authors[quote.content_id]) is not None else None,
             page=quote.page,
             place=location_label(quote.location, page=quote.page) if quote.parent_id else None,
+            content_id=quote.content_id,
+            author_id=author.id if author is not None else None,
         )
         for quote in ordered
     ]

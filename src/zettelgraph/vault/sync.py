@@ -18,15 +18,19 @@ from zettelgraph.models import ChangeSet, Concept, normalize_name
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
+from zettelgraph.vault.books import sync_book_notes
 from zettelgraph.vault.entities import entity_vaults, sync_entity_notes
 from zettelgraph.vault.notes import (
-    OWNED_KEYS,
     ConceptNote,
     LinkedConcept,
     expected_state,
+    front_matter_differs,
+    is_old_shape,
     note_state,
+    owned_keys,
 )
 from zettelgraph.vault.passages import source_quotes
+from zettelgraph.vault.properties import book_tags
 from zettelgraph.vault.trash import discard_notes, removed_nodes
 from zettelgraph.vault.writer import NotesReport, Vault, VaultError
 
@@ -37,6 +41,8 @@ PENDING = "pending"
 TEXT_EDITED = "text edited"
 FRONT_MATTER_DIFFERS = "front matter differs"
 CONNECTIONS_DIFFER = "connections differ"
+# Written before notes had flat properties (relation ids in a nested `concept_relations`).
+OLD_SHAPE = "old note format"
 
 
 # What a sync found and did: concept ids, and entity ids when entity notes were synced too
@@ -64,7 +70,14 @@ def _note_of(store: GraphStore, concept: Concept) -> ConceptNote:
         targets.sort(key=lambda target: (normalize_name(target.title), target.id))
     attributions = store.relations(concept.id, relation_type=SUPPORTS, direction="in")
     quotes = store.get_quotes([relation.source_id for relation in attributions])
-    return ConceptNote(concept=concept, relations=relations, sources=source_quotes(store, quotes))
+    sources = source_quotes(store, quotes)
+    tags: list[str] = []
+    for content_id in dict.fromkeys(source.content_id for source in sources):
+        content = store.get_content(content_id)
+        tags += book_tags(content.metadata) if content is not None else []
+    return ConceptNote(
+        concept=concept, relations=relations, sources=sources, tags=tuple(dict.fromkeys(tags))
+    )
 
 
 def touched_concepts(store: GraphStore, changes: ChangeSet) -> list[str]:
@@ -95,7 +108,9 @@ def sync_vault(
     the active packs' `schema` and no `concept_ids`, every entity note is synced too
     (`entities.sync_entity_notes`, in the folders `entity_folders` names per pack). Without
     `concept_ids`, the notes of removed concepts (and entities) still in the vault are moved
-    to `.trash/` (`removed`, drift reason "removed").
+    to `.trash/` (`removed`, drift reason "removed"). The notes of the books the concepts
+    cite and of their authors are synced too (`books.sync_book_notes`), and reported with
+    `entity_id` when no `concept_ids` are given.
 
     A note that cannot be written goes to `errors` and keeps its flag; the others are still
     written. With `check=True` nothing is written, in the vault or the store.
@@ -112,9 +127,10 @@ def sync_vault(
                 report.errors.append({"path": str(temp), "error": f"not removed: {exc}"})
                 continue
         report.temp_files.append(str(temp))
+    cited: dict[str, None] = {}  # the books the synced concepts cite, in order
     for concept in _concepts(store, concept_ids, report):
         try:
-            _sync_one(store, vault, concept, check, report)
+            _sync_one(store, vault, concept, check, report, cited)
         except (OSError, ValueError, VaultError) as exc:
             # NoteFormatError and UnicodeDecodeError are ValueErrors: one bad note must not
             # stop the others.
@@ -127,8 +143,13 @@ def sync_vault(
                     "error": f"{type(exc).__name__}: {exc}",
                 }
             )
+    books = sync_book_notes(store, vault, cited, check=check)
     if concept_ids is not None:
+        # A sync of some concepts (after a commit, an edit) reports on their notes; the book
+        # and author notes it refreshed on the way only when they could not be written.
+        report.errors += books.errors
         return report
+    report.absorb(books)
     concepts, entities = removed_nodes(store)
     report.absorb(discard_notes(store, [vault], concepts, check=check))
     if schema is not None:
@@ -172,9 +193,15 @@ def _concepts(
 
 
 def _sync_one(
-    store: GraphStore, vault: Vault, concept: Concept, check: bool, report: SyncReport
+    store: GraphStore,
+    vault: Vault,
+    concept: Concept,
+    check: bool,
+    report: SyncReport,
+    cited: dict[str, None],
 ) -> None:
     note = _note_of(store, concept)
+    cited.update(dict.fromkeys(source.content_id for source in note.sources))
     existing = vault.find_note(concept.id)
     reason = _drift(vault, note, existing)
     if reason is None and not concept.vault_sync_pending:
@@ -203,11 +230,15 @@ def _sync_one(
 def _drift(vault: Vault, note: ConceptNote, path: Path | None) -> str | None:
     if path is None:
         return MISSING
-    state = note_state(vault.read_note(path))
-    expected = expected_state(vault.with_note_names(note), vault.vocabulary)
+    text = vault.read_note(path)
+    linked = vault.with_note_names(note)
+    state = note_state(text, owned_keys(vault.vocabulary, linked), vault.labels)
+    expected = expected_state(linked, vault.vocabulary, vault.labels)
     if state["earlier_versions"] != expected["earlier_versions"]:
         return TEXT_EDITED
-    if any(state[key] != expected[key] for key in OWNED_KEYS):
+    if is_old_shape(text):
+        return OLD_SHAPE
+    if front_matter_differs(state, expected):
         return FRONT_MATTER_DIFFERS
     if state["connections"] != expected["connections"]:
         return CONNECTIONS_DIFFER

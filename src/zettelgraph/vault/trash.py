@@ -94,7 +94,7 @@ def drop_sources(vault: Vault, cited: Mapping[str, list[SourceQuote]]) -> NotesR
             continue
         try:
             existing = vault.read_note(path)
-            text = without_sources(existing, sources)
+            text = without_sources(existing, vault.linked_sources(sources))
             if text != existing:
                 atomic_write(path, text)
                 report.updated.append(concept_id)

@@ -20,18 +20,23 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from zettelgraph.labels import labels_for
 from zettelgraph.models import Concept
 from zettelgraph.processes import alive
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.vault.notes import (
     ConceptNote,
     NoteFormatError,
+    SourceQuote,
     parse_note,
     render_concept_note,
     update_concept_note,
 )
 
 IDEAS_DIR = "08 - Ideas"
+# One note per book (any source) a concept cites, and one per author, beside the Zettels.
+SOURCES_DIR = "06 - Sources"
+AUTHORS_DIR = "07 - Authors"
 TEMP_PREFIX = ".zettelgraph-"
 _TEMP_NAME = re.compile(r"\.zettelgraph-(?:(\d+)-)?[0-9a-f]+\.tmp")
 UNTITLED = "Sin título"
@@ -125,10 +130,11 @@ def _shorten(name: str) -> str:
 
 
 class Vault:
-    """An Obsidian vault; concept notes live in `08 - Ideas/`.
+    """An Obsidian vault; concept notes live in `08 - Ideas/`, their headings in `language`.
 
     `folder` names another folder of notes found by their `entity_id` (the entity notes of a
-    pack, `vault/entities.py`); `ideas` is then that folder.
+    pack, `vault/entities.py`; the book and author notes, `folder_vault`); `ideas` is then
+    that folder.
     """
 
     def __init__(
@@ -137,10 +143,14 @@ class Vault:
         vocabulary: RelationVocabulary = DEFAULT_VOCABULARY,
         *,
         folder: str = IDEAS_DIR,
+        language: str = "es",
     ) -> None:
         self.root = Path(root).expanduser()
         self.vocabulary = vocabulary
         self.folder = folder
+        self.language = language
+        self.labels = labels_for(language)
+        self._folders: dict[str, Vault] = {}
         self._index: dict[str, Path] | None = None  # concept id -> its note on disk
         self._reserved: dict[str, Path] = {}  # concept id -> name chosen, not written yet
         self._owners: dict[str, str] = {}  # case-folded path -> concept id that uses it
@@ -149,6 +159,18 @@ class Vault:
     def ideas(self) -> Path:
         """The folder of concept notes (or of the notes `folder` names)."""
         return self.root / self.folder
+
+    def folder_vault(self, folder: str) -> Vault:
+        """The notes of another folder of this vault (`SOURCES_DIR`, `AUTHORS_DIR`)."""
+        if folder not in self._folders:
+            self._folders[folder] = Vault(
+                self.root, self.vocabulary, folder=folder, language=self.language
+            )
+        return self._folders[folder]
+
+    def link_to(self, node_id: str, title: str) -> str:
+        """The note of `node_id` as a link names it: its path in the vault without `.md`."""
+        return self.path_for(node_id, title).relative_to(self.root).with_suffix("").as_posix()
 
     def stray_temp_files(self) -> list[Path]:
         """Temporary files of note writes whose process died before renaming them (a kill or
@@ -240,7 +262,8 @@ class Vault:
             raise VaultError(f"refusing to write {path}: it is outside the vault {root}")
 
     def with_note_names(self, note: ConceptNote) -> ConceptNote:
-        """`note` with every linked concept's `note_name` set to its note's file stem."""
+        """`note` with its own file stem, every linked concept's `note_name` and the paths of
+        its books' and authors' notes filled in."""
         relations = {
             kind: [
                 dataclasses.replace(target, note_name=self.path_for(target.id, target.title).stem)
@@ -248,7 +271,28 @@ class Vault:
             ]
             for kind, targets in note.relations.items()
         }
-        return dataclasses.replace(note, relations=relations)
+        return dataclasses.replace(
+            note,
+            relations=relations,
+            sources=self.linked_sources(note.sources),
+            note_name=self.note_path(note.concept).stem,
+        )
+
+    def linked_sources(self, sources: list[SourceQuote]) -> list[SourceQuote]:
+        """`sources` with the paths of their books' and authors' notes filled in."""
+        books, authors = self.folder_vault(SOURCES_DIR), self.folder_vault(AUTHORS_DIR)
+        return [
+            dataclasses.replace(
+                source,
+                content_note=books.link_to(source.content_id, source.content_title)
+                if source.content_id
+                else None,
+                author_note=authors.link_to(source.author_id, source.author)
+                if source.author_id and source.author
+                else None,
+            )
+            for source in sources
+        ]
 
     # --- reading and writing -------------------------------------------------------------
     def read_note(self, path: Path) -> str:
@@ -268,11 +312,11 @@ class Vault:
         linked = self.with_note_names(note)
         if self.find_note(note.concept.id) is not None:
             existing = self.read_note(path)
-            text = update_concept_note(existing, linked, self.vocabulary)
+            text = update_concept_note(existing, linked, self.vocabulary, self.labels)
             if text == existing:
                 return path
         else:
-            text = render_concept_note(linked, self.vocabulary)
+            text = render_concept_note(linked, self.vocabulary, self.labels)
         atomic_write(path, text)
         self.remember(note.concept.id, path)
         return path

@@ -18,10 +18,12 @@ from urllib.parse import quote, urlencode
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from jinja2 import pass_context
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from zettelgraph.labels import labels_for
 from zettelgraph.locations import page_label
 from zettelgraph.models import Concept
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
@@ -149,9 +151,19 @@ def linked_answer(text: str, targets: dict[int, str]) -> Markup:
     return out
 
 
+@pass_context
+def label(context: Any, name: str) -> str:
+    """The label of a concept's part (`labels.Labels` field) in the concept language, as the
+    vault and the CLI show it: `{{ label("analysis") }}`."""
+    request = context.get("request")
+    language = state(request).settings.concept_language if request is not None else "es"
+    return str(getattr(labels_for(language), name))
+
+
 TEMPLATES.env.filters.setdefault("ago", ago)
 TEMPLATES.env.filters.setdefault("when", when)
 TEMPLATES.env.globals.setdefault("rel_color", rel_color)
+TEMPLATES.env.globals.setdefault("label", label)
 TEMPLATES.env.globals.setdefault("page_label", page_label)
 TEMPLATES.env.globals.setdefault("passage_href", passage_href)
 TEMPLATES.env.globals.setdefault("concept_href", concept_href)

@@ -90,7 +90,11 @@ class Services:
 
     @property
     def vault(self) -> Vault:
-        return Vault(self.settings.vault_path, self.concept_vocabulary)
+        return Vault(
+            self.settings.vault_path,
+            self.concept_vocabulary,
+            language=self.settings.concept_language,
+        )
 
     def structured(
         self,

@@ -64,7 +64,10 @@ def test_an_edited_concepts_note_says_who_wrote_it_and_lists_earlier_texts() -> 
         date(2026, 4, 2),
         2,
     )
-    assert front["short_summary"] == "Elegir cada día en qué se va la vida."
+    # The summaries follow the statement; one equal to the other is written once.
+    assert (
+        front["summary"] == "Elegir cada día en qué se va la vida." and "short_summary" not in front
+    )
     assert body.startswith("# Vivir con intención\n")
     assert body.endswith(
         "## Versiones anteriores\n"

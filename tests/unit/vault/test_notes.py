@@ -20,6 +20,7 @@ from zettelgraph.vault.notes import (
     NoteFormatError,
     SourceQuote,
     expected_state,
+    front_matter_differs,
     note_state,
     parse_note,
     render_concept_note,
@@ -86,22 +87,22 @@ EXPECTED = """\
 ---
 entity_id: 11111111-1111-5111-8111-111111111111
 entity_type: Concept
-short_summary: El aeróbico mejora el corazón.
+tags:
+- concept
 summary: El entrenamiento aeróbico sostenido mejora la capacidad cardiovascular.
-concept_relations:
-  GENERALIZES:
-  - 22222222-2222-5222-8222-222222222222
-  - 33333333-3333-5333-8333-333333333333
-  SPECIFIC_OF: []
-  PART_OF:
-  - 44444444-4444-5444-8444-444444444444
-  HAS_PART: []
-  SUPPORTS: []
-  SUPPORTED_BY: []
-  OPPOSES:
-  - 55555555-5555-5555-8555-555555555555
-  SIMILAR_TO: []
-  RELATES_TO: []
+short_summary: El aeróbico mejora el corazón.
+source:
+- '[[Corre o muere]]'
+- '[[Training for the Uphill Athlete]]'
+author:
+- '[[Kilian Jornet]]'
+generalizes:
+- '[[Carrera continua]]'
+- '[[Natación]]'
+part_of:
+- '[[Salud física]]'
+opposes:
+- '[[Sedentarismo]]'
 ---
 # Entrenamiento aeróbico
 
@@ -113,14 +114,8 @@ Conviene combinarlo con fuerza.
 
 ## Conexiones
 - GENERALIZES: [[Carrera continua]], [[Natación]]
-- SPECIFIC_OF:
 - PART_OF: [[Salud física]]
-- HAS_PART:
-- SUPPORTS:
-- SUPPORTED_BY:
 - OPPOSES: [[Sedentarismo]]
-- SIMILAR_TO:
-- RELATES_TO:
 
 ## Fuente
 > Correr treinta minutos al día
@@ -138,16 +133,22 @@ def test_render_matches_the_template_exactly() -> None:
     assert render_concept_note(sample_note()) == EXPECTED
 
 
-def test_all_nine_relation_types_are_listed_in_a_fixed_order_even_when_empty() -> None:
-    note = ConceptNote(concept=concept(), relations={}, sources=[])
+def test_a_note_without_relations_sources_or_analysis_has_no_empty_section() -> None:
+    note = ConceptNote(concept=concept(analysis=""), relations={}, sources=[])
     text = render_concept_note(note)
     front, body = parse_note(text)
-    # The edited keys are there only once the reader edited the concept.
-    assert list(front) == [key for key in OWNED_KEYS if key not in EDITED_KEYS]
-    assert list(front["concept_relations"]) == NINE
-    assert all(targets == [] for targets in front["concept_relations"].values())
-    assert note_state(text)["connections"] == [f"- {kind}:" for kind in NINE]
-    assert body.endswith("## Fuente\n")  # the section is always there, empty without sources
+    # The edited keys are there only once the reader edited the concept; no empty property.
+    assert list(front) == ["entity_id", "entity_type", "tags", "summary", "short_summary"]
+    assert not any(kind.lower() in front for kind in NINE)
+    assert note_state(text)["connections"] is None
+    assert "## Análisis" not in body and "## Fuente" not in body
+    assert body.endswith("## Concepto\nEl ejercicio aeróbico mejora la capacidad cardiovascular.\n")
+
+
+def test_a_short_summary_equal_to_the_summary_is_not_repeated() -> None:
+    note = ConceptNote(concept(summary_short="Igual.", summary="Igual."), {}, [])
+    front, _ = parse_note(render_concept_note(note))
+    assert front["summary"] == "Igual." and "short_summary" not in front
 
 
 def test_page_ranges_and_multiline_quotes() -> None:
@@ -171,11 +172,15 @@ def test_page_ranges_and_multiline_quotes() -> None:
 )
 def test_front_matter_round_trips_awkward_text(title: str) -> None:
     note = ConceptNote(
-        concept(title=title, summary_short=title, summary=f"{title}\n{title}"), {}, []
+        concept(title=title, summary_short=title, summary=f"{title}\n{title}"),
+        {"RELATES_TO": [LinkedConcept("x", title)]},
+        [],
+        note_name="Otro nombre",
     )
     front, _ = parse_note(render_concept_note(note))
-    assert front["short_summary"] == title
+    assert front["short_summary"] == title.strip()
     assert front["summary"] == f"{title}\n{title}"
+    assert front["aliases"] == [title]
 
 
 NO_SEPARATORS = st.characters(blacklist_characters="\x85\u2028\u2029")
@@ -186,7 +191,10 @@ NO_SEPARATORS = st.characters(blacklist_characters="\x85\u2028\u2029")
 def test_front_matter_round_trips_any_text(short: str, summary: str) -> None:
     note = ConceptNote(concept(summary_short=short, summary=summary), {}, [])
     front, _ = parse_note(render_concept_note(note))
-    assert (front["short_summary"], front["summary"]) == (short, summary)
+    # Text the store holds is written trimmed, and the short summary only when it says more.
+    assert front.get("summary") == (summary.strip() or None)
+    shown = short.strip() not in ("", summary.strip())
+    assert front.get("short_summary") == (short.strip() if shown else None)
 
 
 def test_unicode_line_separators_become_newlines() -> None:
@@ -216,8 +224,8 @@ def test_headings_in_generated_text_cannot_open_sections() -> None:
         ConceptNote(concept(analysis="# Uno\n## Conexiones\n### tres\n#tag"), {}, [])
     )
     assert "### Uno\n### Conexiones\n### tres\n#tag\n" in text
-    assert text.count("## Conexiones\n") == 2  # the demoted one and the real heading
-    assert note_state(text)["connections"] == [f"- {kind}:" for kind in NINE]
+    assert text.count("## Conexiones\n") == 1  # the demoted one: the note has no relation
+    assert note_state(text)["connections"] is None
 
 
 # --- updates ----------------------------------------------------------------------------------
@@ -234,8 +242,8 @@ def changed_note() -> ConceptNote:
 def test_update_replaces_only_owned_front_matter_and_connections() -> None:
     edited = (
         render_concept_note(sample_note())
-        .replace("---\nentity_id", "---\ntags: [deporte]\nentity_id", 1)
-        .replace("concept_relations:", "rating: 5  # mine\nconcept_relations:", 1)
+        .replace("tags:\n- concept\n", "tags: [deporte, concept]\n", 1)
+        .replace("generalizes:", "rating: 5  # mine\ngeneralizes:", 1)
         .replace(
             "Conviene combinarlo con fuerza.\n", "Conviene combinarlo con fuerza.\n\nYo: sí.\n"
         )
@@ -244,19 +252,19 @@ def test_update_replaces_only_owned_front_matter_and_connections() -> None:
     updated = update_concept_note(edited, changed_note())
     front, _ = parse_note(updated)
     # Owned keys are kept together where the first one was; the person's keep their order.
-    unedited = [key for key in OWNED_KEYS if key not in EDITED_KEYS]
-    assert list(front) == ["tags", *unedited, "rating"]
-    assert front["tags"] == ["deporte"] and front["rating"] == 5
+    unedited = [key for key in OWNED_KEYS if key in front and key not in EDITED_KEYS]
+    assert list(front) == [*unedited, "rating"]
+    assert front["tags"] == ["concept", "deporte"] and front["rating"] == 5
     assert "rating: 5  # mine\n" in updated  # the person's line, comment included
     assert front["short_summary"] == "Resumen nuevo."
-    assert front["concept_relations"]["SIMILAR_TO"] == [NEW_LINK.id]
+    assert front["similar_to"] == ["[[Corazón de atleta]]"]
     assert "- SIMILAR_TO: [[Corazón de atleta]]\n" in updated
     edited_body, updated_body = parse_note(edited)[1], parse_note(updated)[1]
     head = "\n## Conexiones\n"
     assert updated_body.split(head)[0] == edited_body.split(head)[0]
     assert updated_body.split("## Fuente")[1] == edited_body.split("## Fuente")[1]
     assert update_concept_note(updated, changed_note()) == updated
-    assert note_state(updated) == expected_state(changed_note())
+    assert not front_matter_differs(note_state(updated), expected_state(changed_note()))
 
 
 def test_update_keeps_the_persons_keys_in_their_order() -> None:
@@ -273,7 +281,7 @@ def test_update_adds_missing_front_matter_and_connections_before_fuente() -> Non
     assert updated.startswith("---\nentity_id: 11111111")
     _, body = parse_note(updated)
     assert body.startswith("# Mi nota\n\nTexto mío.\n\n## Conexiones\n- GENERALIZES:")
-    assert body.endswith("- RELATES_TO:\n\n## Fuente\nUn libro.\n")
+    assert body.endswith("- OPPOSES: [[Sedentarismo]]\n\n## Fuente\nUn libro.\n")
     assert update_concept_note(updated, sample_note()) == updated
 
 
@@ -312,7 +320,7 @@ def test_unusual_yaml_is_rewritten_whole_but_keeps_values() -> None:
     text = "---\ntags: [a,\nb]\nentity_id: viejo\n---\n# T\n"
     updated = update_concept_note(text, sample_note())
     front, _ = parse_note(updated)
-    assert front["tags"] == ["a", "b"]
+    assert front["tags"] == ["concept", "a", "b"]  # the reader's tags kept after ours
     assert front["entity_id"] == sample_note().concept.id
     assert update_concept_note(updated, sample_note()) == updated
 
@@ -326,12 +334,11 @@ def test_broken_front_matter_is_refused_not_overwritten() -> None:
 
 def test_note_state_ignores_formatting() -> None:
     text = render_concept_note(sample_note())
-    reformatted = text.replace("  SPECIFIC_OF: []\n", "  SPECIFIC_OF:\n").replace(
-        "- SPECIFIC_OF:\n", "- SPECIFIC_OF:   \n\n"
+    reformatted = text.replace("- '[[Salud física]]'\n", '- "[[Salud física]]"\n').replace(
+        "- PART_OF: [[Salud física]]\n", "- PART_OF: [[Salud física]]   \n\n"
     )
-    state = note_state(reformatted)
-    assert state["connections"] == note_state(text)["connections"]
-    assert state["concept_relations"]["SPECIFIC_OF"] is None  # a real difference in YAML
+    assert reformatted != text
+    assert note_state(reformatted) == note_state(text)
     assert note_state("# nothing")["connections"] is None
 
 

@@ -90,8 +90,12 @@ def test_note_for_reads_relations_both_ways_and_sources(store: GraphStore) -> No
         "OPPOSES": [LinkedConcept(C, "Sedentarismo")],
     }
     assert note.sources == [
-        SourceQuote("q1", "Primera cita.", "Corre o muere", "Kilian Jornet", "12"),
-        SourceQuote("q2", "Segunda cita.", "Corre o muere", "Kilian Jornet", None),
+        SourceQuote(
+            "q1", "Primera cita.", "Corre o muere", "Kilian Jornet", "12", None, "book", "kilian"
+        ),
+        SourceQuote(
+            "q2", "Segunda cita.", "Corre o muere", "Kilian Jornet", None, None, "book", "kilian"
+        ),
     ]
     # The automatic reverses are edges too, so the other notes show them.
     assert note_for(store, B).relations == {
@@ -107,10 +111,13 @@ def test_check_reports_missing_notes_and_writes_nothing(
 ) -> None:
     before = sorted(tmp_path.rglob("*"))
     report = sync_vault(store, vault, check=True)
-    assert [(d["concept_id"], d["reason"]) for d in report.drift] == [
+    # The book the concepts cite and its author get a note each.
+    assert [(d.get("concept_id", d.get("entity_id")), d["reason"]) for d in report.drift] == [
         (A, "missing"),
         (B, "missing"),
         (C, "missing"),
+        ("book", "missing"),
+        ("kilian", "missing"),
     ]
     assert report.drift[1]["path"] == str(ideas(vault) / "Carrera continua.md")
     assert report.written == report.updated == [] and report.errors == []
@@ -122,13 +129,17 @@ def test_sync_writes_every_note_clears_the_flags_and_then_has_nothing_to_do(
     store: GraphStore, vault: Vault, tmp_path: Path
 ) -> None:
     report = sync_vault(store, vault)
-    assert report.written == [A, B, C] and report.errors == [] and report.ok
+    assert report.written == [A, B, C, "book", "kilian"] and report.errors == [] and report.ok
     assert pending(store) == {A: False, B: False, C: False}
     text = (ideas(vault) / "Entrenamiento aeróbico.md").read_text(encoding="utf-8")
     assert "- GENERALIZES: [[Carrera continua]]\n" in text
     assert "- OPPOSES: [[Sedentarismo]]\n" in text
-    assert "> Primera cita.\n\n— *Corre o muere*, Kilian Jornet, p. 12\n" in text
-    assert parse_note(text)[0]["concept_relations"]["GENERALIZES"] == [B]
+    book, author = "06 - Sources/Corre o muere", "07 - Authors/Kilian Jornet"
+    assert (
+        f"> Primera cita.\n\n— *[[{book}|Corre o muere]]*, [[{author}|Kilian Jornet]], p. 12\n"
+        in text
+    )
+    assert parse_note(text)[0]["generalizes"] == ["[[Carrera continua]]"]
     other = (ideas(vault) / "Carrera continua.md").read_text(encoding="utf-8")
     assert "- SPECIFIC_OF: [[Entrenamiento aeróbico]]\n" in other
     # Only the vault and the store were touched.
@@ -136,7 +147,7 @@ def test_sync_writes_every_note_clears_the_flags_and_then_has_nothing_to_do(
     assert {p.name for p in outside} <= {"g.db", "g.db-wal", "g.db-shm"}
 
     again = sync_vault(store, Vault(vault.root))
-    assert (again.written, again.updated, again.drift, again.unchanged) == ([], [], [], 3)
+    assert (again.written, again.updated, again.drift, again.unchanged) == ([], [], [], 5)
     assert sync_vault(store, Vault(vault.root), check=True).drift == []
 
 
@@ -159,10 +170,10 @@ def test_a_persons_edits_survive_a_new_relation(store: GraphStore, vault: Vault)
         )
     )
     report = sync_vault(store, Vault(vault.root))
-    assert report.written == [D] and report.updated == [A] and report.unchanged == 2
+    assert report.written == [D] and report.updated == [A] and report.unchanged == 4
     updated = path.read_text(encoding="utf-8")
     assert "- SIMILAR_TO: [[Corazón de atleta]]\n" in updated
-    assert parse_note(updated)[0]["concept_relations"]["SIMILAR_TO"] == [D]
+    assert parse_note(updated)[0]["similar_to"] == ["[[Corazón de atleta]]"]
     assert parse_note(updated)[0]["rating"] == 5
     old_body, new_body = parse_note(edited)[1], parse_note(updated)[1]
     assert new_body.split("## Conexiones")[0] == old_body.split("## Conexiones")[0]
@@ -177,7 +188,8 @@ def test_drift_in_owned_parts_is_reported_and_repaired(store: GraphStore, vault:
     a = ideas(vault) / "Entrenamiento aeróbico.md"
     b = ideas(vault) / "Carrera continua.md"
     a.write_text(a.read_text(encoding="utf-8").replace("resumen.", "otra cosa."), encoding="utf-8")
-    b.write_text(b.read_text(encoding="utf-8").replace("[[Entrenamiento aeróbico]]", ""), "utf-8")
+    line = "- SPECIFIC_OF: [[Entrenamiento aeróbico]]"
+    b.write_text(b.read_text(encoding="utf-8").replace(line, "- SPECIFIC_OF:"), "utf-8")
     check = sync_vault(store, Vault(vault.root), check=True)
     assert [(d["concept_id"], d["reason"]) for d in check.drift] == [
         (A, "front matter differs"),
@@ -202,7 +214,7 @@ def test_a_blocked_note_is_reported_keeps_its_flag_and_the_others_are_written(
         "PermissionError",
         "FileExistsError",
     }
-    assert report.written == [A, C]
+    assert report.written == [A, C, "book", "kilian"]
     assert pending(store) == {A: False, B: True, C: False}
     assert (ideas(vault) / "Sedentarismo.md").is_file()
 
@@ -223,7 +235,7 @@ def test_a_pending_flag_on_a_correct_note_is_cleared_without_rewriting(
     inode = path.stat().st_ino
     report = sync_vault(store, Vault(vault.root))
     assert [(d["concept_id"], d["reason"]) for d in report.drift] == [(C, "pending")]
-    assert report.written == report.updated == [] and report.unchanged == 3
+    assert report.written == report.updated == [] and report.unchanged == 5
     assert path.stat().st_ino == inode
     assert pending(store)[C] is False
 
@@ -241,6 +253,9 @@ def test_only_the_given_concepts_are_synced(store: GraphStore, vault: Vault) -> 
     ]
     assert pending(store) == {A: True, B: False, C: True}
     assert [p.name for p in ideas(vault).iterdir()] == ["Carrera continua.md"]
+    # The notes of its book and author are written on the way (reported by a whole sync).
+    assert (vault.root / "06 - Sources" / "Corre o muere.md").is_file()
+    assert (vault.root / "07 - Authors" / "Kilian Jornet.md").is_file()
 
 
 def test_same_titles_get_distinct_files_oldest_first(store: GraphStore, vault: Vault) -> None:

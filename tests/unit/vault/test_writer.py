@@ -221,7 +221,8 @@ def test_updates_keep_edits_line_endings_and_permissions(tmp_path: Path) -> None
         path.chmod(0o640)
     Vault(tmp_path).write_note(note("c1", "Idea", [LinkedConcept("x", "Nueva")]))
     data = path.read_bytes().decode("utf-8")
-    assert "- RELATES_TO: [[Nueva]]\r\n" in data and data.endswith("Mío\r\n")
+    # The note had no Conexiones: the section is added at the end, after the reader's line.
+    assert "Concepto Idea.\r\nMío\r\n" in data and data.endswith("- RELATES_TO: [[Nueva]]\r\n")
     assert "\n" not in data.replace("\r\n", "")
     if sys.platform != "win32":
         assert stat.S_IMODE(path.stat().st_mode) == 0o640
