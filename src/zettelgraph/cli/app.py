@@ -28,6 +28,7 @@ from zettelgraph.cli import (
     study,
 )
 from zettelgraph.cli.common import DefaultCommandGroup
+from zettelgraph.cli.output import start_command
 
 
 class _ConceptGroup(DefaultCommandGroup):
@@ -76,6 +77,7 @@ def root(
     ] = None,
 ) -> None:
     """Flags given here beat ZETTELGRAPH_* environment variables, which beat defaults."""
+    start_command()
     overrides = {"home": home, "llm": llm, "store": store, "embeddings": embeddings}
     ctx.obj = {key: value for key, value in overrides.items() if value is not None}
 

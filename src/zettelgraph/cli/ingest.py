@@ -16,6 +16,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import Services
@@ -69,11 +70,12 @@ def ingest_files(
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     progress = Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         console=stderr(),
-        disable=quiet,
+        # Off a terminal a live display draws nothing but a stray blank line.
+        disable=quiet or not stderr().is_terminal,
         transient=True,
     )
     task = progress.add_task("ingesting", total=None)
@@ -130,19 +132,16 @@ def _print_report(
         out.print(table)
     for r in reports:
         for warning in r["warnings"]:
-            out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            out.print(styled("[yellow]warning:[/] {}", warning))
         for text in r["removed_quotes"]:
-            out.print(
-                f"[yellow]removed from the file, kept in the store:[/] {text[:80]}",
-                highlight=False,
-            )
+            out.print(styled("[yellow]removed from the file, kept in the store:[/] {}", text[:80]))
     for item in skipped:
-        out.print(f"[dim]skipped {item['path']}: {item['reason']}[/]", highlight=False)
+        out.print(f"skipped {item['path']}: {item['reason']}", style="dim")
     for error in errors:
-        out.print(f"[bold red]error:[/] {error['error']}", highlight=False)
+        out.print(styled("[bold red]error:[/] {}", error["error"]))
     usage = services.usage.as_dict()
     if usage:
         calls = sum(int(u["calls"]) for u in usage.values())
         tokens_in = sum(int(u["input_tokens"]) for u in usage.values())
         tokens_out = sum(int(u["output_tokens"]) for u in usage.values())
-        out.print(f"LLM: {calls} calls, {tokens_in} tokens in, {tokens_out} tokens out")
+        out.print(f"LLM: {count(calls, 'call')}, {tokens_in} tokens in, {tokens_out} tokens out")
