@@ -23,7 +23,9 @@ def config(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show the effective settings (flags > environment/.env > defaults), secrets masked."""
-    shown = settings_from(ctx).masked()
+    from zettelgraph.services.configuration import effective_settings
+
+    shown = effective_settings(settings_from(ctx))
     if as_json:
         print_json(shown)
         return

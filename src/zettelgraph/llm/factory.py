@@ -137,7 +137,7 @@ class ChatModels:
             server = self._servers.get(chosen.key)
             if server is None:
                 server = local.LocalServer(
-                    local.ensure_model_file(chosen, s.models_dir),
+                    local.ensure_model_file(chosen, s.models_dir, on_join=self._notice),
                     threads=s.local_threads,
                     context=s.local_context,
                     max_tokens=s.llm_max_tokens,
