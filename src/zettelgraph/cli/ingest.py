@@ -35,13 +35,21 @@ def ingest(
             "image (default: by file type and content).",
         ),
     ] = None,
+    replace_kind: Annotated[
+        bool,
+        typer.Option(
+            "--replace-kind",
+            help="Let a file turn a stored content into another kind (book notes into a "
+            "document, or back), replacing its quotes; without it such a file is refused.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
     code, chat transcripts, images through OCR) into the graph: Contents, authors, sections
     and passages."""
     reports, errors, skipped = ingest_files(
-        ctx, paths, title, author, file_type=file_type, quiet=as_json
+        ctx, paths, title, author, file_type=file_type, replace_kind=replace_kind, quiet=as_json
     )
     if as_json:
         print_json({"contents": reports, "errors": errors, "skipped": skipped})
@@ -56,6 +64,7 @@ def ingest_files(
     author: str | None = None,
     *,
     file_type: str | None = None,
+    replace_kind: bool = False,
     quiet: bool,
     usage: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
@@ -91,6 +100,7 @@ def ingest_files(
                 title=title,
                 author=author,
                 file_type=file_type,
+                replace_kind=replace_kind,
                 on_progress=show,
             )
     except IngestError as exc:
