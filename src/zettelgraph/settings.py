@@ -429,6 +429,23 @@ class Settings(BaseSettings):
             return self.critique_max_iterations
         return 1 if self.is_small_model(main_llm) else 3
 
+    def model_defaults(self, main_llm: str, fast_llm: str) -> dict[str, str | int | bool]:
+        """What each setting whose default depends on the model takes with these models (a
+        value you set wins): `zettelgraph config` shows these rather than a blank."""
+        return {
+            "llm": main_llm,
+            "llm_fast": fast_llm,
+            "extraction_batch_size": self.batch_size(main_llm),
+            "critique_max_iterations": self.refine_rounds(main_llm),
+            "self_critique": self.critique_enabled(main_llm),
+            "cover_quotes": self.covers_quotes(main_llm),
+            "compact_answers": self.compact(main_llm),
+            "book_summary": self.writes_book_summary(main_llm),
+            "author_bio": self.writes_author_bio(fast_llm),
+            "confirmed_relations": self.only_confirmed_relations(main_llm),
+            "max_concurrency": self.concurrency(main_llm),
+        }
+
     @property
     def store_url(self) -> str:
         return self.store or f"sqlite:///{self.home / 'zettelgraph.db'}"

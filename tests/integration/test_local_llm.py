@@ -216,6 +216,19 @@ def test_concept_extraction_end_to_end_with_the_local_model(
         assert concept["title"] and concept["quotes"]
         # What the language check let through reads as Spanish (it drops what does not).
         assert off_language_fields(concept, "es", detect) == []
+    # Feedback finishes on the local model: one focused call for the concept it names, then
+    # the run waits for review again (exit 1 only if that call failed, said in one line).
+    key = report["concepts"][0]["key"] if report["concepts"] else "c1"
+    revised = runner.invoke(
+        app, [*base, "review", run["run_id"], "--feedback", f"{key}: un título más corto", "--json"]
+    )
+    assert revised.exit_code in (0, 1), revised.output
+    assert "Traceback" not in revised.output
+    view = json.loads(revised.stdout.split("\nerror:")[0])
+    assert view["status"] == "awaiting_review"
+    report = view["report"]
+    [entry] = report["feedback_log"]
+    assert (revised.exit_code == 1) == bool(entry.get("error"))
     done = runner.invoke(app, [*base, "review", run["run_id"], "--approve", "--json"])
     assert done.exit_code == 0, done.output
     committed = json.loads(done.stdout)

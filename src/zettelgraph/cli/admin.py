@@ -15,6 +15,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
+from zettelgraph.cli.output import count_line, styled
 
 
 def config(
@@ -22,7 +23,9 @@ def config(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show the effective settings (flags > environment/.env > defaults), secrets masked."""
-    shown = settings_from(ctx).masked()
+    from zettelgraph.services.configuration import effective_settings
+
+    shown = effective_settings(settings_from(ctx))
     if as_json:
         print_json(shown)
         return
@@ -60,7 +63,7 @@ def doctor(
         counts = services.store.counts()
         info = services.store.embedding_info()
         embedded = f", embedded with {info.model} ({info.dim} dims)" if info else ""
-        return f"{services.store.url}: {counts}{embedded}"
+        return f"{services.store.url}: {count_line(counts)}{embedded}"
 
     def embedder_check() -> str:
         vector = services.embedder.embed(["El ejercicio aeróbico mejora la salud."])
@@ -88,8 +91,12 @@ def doctor(
     else:
         out = stdout()
         for item in checks:
-            mark = "[green]ok[/]" if item["ok"] else "[bold red]FAIL[/]"
-            out.print(f"{mark}  {item['check']:<9} {item['detail']}", highlight=False)
+            line = f"{item['check']:<9} {item['detail']}"
+            out.print(
+                styled("[green]ok[/]    {}", line)
+                if item["ok"]
+                else styled("[bold red]FAIL[/]  {}", line)
+            )
     if not all(item["ok"] for item in checks):
         raise typer.Exit(1)
 
@@ -109,6 +116,7 @@ def reindex(ctx: typer.Context) -> None:
     finally:
         services.close()
     stdout().print(
-        f"re-embedded {done.texts} texts with {done.embedder} ({done.dim} dims): {done.counts}"
+        f"re-embedded {done.texts} texts with {done.embedder} ({done.dim} dims): "
+        + count_line(done.counts)
     )
     stdout().print(f"rebuilt the full-text index: {done.fulltext} texts analysed")

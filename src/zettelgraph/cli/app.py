@@ -28,6 +28,8 @@ from zettelgraph.cli import (
     study,
 )
 from zettelgraph.cli.common import DefaultCommandGroup
+from zettelgraph.cli.help import WordsGroup
+from zettelgraph.cli.output import start_command
 
 
 class _ConceptGroup(DefaultCommandGroup):
@@ -53,12 +55,21 @@ contents_app.command("list")(contents.list_contents)
 contents_app.command("remove")(corrections.remove_content)
 
 app = typer.Typer(
+    cls=WordsGroup,
     name="zettelgraph",
     help="Turn what you read into a knowledge graph of atomic, cited ideas.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"zettelgraph {version('zettelgraph')}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -74,8 +85,16 @@ def root(
     embeddings: Annotated[
         str | None, typer.Option(help="Embedder, e.g. use-multilingual, hash.")
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
+    ] = False,
 ) -> None:
     """Flags given here beat ZETTELGRAPH_* environment variables, which beat defaults."""
+    start_command()
+    del version  # handled by its callback, before any command
     overrides = {"home": home, "llm": llm, "store": store, "embeddings": embeddings}
     ctx.obj = {key: value for key, value in overrides.items() if value is not None}
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zettelgraph.card_sources import sources_of
+from zettelgraph.cli.output import styled
 from zettelgraph.models import ItemType, LearningItem
 from zettelgraph.store.base import GraphStore
 
@@ -140,9 +141,14 @@ def print_card_for_review(console: Console, view: CardView, number: int) -> None
     """Everything the reader judges a proposed card by, the right option marked."""
     item = view.item
     console.print(
-        f"\n[bold]{number}. {view.short_id}[/]  [cyan]{item.item_type}[/] · {item.difficulty}"
-        f" · {item.status}",
-        highlight=False,
+        styled(
+            "\n[bold]{}. {}[/]  [cyan]{}[/] · {} · {}",
+            number,
+            view.short_id,
+            item.item_type,
+            item.difficulty,
+            item.status,
+        )
     )
     lines = _Lines()
     lines.add("Q", Text(item.front, style="bold"))

@@ -22,6 +22,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from zettelgraph.cli.card_view import CardView
@@ -113,16 +114,16 @@ def _print_generated(report: GenerationReport) -> None:
     from rich.table import Table
 
     out = stdout()
-    table = Table(title=f"{len(report.proposed)} cards proposed")
+    table = Table(title=f"{count(len(report.proposed), 'card')} proposed")
     for column in ("", "cards", "why"):
         table.add_column(column, overflow="fold")
-    for item_type, count in sorted(report.per_type.items()):
-        table.add_row(f"proposed: {item_type}", str(count), "")
+    for item_type, number in sorted(report.per_type.items()):
+        table.add_row(f"proposed: {item_type}", str(number), "")
     # Repeats are dropped by the duplicate check too: counted once, on their own row.
     set_aside = [drop for drop in report.dropped if drop.get("guard") != "duplicate"]
-    for guard, count in sorted(Counter(str(d.get("guard")) for d in set_aside).items()):
+    for guard, number in sorted(Counter(str(d.get("guard")) for d in set_aside).items()):
         reasons = dict.fromkeys(str(d.get("reason")) for d in set_aside if d["guard"] == guard)
-        table.add_row(f"dropped: {guard}", str(count), "; ".join(list(reasons)[:3]))
+        table.add_row(f"dropped: {guard}", str(number), "; ".join(list(reasons)[:3]))
     table.add_row("duplicates", str(report.duplicates), "the best of each kept")
     table.add_row("concepts skipped", str(report.skipped_concepts), "they have their cards")
     table.add_row("LLM calls", str(report.calls), "")
@@ -207,13 +208,13 @@ def review(ctx: typer.Context, content: ContentOption = None, as_json: JsonOptio
     if not views:
         out.print("no card waits for review; `zettelgraph cards generate` proposes some")
         return
-    out.print(f"[bold]{len(views)} proposed cards[/]")
+    out.print(count(len(views), "proposed card"), style="bold")
     for number, view in enumerate(views, 1):
         print_card_for_review(out, view, number)
     every = f"zettelgraph cards approve --all{f' --content {content}' if content else ''}"
     out.print("\nNext:")
     for command, what in ((every, "approve them all"), *REVIEW_COMMANDS):
-        out.print(f"  {command}  [dim]{what}[/]", highlight=False)
+        out.print(styled("  {}  [dim]{}[/]", command, what))
 
 
 def _print_decided(items: list[LearningItem], verb: str, as_json: bool) -> None:
@@ -223,9 +224,9 @@ def _print_decided(items: list[LearningItem], verb: str, as_json: bool) -> None:
         print_json([item.model_dump(mode="json") for item in items])
         return
     out = stdout()
-    out.print(f"{verb} {len(items)} card{'s' if len(items) != 1 else ''}")
+    out.print(f"{verb} {count(len(items), 'card')}")
     for item in items:
-        out.print(f"  {item.id[:8]}  {clip(item.front, 64)}", highlight=False, markup=False)
+        out.print(f"  {item.id[:8]}  {clip(item.front, 64)}")
 
 
 @cards_app.command("approve")
@@ -333,15 +334,13 @@ def export(
     out = stdout()
     made = "" if as_csv else f" ({data['cards']} Anki cards)"
     out.print(
-        f"wrote {data['path']}: {data['notes']} approved cards{made}",
-        highlight=False,
-        markup=False,
+        f"wrote {data['path']}: {count(data['notes'], 'approved card')}{made}",
         soft_wrap=True,  # a path stays whole, to copy
     )
-    kinds = ", ".join(f"{kind} {count}" for kind, count in data["per_type"].items())
-    out.print(f"  by type: {kinds}", highlight=False, markup=False)
-    for book, count in data["per_book"].items():
-        out.print(f"  {book or '(no book)'}: {count}", highlight=False, markup=False)
+    kinds = ", ".join(f"{kind} {number}" for kind, number in data["per_type"].items())
+    out.print(f"  by type: {kinds}")
+    for book, number in data["per_book"].items():
+        out.print(f"  {book or '(no book)'}: {number}")
     if not as_csv:
         out.print("Import it in Anki (File > Import); importing a newer export updates the cards.")
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperGroup
 
-if TYPE_CHECKING:
-    from rich.console import Console
+# The output layer's names, here too because every command imports its helpers from here.
+from zettelgraph.cli.output import fail as fail
+from zettelgraph.cli.output import notices
+from zettelgraph.cli.output import stderr as stderr
+from zettelgraph.cli.output import stdout as stdout
 
+if TYPE_CHECKING:
     from zettelgraph.labels import Labels
     from zettelgraph.settings import Settings
     from zettelgraph.workflows.context import Services
@@ -49,23 +53,6 @@ def concept_labels() -> Labels:
     return labels_for(settings.concept_language)
 
 
-def stderr() -> Console:
-    from rich.console import Console
-
-    return Console(stderr=True)
-
-
-def stdout() -> Console:
-    from rich.console import Console
-
-    return Console()
-
-
-def fail(message: str, *, code: int = 1) -> NoReturn:
-    stderr().print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
@@ -78,11 +65,8 @@ def open_services_or_fail(settings: Settings) -> Services:
     from zettelgraph.store.base import StoreError
     from zettelgraph.workflows.context import open_services
 
-    console = stderr()
     try:
-        return open_services(
-            settings, on_notice=lambda text: console.print(f"[yellow]note:[/] {text}")
-        )
+        return open_services(settings, on_notice=notices())
     except (StoreError, EmbeddingError, MissingExtraError, PackError, OSError) as exc:
         fail(str(exc))
 

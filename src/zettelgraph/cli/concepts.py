@@ -14,6 +14,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_args_is_help=True)
 
@@ -35,7 +36,7 @@ def list_concepts(
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(rows)} concepts")
+    table = Table(title=count(len(rows), "concept"))
     for column in ("id", "title", "relations", "quotes"):
         table.add_column(column, overflow="fold")
     for row in rows:
@@ -67,27 +68,30 @@ def show_concept(
         print_json(data)
         return
     out = stdout()
-    out.print(f"[bold]{concept.title}[/]  [dim]{concept.id}[/]")
-    out.print(concept.concept, highlight=False)
+    out.print(styled("[bold]{}[/]  [dim]{}[/]", concept.title, concept.id))
+    out.print(concept.concept)
     if concept.analysis:
-        out.print(f"\n[dim]{concept_labels().analysis}:[/] {concept.analysis}", highlight=False)
+        out.print(styled("\n[dim]{}:[/] {}", concept_labels().analysis, concept.analysis))
     for rel in relations:
-        out.print(f"  -[{rel['type']}]-> {rel['target']}", highlight=False)
+        out.print(f"  -[{rel['type']}]-> {rel['target']}")
     for q in quotes:
         page = f", p. {q['page']}" if q["page"] else ""
-        out.print(f"  > {q['text']} [dim]({q['content']}{page})[/]", highlight=False)
+        out.print(styled("  > {} [dim]({}{})[/]", q["text"], q["content"], page))
     if concept.revisions:
         last = concept.revisions[-1]
+        earlier = count(len(concept.revisions), "earlier version")
         out.print(
-            f"\n[dim]edited by you, {last.replaced_at:%Y-%m-%d}; {len(concept.revisions)} "
-            "earlier versions (`--json` lists them, `zettelgraph concept edit` edits it)[/]"
+            f"\nedited by you, {last.replaced_at:%Y-%m-%d}; {earlier} "
+            "(`--json` lists them, `zettelgraph concept edit` edits it)",
+            style="dim",
         )
     provenance = concept.provenance
     if provenance:
         out.print(
-            f"\n[dim]run {provenance.get('run')}, model {provenance.get('model')}, approved "
-            f"{provenance.get('approved_at')} after {provenance.get('feedback_rounds')} "
-            "feedback rounds[/]"
+            f"\nrun {provenance.get('run')}, model {provenance.get('model')}, approved "
+            f"{provenance.get('approved_at')} after "
+            f"{count(provenance.get('feedback_rounds') or 0, 'feedback round')}",
+            style="dim",
         )
 
 
@@ -115,17 +119,19 @@ def vault_sync(
         print_json(data)
     else:
         out = stdout()
+        # --check writes nothing, so it says what differs rather than "0 written".
+        done = "" if check else f"{len(report.written)} written, {len(report.updated)} updated, "
         out.print(
-            f"{len(report.written)} written, {len(report.updated)} updated, "
-            f"{report.unchanged} unchanged, {len(report.drift)} drifted, "
-            f"{len(report.errors)} errors"
+            f"{done}{report.unchanged} unchanged, {len(report.drift)} drifted, "
+            f"{count(len(report.errors), 'error')}"
+            + ("; nothing written (--check)" if check else "")
         )
         done = "left by an interrupted write" if check else "removed"
         for path in report.temp_files:
-            out.print(f"  temporary file {done}: {path}", highlight=False)
+            out.print(f"  temporary file {done}: {path}")
         for item in report.drift:
-            out.print(f"  drift: {item.get('title')} ({item.get('reason')})", highlight=False)
+            out.print(f"  drift: {item.get('title')} ({item.get('reason')})")
         for item in report.errors:
-            out.print(f"  [red]error:[/] {item}", highlight=False)
+            out.print(styled("  [red]error:[/] {}", item))
     if report.errors or (check and (report.drift or report.temp_files)):
         raise typer.Exit(1)

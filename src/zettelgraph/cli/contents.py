@@ -13,6 +13,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 
 def list_contents(
@@ -32,7 +33,7 @@ def list_contents(
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(rows)} contents")
+    table = Table(title=count(len(rows), "content"))
     for column in ("id", "title", "author", "quotes", "processed"):
         table.add_column(column, overflow="fold")
     for row in rows:
@@ -69,14 +70,14 @@ def show(
         print_json(data)
         return
     out = stdout()
-    out.print(f"[bold]{content.title}[/]" + (f" — {author.name}" if author else ""))
-    out.print(f"id: {content.id}", highlight=False)
+    out.print(styled("[bold]{}[/]", content.title) + (f" — {author.name}" if author else ""))
+    out.print(f"id: {content.id}")
     if content.summary:
-        out.print(f"\n{content.summary}\n", highlight=False)
+        out.print(f"\n{content.summary}\n")
     section: str | None = None
     for quote in quotes:
         if quote.section != section:
             section = quote.section
-            out.print(f"\n[bold cyan]## {section or '(no section)'}[/]")
-        page = f"  [dim](p. {quote.page})[/]" if quote.page else ""
-        out.print(f"- {quote.text}{page}", highlight=False)
+            out.print(styled("\n[bold cyan]## {}[/]", section or "(no section)"))
+        page = styled("  [dim](p. {})[/]", quote.page) if quote.page else ""
+        out.print(styled("- {}", quote.text) + page)

@@ -18,6 +18,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import count
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,16 +46,8 @@ def corrections(ctx: typer.Context) -> Iterator[Services]:
         services.close()
 
 
-def _plain() -> Console:
-    """stdout that prints text as it is: titles and quotes from the graph may hold "[...]",
-    which Rich would read as markup."""
-    from rich.console import Console
-
-    return Console(markup=False)
-
-
 def _notes(out: Console, outcome: NotesOutcome) -> None:
-    written = _many(len(outcome.notes_written) + len(outcome.notes_updated), "vault note")
+    written = count(len(outcome.notes_written) + len(outcome.notes_updated), "vault note")
     moved = f", {len(outcome.notes_removed)} moved to the vault's .trash/"
     out.print(f"{written} written{moved if outcome.notes_removed else ''}", style="dim")
     for error in outcome.vault_errors:
@@ -75,10 +68,6 @@ def _confirmed(question: str, yes: bool) -> None:
         fail("nothing removed: add --yes to remove without a prompt", code=2)
     if not typer.confirm(question, default=False):
         fail("nothing removed", code=1)
-
-
-def _many(count: int, word: str, words: str = "") -> str:
-    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def _listed(items: list[str], limit: int = 8) -> str:
@@ -113,7 +102,7 @@ def edit(
     if as_json:
         print_json(result.as_dict())
     else:
-        out = _plain()
+        out = stdout()
         edited = result.concept
         if not result.changed:
             out.print(f"nothing changed in {edited.title!r}")
@@ -160,13 +149,13 @@ def delete(
     if as_json:
         print_json(result.as_dict())
     else:
-        out = _plain()
+        out = stdout()
         data = result.as_dict()
         relations = sum(not r["reverse"] for r in data["relations"])
         out.print(
-            f"deleted {data['title']!r}: {_many(relations, 'relation')} (with their reverses), "
-            f"{_many(data['attributions'], 'quote attribution')}, "
-            f"{_many(len(data['cards']), 'card')}",
+            f"deleted {data['title']!r}: {count(relations, 'relation')} (with their reverses), "
+            f"{count(data['attributions'], 'quote attribution')}, "
+            f"{count(len(data['cards']), 'card')}",
         )
         _notes(out, result.notes)
     _finish(result.notes)
@@ -176,17 +165,17 @@ def _show_concept_plan(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
-    out = _plain()
+    out = stdout()
     out.print(f"Deleting {data['title']!r} ({data['concept_id'][:8]}) takes:")
     rows = [
         f"{r['source']} -[{r['type']}]-> {r['target']}"
         for r in data["relations"]
         if not r["reverse"]
     ]
-    out.print(f"  {_many(len(rows), 'relation')} (with their reverses): {_listed(rows) or '-'}")
-    out.print(f"  {_many(data['attributions'], 'quote attribution')} (the quotes stay)")
+    out.print(f"  {count(len(rows), 'relation')} (with their reverses): {_listed(rows) or '-'}")
+    out.print(f"  {count(data['attributions'], 'quote attribution')} (the quotes stay)")
     fronts = [c["front"] for c in data["cards"]]
-    out.print(f"  {_many(len(fronts), 'card')} that test it: {_listed(fronts) or '-'}")
+    out.print(f"  {count(len(fronts), 'card')} that test it: {_listed(fronts) or '-'}")
     out.print("  its vault note (moved to the vault's .trash/)")
 
 
@@ -218,7 +207,7 @@ def unlink(
     if as_json:
         print_json(result.as_dict())
     else:
-        out = _plain()
+        out = stdout()
         plan = result.plan
         titles = {plan.source.id: plan.source.title, plan.target.id: plan.target.title}
         for number, edge in enumerate(plan.relations):
@@ -226,7 +215,7 @@ def unlink(
             out.print(f"removed {said}" if number == 0 else f"  and {said}")
         if plan.cards:
             fronts = _listed([c.front for c in plan.cards])
-            out.print(f"  {_many(len(plan.cards), 'card')} that asked how they relate: {fronts}")
+            out.print(f"  {count(len(plan.cards), 'card')} that asked how they relate: {fronts}")
         _notes(out, result.notes)
     _finish(result.notes)
 
@@ -266,12 +255,12 @@ def remove_content(
     if as_json:
         print_json(result.as_dict())
     else:
-        out = _plain()
+        out = stdout()
         data = result.as_dict()
         out.print(
-            f"removed {data['title']!r}: {_many(data['passages'], 'passage')}, "
-            f"{_many(len(data['concepts']), 'concept')}, {_many(len(data['cards']), 'card')}, "
-            f"{_many(len(data['entities']), 'entity', 'entities')}"
+            f"removed {data['title']!r}: {count(data['passages'], 'passage')}, "
+            f"{count(len(data['concepts']), 'concept')}, {count(len(data['cards']), 'card')}, "
+            f"{count(len(data['entities']), 'entity', 'entities')}"
             + (", its author" if data["author_removed"] else ""),
         )
         _notes(out, result.notes)
@@ -282,24 +271,24 @@ def _show_content_plan(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
-    out = _plain()
+    out = stdout()
     author = f" ({data['author']})" if data["author"] else ""
     out.print(f"Removing {data['title']!r}{author} takes:")
-    out.print(f"  {_many(data['passages'], 'passage')}, {_many(data['sections'], 'section')}")
+    out.print(f"  {count(data['passages'], 'passage')}, {count(data['sections'], 'section')}")
 
     def titles(rows: list[dict[str, str]], key: str = "title") -> str:
         return _listed([row[key] for row in rows]) or "-"
 
     out.print(
-        f"  {_many(len(data['concepts']), 'concept')} only it supports: {titles(data['concepts'])}",
+        f"  {count(len(data['concepts']), 'concept')} only it supports: {titles(data['concepts'])}",
     )
     out.print(
-        f"  {_many(data['relations'], 'relation')} of theirs (with their reverses), "
-        f"{_many(len(data['cards']), 'card')} that test them or cite it"
+        f"  {count(data['relations'], 'relation')} of theirs (with their reverses), "
+        f"{count(len(data['cards']), 'card')} that test them or cite it"
     )
     if data["entities"]:
         out.print(
-            f"  {_many(len(data['entities']), 'entity', 'entities')} found only in it: "
+            f"  {count(len(data['entities']), 'entity', 'entities')} found only in it: "
             f"{titles(data['entities'], 'name')}",
         )
     if data["author"]:

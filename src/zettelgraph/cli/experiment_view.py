@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from zettelgraph.cli.output import styled
 
 
 def _documents(experiment: dict[str, Any]) -> dict[str, str]:
@@ -17,20 +18,23 @@ def _documents(experiment: dict[str, Any]) -> dict[str, str]:
 def print_experiment(console: Console, experiment: dict[str, Any]) -> None:
     term = experiment.get("term") or {}
     console.print(
-        f"[bold]{escape(experiment['id'])}[/]  {experiment.get('type')} on "
-        f"“{escape(term.get('term', ''))}” — [bold]{experiment['status']}[/]",
-        highlight=False,
+        styled(
+            "[bold]{}[/]  {} on “{}” — [bold]{}[/]",
+            experiment["id"],
+            experiment.get("type"),
+            term.get("term", ""),
+            experiment["status"],
+        )
     )
     if experiment.get("goal"):
-        console.print(f"goal: {escape(experiment['goal'])}", highlight=False)
+        console.print(f"goal: {experiment['goal']}")
     titles = _documents(experiment)
     passages = experiment.get("term_passages", {})
     for d in experiment.get("documents", []):
         meta = ", ".join(str(x) for x in (d.get("author"), d.get("year")) if x)
         console.print(
-            f"  {d['id'][:8]}  {escape(d['title'])} ({escape(meta)}): "
-            f"{passages.get(d['id'], 0)} passages with the term",
-            highlight=False,
+            f"  {d['id'][:8]}  {d['title']} ({meta}): "
+            f"{passages.get(d['id'], 0)} passages with the term"
         )
     strategy = experiment.get("approved_strategy") or experiment.get("recommended_strategy")
     if strategy:
@@ -40,16 +44,12 @@ def print_experiment(console: Console, experiment: dict[str, Any]) -> None:
         how = "the type's defaults" if source == "defaults" else "the model"
         if isinstance(confidence, float):
             how += f", confidence {confidence:.2f}"
-        console.print(f"\n[bold]{label}[/] ({how})")
+        console.print(styled("\n[bold]{}[/] ({})", label, how))
         for content_id, tools in strategy.items():
             shown = ", ".join(tools) or "(nothing)"
-            console.print(
-                f"  {escape(titles.get(content_id, content_id))}: {shown}", highlight=False
-            )
+            console.print(f"  {titles.get(content_id, content_id)}: {shown}")
         if experiment.get("strategy_reasoning"):
-            console.print(
-                f"  [dim]why:[/] {escape(experiment['strategy_reasoning'])}", highlight=False
-            )
+            console.print(styled("  [dim]why:[/] {}", experiment["strategy_reasoning"]))
     runs = experiment.get("tool_runs") or []
     if runs:
         table = Table(title="tool results", show_lines=False)
@@ -60,24 +60,23 @@ def print_experiment(console: Console, experiment: dict[str, Any]) -> None:
             result = (
                 f"failed: {run['error']}" if run.get("error") else run["output"].get("summary", "")
             )
-            table.add_row(run["tool"], escape(where), escape(result), f"{run['seconds']:.2f}")
+            table.add_row(run["tool"], where, result, f"{run['seconds']:.2f}")
         console.print(table)
     synthesis = experiment.get("synthesis") or {}
     for insight in synthesis.get("insights", []):
-        marks = "".join(f" \\[{n}]" for n in insight["citations"])
-        console.print(f"• {escape(insight['text'])}{marks}", highlight=False)
+        marks = "".join(f" [{n}]" for n in insight["citations"])
+        console.print(f"• {insight['text']}{marks}")
     for warning in experiment.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        console.print(styled("[yellow]warning:[/] {}", warning))
     if experiment.get("report_path"):
-        console.print(f"\nreport: {experiment['report_path']}", highlight=False)
+        console.print(f"\nreport: {experiment['report_path']}")
     if experiment["status"] == "awaiting_review":
         console.print(
             f"\nnext: zettelgraph experiment review {experiment['id']} --approve | "
-            "--tools CONTENT=TOOL,TOOL | --reject",
-            highlight=False,
+            "--tools CONTENT=TOOL,TOOL | --reject"
         )
     elif experiment["status"] == "interrupted":
-        console.print(f"\nnext: zettelgraph experiment resume {experiment['id']}", highlight=False)
+        console.print(f"\nnext: zettelgraph experiment resume {experiment['id']}")
 
 
 def print_experiment_list(console: Console, experiments: list[dict[str, Any]]) -> None:
@@ -91,7 +90,7 @@ def print_experiment_list(console: Console, experiments: list[dict[str, Any]]) -
         table.add_row(
             e["id"],
             str(e.get("type")),
-            escape((e.get("term") or {}).get("term", "")),
+            (e.get("term") or {}).get("term", ""),
             str(len(e.get("documents", []))),
             e["status"],
             str(e.get("created_at") or "")[:16],

@@ -24,6 +24,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -175,7 +176,7 @@ def list_runs(
         return
     from rich.table import Table
 
-    table = Table(title=f"{len(views)} runs")
+    table = Table(title=count(len(views), "run"))
     for column in ("run", "kind", "content", "status", "updated"):
         table.add_column(column, overflow="fold")
     for view in views:
@@ -240,6 +241,6 @@ def run(
         for view in views:
             _show(view, False)
         for error in errors:
-            stdout().print(f"[bold red]error:[/] {error['error']}", highlight=False)
+            stdout().print(styled("[bold red]error:[/] {}", error["error"]))
     if errors or any(v.status == "failed" for v in views):
         raise typer.Exit(1)

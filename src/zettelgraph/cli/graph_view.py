@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
+from zettelgraph.cli.output import count, styled
 from zettelgraph.cli.report_view import item_mark, print_run_end, print_run_title
 
 
@@ -18,10 +19,11 @@ def print_graph_run(console: Console, run: dict[str, Any]) -> None:
         _print_report(console, report)
     committed = run.get("committed") or {}
     if committed:
+        new = count(len(committed.get("entities_new", [])), "new entity", "new entities")
         console.print(
-            f"written: {len(committed.get('entities_new', []))} new entities, "
+            f"written: {new}, "
             f"{len(committed.get('entities_updated', []))} updated, "
-            f"{committed.get('relationships', 0)} relationships; "
+            f"{count(committed.get('relationships', 0), 'relationship')}; "
             f"notes: {committed.get('notes_written', 0)} new, "
             f"{committed.get('notes_updated', 0)} updated"
         )
@@ -34,68 +36,75 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
     packs = ", ".join(f"{p['name']} {p['version']}" for p in report.get("packs", []))
     counts = report["counts"]
     console.print(
-        f"\n[bold]{counts['entities_new']} new entities[/], {counts['entities_existing']} "
-        f"already in the graph, {counts['relationships']} relationships from "
-        f"{report['passages']} passages (pack {packs})"
+        styled(
+            "\n[bold]{}[/], {} already in the graph, {} from {} (pack {})",
+            count(counts["entities_new"], "new entity", "new entities"),
+            counts["entities_existing"],
+            count(counts["relationships"], "relationship"),
+            count(report["passages"], "passage"),
+            packs,
+        )
     )
     for entity in report["entities"]:
         mark = "new" if entity["status"] == "new" else f"in the graph, by {entity['matched_by']}"
         key = f"{entity['key']}. " if entity.get("key") else ""
         console.print(
-            f"\n[bold green]{key}{escape(entity['name'])}[/] ({entity['type']}, {mark})"
-            + item_mark(entity),
-            highlight=False,
+            styled("\n[bold green]{}{}[/] ({}, {})", key, entity["name"], entity["type"], mark)
+            + item_mark(entity)
         )
         if entity["description"]:
-            console.print(f"  {entity['description']}", highlight=False)
+            console.print(f"  {entity['description']}")
         for key, value in entity["properties"].items():
-            console.print(f"  [dim]{key}:[/] {value}", highlight=False)
+            console.print(styled("  [dim]{}:[/] {}", key, value))
         others = [n for n in entity["names"] if n != entity["name"]]
         if others:
-            console.print(f"  [dim]also:[/] {', '.join(others)}", highlight=False)
+            console.print(styled("  [dim]also:[/] {}", ", ".join(others)))
         for passage in entity["passages"][:1]:
-            console.print(f"  [dim]>[/] {passage['text'][:160]}", highlight=False)
+            console.print(styled("  [dim]>[/] {}", passage["text"][:160]))
     if report["relationships"]:
-        console.print("\n[bold]Relationships[/]")
+        console.print(styled("\n[bold]Relationships[/]"))
         for r in report["relationships"]:
-            why = f"  [dim]{escape(r['description'])}[/]" if r["description"] else ""
+            why = Text(f"  {r['description']}", "dim") if r["description"] else ""
             key = f"{r['key']}. " if r.get("key") else ""
             shown = (r.get("decision") or {}).get("type") or r["type"]
             console.print(
-                f"  {key}{escape(r['source'])} -[{shown}]-> {escape(r['target'])}{why}"
-                + item_mark(r),
-                highlight=False,
+                Text(f"  {key}{r['source']} -[{shown}]-> {r['target']}") + why + item_mark(r)
             )
     if report["already_stored"]:
         console.print(
-            f"\n[dim]Already in the graph (not written again): "
-            f"{', '.join(report['already_stored'])}[/]",
-            highlight=False,
+            f"\nAlready in the graph (not written again): {', '.join(report['already_stored'])}",
+            style="dim",
         )
     if report["dropped"]:
         reasons = ", ".join(
             f"{n} {r.replace('_', ' ')}" for r, n in report["dropped_by_reason"].items()
         )
-        console.print(f"\n[bold yellow]Dropped[/] ({reasons})", highlight=False)
+        console.print(styled("\n[bold yellow]Dropped[/] ({})", reasons))
         for item in report["dropped"]:
-            console.print(f"  {item['message']}", highlight=False)
+            console.print(f"  {item['message']}")
     usage = report["usage"]
     console.print(
-        f"\n[dim]{usage['calls']} LLM calls, {usage['input_tokens']} tokens in, "
-        f"{usage['output_tokens']} out[/]"
+        f"\n{count(usage['calls'], 'LLM call')}, {usage['input_tokens']} tokens in, "
+        f"{usage['output_tokens']} out",
+        style="dim",
     )
     for entry in report.get("feedback_log", []):
-        console.print(f"[dim]feedback {entry['round']}:[/] {entry['feedback']}", highlight=False)
+        console.print(styled("[dim]feedback {}:[/] {}", entry["round"], entry["feedback"]))
     review = report.get("review")
     if review:
         writes = review.get("writes", {})
         counts = review.get("counts", {})
         console.print(
-            f"\n[bold]Review:[/] {counts.get('kept', 0)} kept, {counts.get('dropped', 0)} "
-            f"dropped, {counts.get('edited', 0)} retyped, {counts.get('undecided', 0)} undecided; "
-            f"approving writes {writes.get('entities', 0)} entities, "
-            f"{writes.get('relationships', 0)} relationships",
-            highlight=False,
+            styled(
+                "\n[bold]Review:[/] {} kept, {} dropped, {} retyped, {} undecided; "
+                "approving writes {}, {}",
+                counts.get("kept", 0),
+                counts.get("dropped", 0),
+                counts.get("edited", 0),
+                counts.get("undecided", 0),
+                count(writes.get("entities", 0), "entity", "entities"),
+                count(writes.get("relationships", 0), "relationship"),
+            )
         )
         for gone in review.get("left_out", []):
-            console.print(f"  [dim]left out {escape(gone)}[/]", highlight=False)
+            console.print(f"  left out {gone}", style="dim")

@@ -16,6 +16,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import Services
@@ -34,13 +35,21 @@ def ingest(
             "image (default: by file type and content).",
         ),
     ] = None,
+    replace_kind: Annotated[
+        bool,
+        typer.Option(
+            "--replace-kind",
+            help="Let a file turn a stored content into another kind (book notes into a "
+            "document, or back), replacing its quotes; without it such a file is refused.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
     code, chat transcripts, images through OCR) into the graph: Contents, authors, sections
     and passages."""
     reports, errors, skipped = ingest_files(
-        ctx, paths, title, author, file_type=file_type, quiet=as_json
+        ctx, paths, title, author, file_type=file_type, replace_kind=replace_kind, quiet=as_json
     )
     if as_json:
         print_json({"contents": reports, "errors": errors, "skipped": skipped})
@@ -55,6 +64,7 @@ def ingest_files(
     author: str | None = None,
     *,
     file_type: str | None = None,
+    replace_kind: bool = False,
     quiet: bool,
     usage: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
@@ -69,11 +79,12 @@ def ingest_files(
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
     progress = Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         console=stderr(),
-        disable=quiet,
+        # Off a terminal a live display draws nothing but a stray blank line.
+        disable=quiet or not stderr().is_terminal,
         transient=True,
     )
     task = progress.add_task("ingesting", total=None)
@@ -89,6 +100,7 @@ def ingest_files(
                 title=title,
                 author=author,
                 file_type=file_type,
+                replace_kind=replace_kind,
                 on_progress=show,
             )
     except IngestError as exc:
@@ -130,19 +142,16 @@ def _print_report(
         out.print(table)
     for r in reports:
         for warning in r["warnings"]:
-            out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            out.print(styled("[yellow]warning:[/] {}", warning))
         for text in r["removed_quotes"]:
-            out.print(
-                f"[yellow]removed from the file, kept in the store:[/] {text[:80]}",
-                highlight=False,
-            )
+            out.print(styled("[yellow]removed from the file, kept in the store:[/] {}", text[:80]))
     for item in skipped:
-        out.print(f"[dim]skipped {item['path']}: {item['reason']}[/]", highlight=False)
+        out.print(f"skipped {item['path']}: {item['reason']}", style="dim")
     for error in errors:
-        out.print(f"[bold red]error:[/] {error['error']}", highlight=False)
+        out.print(styled("[bold red]error:[/] {}", error["error"]))
     usage = services.usage.as_dict()
     if usage:
         calls = sum(int(u["calls"]) for u in usage.values())
         tokens_in = sum(int(u["input_tokens"]) for u in usage.values())
         tokens_out = sum(int(u["output_tokens"]) for u in usage.values())
-        out.print(f"LLM: {calls} calls, {tokens_in} tokens in, {tokens_out} tokens out")
+        out.print(f"LLM: {count(calls, 'call')}, {tokens_in} tokens in, {tokens_out} tokens out")

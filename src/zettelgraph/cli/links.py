@@ -13,6 +13,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 
 def link(
@@ -43,16 +44,13 @@ def link(
         print_json(result.as_dict())
     else:
         out = stdout()
-        out.print(f"{result.source} -[{result.type}]-> {result.target}", highlight=False)
+        out.print(f"{result.source} -[{result.type}]-> {result.target}")
         if result.reverse_type and result.reverse_type != result.type:
-            out.print(
-                f"{result.target} -[{result.reverse_type}]-> {result.source} (reverse)",
-                highlight=False,
-            )
+            out.print(f"{result.target} -[{result.reverse_type}]-> {result.source} (reverse)")
         notes = len(result.notes_written) + len(result.notes_updated)
-        out.print(f"[dim]{notes} vault notes written[/]")
+        out.print(f"{count(notes, 'vault note')} written", style="dim")
         for error in result.vault_errors:
-            out.print(f"[yellow]note not written:[/] {error}", highlight=False)
+            out.print(styled("[yellow]note not written:[/] {}", error))
     if result.vault_errors:
         # The link is in the graph; only the notes lag (`vault sync` repairs them).
         raise typer.Exit(1)

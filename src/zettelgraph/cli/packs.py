@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from zettelgraph.cli.common import print_json, settings_from, stderr, stdout
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from zettelgraph.packs.schema import Pack, PackSchema
@@ -23,9 +24,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def fail(message: str) -> NoReturn:
     """Stop with `message` unwrapped and unstyled inside: a `file:line: field` must stay
     whole on its line (for editors that jump to it), and YAML text in it is not markup."""
-    from rich.markup import escape
-
-    stderr().print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    stderr().print(styled("[bold red]error:[/] {}", message), soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -33,8 +32,6 @@ def fail(message: str) -> NoReturn:
 def list_packs(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Every pack you can activate, where its file is, and whether it is active
     (ZETTELGRAPH_PACKS). A pack that does not load is listed with its error."""
-    from rich.markup import escape
-
     from zettelgraph.packs.loader import pack_files, read_pack
     from zettelgraph.packs.schema import PackError
 
@@ -73,15 +70,15 @@ def list_packs(ctx: typer.Context, as_json: JsonFlag = False) -> None:
         mark = "*" if row["active"] else " "
         where = row["source"] + (" (replaces the shipped one)" if row["replaces"] else "")
         if "error" in row:
-            console.print(f"{mark} {row['name']}  [red]does not load[/]  {where}", highlight=False)
-            console.print(f"    {escape(row['error'])}", highlight=False, soft_wrap=True)
+            console.print(styled("{} {}  [red]does not load[/]  {}", mark, row["name"], where))
+            console.print(f"    {row['error']}", soft_wrap=True)
             continue
         console.print(
             f"{mark} {row['name']} v{row['version']}  {where}  "
-            f"{', '.join(row['entity_types'])}; {row['relationship_types']} relationship types",
-            highlight=False,
+            f"{', '.join(row['entity_types'])}; "
+            f"{count(row['relationship_types'], 'relationship type')}"
         )
-    console.print(f"* active (ZETTELGRAPH_PACKS={','.join(settings.packs)})", highlight=False)
+    console.print(f"* active (ZETTELGRAPH_PACKS={','.join(settings.packs)})")
     if missing:
         fail(f"ZETTELGRAPH_PACKS names packs that do not exist: {', '.join(missing)}")
 
@@ -141,16 +138,11 @@ def validate(
         return
     stdout().print(
         f"{file}: pack {pack.name!r} v{pack.version} is valid: "
-        f"{_count(len(pack.entity_types), 'entity type')}, "
-        f"{_count(len(pack.relationship_types), 'relationship type')}; "
+        f"{count(len(pack.entity_types), 'entity type')}, "
+        f"{count(len(pack.relationship_types), 'relationship type')}; "
         f"merged with {', '.join(summary['merged_with']) or 'no other pack'}",
-        highlight=False,
         soft_wrap=True,
     )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _summary(pack: Pack, schema: PackSchema) -> dict[str, Any]:
@@ -164,35 +156,34 @@ def _summary(pack: Pack, schema: PackSchema) -> dict[str, Any]:
 
 
 def _print_pack(pack: Pack, path: Path) -> None:
-    # Pack text is the user's: escaped, so "[...]" in a description is not read as markup.
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     console = stdout()
-    console.print(f"[bold]{pack.name}[/] v{pack.version}  [dim]{path}[/]", highlight=False)
+    console.print(styled("[bold]{}[/] v{}  [dim]{}[/]", pack.name, pack.version, path))
     if pack.description:
-        console.print(escape(pack.description), highlight=False)
+        console.print(pack.description)
     for hint in pack.prompt_hints:
-        console.print(f"  [dim]hint:[/] {escape(hint)}", highlight=False)
+        console.print(styled("  [dim]hint:[/] {}", hint))
     entities = Table(title="Entity types", title_justify="left")
     for column in ("type", "properties", "description"):
         entities.add_column(column)
     for entity in pack.entity_types:
         properties = ", ".join(f"{p.name} ({p.type})" for p in entity.properties)
-        entities.add_row(entity.name, properties or "-", escape(entity.description))
+        entities.add_row(entity.name, properties or "-", entity.description)
     console.print(entities)
     relations = Table(title="Relationship types", title_justify="left")
     for column in ("type", "from -> to", "reverse", "stance", "colour", "description"):
         relations.add_column(column)
     for spec in pack.relationship_types:
         reverse = "symmetric" if spec.symmetric else spec.reverse or "one-way"
-        colour = f"[{spec.color}]■[/] {spec.color}" if spec.color else "-"
+        colour = Text.assemble(("■", spec.color), f" {spec.color}") if spec.color else "-"
         relations.add_row(
             spec.name,
             f"{'|'.join(spec.source_types)} -> {'|'.join(spec.target_types)}",
             reverse,
             spec.stance,
             colour,
-            escape(spec.description),
+            spec.description,
         )
     console.print(relations)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from zettelgraph.cli.common import concept_labels
+from zettelgraph.cli.output import count, styled
 
 
 def print_run(console: Console, run: dict[str, Any]) -> None:
@@ -18,26 +19,25 @@ def print_run(console: Console, run: dict[str, Any]) -> None:
     committed = run.get("committed") or {}
     if committed:
         console.print(
-            f"written: {len(committed.get('concepts', []))} concepts, "
-            f"{committed.get('relations', 0)} relations, "
-            f"{committed.get('attributions', 0)} quote attributions; "
+            f"written: {count(len(committed.get('concepts', [])), 'concept')}, "
+            f"{count(committed.get('relations', 0), 'relation')}, "
+            f"{count(committed.get('attributions', 0), 'quote attribution')}; "
             f"notes: {len(committed.get('notes_written', []))} new, "
             f"{len(committed.get('notes_updated', []))} updated"
         )
         left_out = committed.get("left_out") or []
         if left_out:
             console.print(
-                f"left out as you decided: {len(left_out)} items; "
+                f"left out as you decided: {count(len(left_out), 'item')}; "
                 f"{committed.get('open_quotes', 0)} quotes support no concept yet "
-                "(`zettelgraph extract` proposes for them again)",
-                highlight=False,
+                "(`zettelgraph extract` proposes for them again)"
             )
     print_run_end(console, run)
 
 
 def print_run_title(console: Console, run: dict[str, Any]) -> None:
     title = run.get("title") or run.get("content_id")
-    console.print(f"[bold]run {run['run_id']}[/] — {title} — [cyan]{run['status']}[/]")
+    console.print(styled("[bold]run {}[/] — {} — [cyan]{}[/]", run["run_id"], title, run["status"]))
 
 
 def print_run_end(
@@ -45,18 +45,16 @@ def print_run_end(
 ) -> None:
     """The notes not written, the warnings (but those in `shown`), and what to do next."""
     for error in (run.get("committed") or {}).get("vault_errors", []):
-        console.print(f"[red]note not written:[/] {error}", highlight=False)
+        console.print(styled("[red]note not written:[/] {}", error))
     for warning in run.get("warnings", []):
         if warning not in shown:
-            console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            console.print(styled("[yellow]warning:[/] {}", warning))
     if run["status"] == "awaiting_review":
         items = (run.get("report") or {}).get("review")
         if items is not None:
             console.print(
                 f"\nNext: zettelgraph review {run['run_id']} -i (item by item) | --keep c1,r2 "
-                "--drop c3 ... | --approve (writes what is kept) | --feedback TEXT | --abort",
-                highlight=False,
-                markup=False,
+                "--drop c3 ... | --approve (writes what is kept) | --feedback TEXT | --abort"
             )
         else:
             console.print(
@@ -68,31 +66,31 @@ def print_run_end(
 
 # How an item's state reads in the terminal: the reader's decision, or the default.
 MARKS = {
-    ("keep", True): "[green]kept[/]",
-    ("drop", True): "[red]dropped[/]",
-    ("merge", True): "[blue]merged[/]",
-    ("keep", False): "[dim]undecided: kept[/]",
-    ("drop", False): "[yellow]undecided: left out[/]",
+    ("keep", True): ("kept", "green"),
+    ("drop", True): ("dropped", "red"),
+    ("merge", True): ("merged", "blue"),
+    ("keep", False): ("undecided: kept", "dim"),
+    ("drop", False): ("undecided: left out", "yellow"),
 }
 
 
-def item_mark(item: dict[str, Any]) -> str:
+def item_mark(item: dict[str, Any]) -> Text:
     """`kept`, `dropped`, `edited`, `merged into c2`, or the default of an undecided item,
     and `doubtful (0.21: reasons)` when flagged."""
     decision = item.get("decision") or {}
     if not decision:
-        return ""
+        return Text()
     verdict, decided = decision.get("verdict", "keep"), bool(decision.get("decided"))
-    mark = MARKS.get((verdict, decided), verdict)
+    mark = Text(*MARKS.get((verdict, decided), (verdict, "")))
     if decision.get("edited"):
-        mark = "[green]edited[/]"
+        mark = Text("edited", "green")
     if verdict == "merge" and decision.get("into"):
-        mark = f"[blue]merged into {escape(str(decision['into'])[:12])}[/]"
+        mark = Text(f"merged into {str(decision['into'])[:12]}", "blue")
     doubt = item.get("doubt") or {}
     if doubt.get("doubtful"):
         why = "; ".join(doubt.get("reasons") or [])
-        mark += f" [yellow]doubtful ({doubt['score']:.2f}{': ' + escape(why) if why else ''})[/]"
-    return f"  [{mark}]" if mark else ""
+        mark += Text(f" doubtful ({doubt['score']:.2f}{': ' + why if why else ''})", "yellow")
+    return Text.assemble("  [", mark, "]")
 
 
 def review_line(summary: dict[str, Any]) -> str:
@@ -105,8 +103,8 @@ def review_line(summary: dict[str, Any]) -> str:
     writes = summary.get("writes", {})
     line = (
         ", ".join(parts)
-        + f"; approving writes {writes.get('concepts', 0)} concepts, "
-        + f"{writes.get('relations', 0)} relations"
+        + f"; approving writes {count(writes.get('concepts', 0), 'concept')}, "
+        + count(writes.get("relations", 0), "relation")
     )
     if counts.get("doubtful"):
         line += f" ({counts['doubtful']} doubtful items, left out unless you keep them)"
@@ -115,7 +113,11 @@ def review_line(summary: dict[str, Any]) -> str:
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
     console.print(
-        f"\n[bold]{len(report['concepts'])} new concepts[/] from {report['quotes']} quotes"
+        styled(
+            "\n[bold]{}[/] from {}",
+            count(len(report["concepts"]), "new concept"),
+            count(report["quotes"], "quote"),
+        )
         + (
             " (doubtful first)"
             if (report.get("review") or {}).get("counts", {}).get("doubtful")
@@ -125,87 +127,83 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     labels = concept_labels()
     for concept in report["concepts"]:
         console.print(
-            f"\n[bold green]{concept['key']}. {escape(concept['title'])}[/]" + item_mark(concept),
-            highlight=False,
+            styled("\n[bold green]{}. {}[/]", concept["key"], concept["title"]) + item_mark(concept)
         )
         if not concept.get("is_quote"):
-            console.print(f"  {escape(concept['concept'])}", highlight=False)
+            console.print(f"  {concept['concept']}")
         if concept["analysis"]:
-            console.print(
-                f"  [dim]{labels.analysis}:[/] {escape(concept['analysis'])}", highlight=False
-            )
+            console.print(styled("  [dim]{}:[/] {}", labels.analysis, concept["analysis"]))
         if concept["rationale"]:
-            console.print(
-                f"  [dim]{labels.why}:[/] {escape(concept['rationale'])}", highlight=False
-            )
+            console.print(styled("  [dim]{}:[/] {}", labels.why, concept["rationale"]))
         for quote in concept["quotes"]:
             page = f" (p. {quote['page']})" if quote.get("page") else ""
             key = f"{quote['key']} " if quote.get("key") else ""
-            console.print(
-                f"  [dim]{key}>[/] {escape(quote['text'])}{escape(page)}", highlight=False
-            )
+            console.print(styled("  [dim]{}>[/] {}{}", key, quote["text"], page))
     if report["relations"]:
-        console.print("\n[bold]Relations[/] (the reverse is added automatically)")
+        console.print(styled("\n[bold]Relations[/] (the reverse is added automatically)"))
         for r in report["relations"]:
             reverse = f"reverse {r['reverse']}" if r["reverse"] else "one-way"
             key = f"{r['key']}. " if r.get("key") else ""
             console.print(
-                f"  {key}{escape(r['source'])} -[{r['type']}]-> {escape(r['target'])}"
+                Text(f"  {key}{r['source']} -[{r['type']}]-> {r['target']}")
                 + item_mark(r)
-                + f"\n     [dim]({r['confidence']:.2f}; {reverse}) {escape(r['explanation'])}[/]",
-                highlight=False,
+                + Text(f"\n     ({r['confidence']:.2f}; {reverse}) {r['explanation']}", "dim")
             )
     if report.get("related"):
         console.print(
-            "\n[bold]Related?[/] (the model saw a link its check did not confirm; "
-            "give it a type to keep it: --retype s1=SIMILAR_TO)"
+            styled(
+                "\n[bold]Related?[/] (the model saw a link its check did not confirm; "
+                "give it a type to keep it: --retype s1=SIMILAR_TO)"
+            )
         )
         for s in report["related"]:
             console.print(
-                f"  {s['key']}. {escape(s['source'])} ~ {escape(s['target'])}"
-                f"  [dim](the model said {s['proposed_type']}) {escape(s['explanation'])}[/]"
-                + item_mark(s),
-                highlight=False,
+                styled(
+                    "  {}. {} ~ {}  [dim](the model said {}) {}[/]",
+                    s["key"],
+                    s["source"],
+                    s["target"],
+                    s["proposed_type"],
+                    s["explanation"],
+                )
+                + item_mark(s)
             )
     for a in report.get("added_relations", []):
         console.print(
-            f"  {a['key']}. {escape(a['source'])} -[{a['type']}]-> {escape(a['target'])}"
-            "  [green](added by you)[/]",
-            highlight=False,
+            Text(f"  {a['key']}. {a['source']} -[{a['type']}]-> {a['target']}")
+            + Text("  (added by you)", "green")
         )
     if report["existing_attributions"]:
-        console.print("\n[bold]Quotes attributed to existing concepts[/]")
+        console.print(styled("\n[bold]Quotes attributed to existing concepts[/]"))
         for a in report["existing_attributions"]:
             key = f"{a['key']}. " if a.get("key") else ""
             console.print(
-                f"  {key}{escape(a['concept'])}: {a['quotes']} quotes" + item_mark(a),
-                highlight=False,
+                Text(f"  {key}{a['concept']}: {count(a['quotes'], 'quote')}") + item_mark(a)
             )
     several = [a for a in report["attributions"] if a["several"]]
     if several:
-        console.print("\n[bold]Quotes supporting several concepts[/]")
+        console.print(styled("\n[bold]Quotes supporting several concepts[/]"))
         for a in several:
-            console.print(
-                f"  {a['quote']['text'][:80]} -> {', '.join(a['concepts'])}", highlight=False
-            )
+            console.print(f"  {a['quote']['text'][:80]} -> {', '.join(a['concepts'])}")
     if report["unattributed_quotes"]:
-        console.print("\n[bold yellow]Quotes supporting no concept[/]")
+        console.print(styled("\n[bold yellow]Quotes supporting no concept[/]"))
         for quote in report["unattributed_quotes"]:
-            console.print(f"  {quote['text'][:120]}", highlight=False)
+            console.print(f"  {quote['text'][:120]}")
             if quote.get("reason"):
-                console.print(f"    [dim]why:[/] {quote['reason']}", highlight=False)
+                console.print(styled("    [dim]why:[/] {}", quote["reason"]))
     if report["disconnected_concepts"]:
         console.print(
-            "\n[yellow]Concepts without relations:[/] "
-            + ", ".join(report["disconnected_concepts"]),
-            highlight=False,
+            styled(
+                "\n[yellow]Concepts without relations:[/] {}",
+                ", ".join(report["disconnected_concepts"]),
+            )
         )
     # Reports of runs started before these fields existed have neither.
     notes = [*report.get("extraction_notes", []), *report.get("notes", [])]
     if notes:
-        console.print("\n[bold]Notes from the model[/]")
+        console.print(styled("\n[bold]Notes from the model[/]"))
         for note in notes:
-            console.print(f"  {note}", highlight=False)
+            console.print(f"  {note}")
     checks = report.get("checks") or {}
     if checks:
         done = "; ".join(
@@ -213,18 +211,13 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             + ", ".join(f"{count} {action.replace('_', ' ')}" for action, count in actions.items())
             for guard, actions in checks.items()
         )
-        console.print(
-            f"\n[bold]Checks[/] {done} (each one is a 'check' warning below)", highlight=False
-        )
+        console.print(styled("\n[bold]Checks[/] {} (each one is a 'check' warning below)", done))
     for entry in report["critique_log"]:
         verdict = "passes" if entry.get("passes") else "fails"
         summary = entry.get("critique_summary") or entry.get("error", "")
-        console.print(f"[dim]critique {entry['iteration'] + 1}: {verdict}. {summary}[/]")
+        console.print(f"critique {entry['iteration'] + 1}: {verdict}. {summary}", style="dim")
     summary = report.get("review")
     if summary:
-        console.print(f"\n[bold]Review:[/] {escape(review_line(summary))}", highlight=False)
+        console.print(styled("\n[bold]Review:[/] {}", review_line(summary)))
         for gone in summary.get("left_out", []):
-            console.print(
-                f"  [dim]left out {gone['item']} {escape(gone['what'])}: {escape(gone['why'])}[/]",
-                highlight=False,
-            )
+            console.print(f"  left out {gone['item']} {gone['what']}: {gone['why']}", style="dim")

@@ -18,6 +18,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import styled
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,27 +82,22 @@ def _result_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _print_results(results: list[SearchResult]) -> None:
-    from rich.markup import escape
-
     out = stdout()
     for r in results:
         where = ", ".join(part for part in (r.content_title, r.author, r.location_label) if part)
         methods = "+".join(r.methods)
-        out.print(
-            f"[bold]\\[{r.n}][/] {escape(where)}  [dim]{r.score:.3f} {methods}[/]", highlight=False
-        )
+        score = f"{r.score:.3f}"
+        out.print(styled("[bold]{}[/] {}  [dim]{} {}[/]", f"[{r.n}]", where, score, methods))
         text = f"{r.text[:400]}{'…' if len(r.text) > 400 else ''}"
-        out.print(f"    {escape(text)}", highlight=False)
+        out.print(f"    {text}")
         if r.concepts:
             titles = "; ".join(c["title"] for c in r.concepts)
-            out.print(f"    [dim]concepts: {escape(titles)}[/]", highlight=False)
-        out.print(f"    [dim]passage {r.passage_id}[/]", highlight=False)
+            out.print(f"    concepts: {titles}", style="dim")
+        out.print(f"    passage {r.passage_id}", style="dim")
 
 
 def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     """Run `work` with the configured services, turning known failures into clear errors."""
-    from rich.markup import escape
-
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.store.base import EmbedderMismatchError
 
@@ -111,7 +107,7 @@ def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     except EmbedderMismatchError as exc:
         fail(str(exc))
     except ValueError as exc:  # an unknown recipe, a filter that cannot be used, no such chat
-        fail(escape(str(exc)), code=2)
+        fail(str(exc), code=2)
     except MODEL_ERRORS as exc:
         fail(model_error_message(exc))
     finally:
@@ -206,12 +202,10 @@ def ask(
     if as_json:
         print_json(outcome.as_dict())
         return
-    from rich.markup import escape
-
     out = stdout()
     if answer.standalone_question:
-        out.print(f"[dim]searched: {escape(answer.standalone_question)}[/]", highlight=False)
-    out.print(escape(answer.answer), highlight=False)
+        out.print(f"searched: {answer.standalone_question}", style="dim")
+    out.print(answer.answer)
     cited = [
         r for r in outcome.results if any(c["n"] == r.n and c["cited"] for c in answer.citations)
     ]
@@ -219,19 +213,17 @@ def ask(
         out.print("")
         _print_results(cited)
     for warning in outcome.warnings:
-        out.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        out.print(styled("[yellow]warning:[/] {}", warning))
     out.print("")
     out.print(
-        f"[dim]chat {answer.chat_id}, turn {answer.turn}: continue with "
-        f'zettelgraph ask --chat {answer.chat_id} "..."[/]',
-        highlight=False,
+        f"chat {answer.chat_id}, turn {answer.turn}: continue with "
+        f'zettelgraph ask --chat {answer.chat_id} "..."',
+        style="dim",
     )
 
 
 def _show_thread(turns: list[Answer], as_json: bool) -> None:
     """A chat's turns: each question, its answer and the passages it cites."""
-    from rich.markup import escape
-
     from zettelgraph.services.ask import answer_dict
 
     if as_json:
@@ -239,10 +231,10 @@ def _show_thread(turns: list[Answer], as_json: bool) -> None:
         return
     out = stdout()
     for answer in turns:
-        out.print(f"[bold]{answer.turn}. {escape(answer.question)}[/]", highlight=False)
+        out.print(f"{answer.turn}. {answer.question}", style="bold")
         if answer.standalone_question:
-            out.print(f"   [dim]searched: {escape(answer.standalone_question)}[/]")
-        out.print(f"   {escape(answer.answer)}", highlight=False)
+            out.print(f"   searched: {answer.standalone_question}", style="dim")
+        out.print(f"   {answer.answer}")
         for citation in answer.citations:
             if citation.get("cited"):
                 where = ", ".join(
@@ -250,5 +242,5 @@ def _show_thread(turns: list[Answer], as_json: bool) -> None:
                     for key in ("content_title", "author", "location")
                     if citation.get(key)
                 )
-                out.print(f"   [dim]\\[{citation['n']}] {escape(where)}[/]", highlight=False)
+                out.print(f"   [{citation['n']}] {where}", style="dim")
         out.print("")

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import fail, print_json, settings_from, stderr, stdout
+from zettelgraph.cli.output import count_line
 
 store_app = typer.Typer(help="Move your graph between stores.", no_args_is_help=True)
 
@@ -32,26 +33,37 @@ def copy(
     The target must be empty. If the copy is interrupted, run the same command again: it
     resumes where it stopped.
     """
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
     from zettelgraph.services.maintenance import copy_graph
     from zettelgraph.settings import mask_url_password
     from zettelgraph.store.base import StoreError
 
+    # A passing line per phase: the counts that matter are the verified ones at the end, and
+    # an error (a target that is not empty) is not preceded by a list of numbers.
     err = stderr()
+    copying = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,  # a file or a pipe would get a stray blank line
+    )
+    task = copying.add_task("copying", total=None)
     try:
-        report = copy_graph(
-            settings_from(ctx),
-            to,
-            source_url=source,
-            progress=lambda phase, count: err.print(f"  {phase}: {count}", highlight=False),
-        )
+        with copying:
+            report = copy_graph(
+                settings_from(ctx),
+                to,
+                source_url=source,
+                progress=lambda phase, done: copying.update(task, description=f"{phase}: {done}"),
+            )
     except StoreError as exc:
         fail(str(exc))
     if as_json:
         print_json(report.as_dict())
         return
-    counts = ", ".join(f"{key} {value}" for key, value in report.counts.items())
     stdout().print(
         f"copied {mask_url_password(report.source)} -> {mask_url_password(report.target)}"
-        f"{' (resumed)' if report.resumed else ''}; verified: {counts}",
-        highlight=False,
+        f"{' (resumed)' if report.resumed else ''}; verified: {count_line(report.counts)}"
     )

@@ -29,6 +29,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
+from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -87,14 +88,18 @@ def study(
             _nothing_to_study(out, store, which, common.now())
             return
         out.print(
-            f"[bold]{len(items)} cards[/]: {min(len(queue.due), len(items))} due, "
-            f"{max(0, len(items) - len(queue.due))} new. Enter shows the answer, q quits."
+            styled(
+                "[bold]{}[/]: {} due, {} new. Enter shows the answer, q quits.",
+                count(len(items), "card"),
+                min(len(queue.due), len(items)),
+                max(0, len(items) - len(queue.due)),
+            )
         )
         session = Session(started=common.now())
         try:
             _run(out, store, scheduler_for(settings), items, session)
         except (typer.Abort, KeyboardInterrupt, EOFError):
-            out.print("\n[dim]session stopped; every rating given is saved[/]")
+            out.print("\nsession stopped; every rating given is saved", style="dim")
         _summary(out, store, which, session)
     except CardError as exc:
         fail(str(exc))
@@ -109,6 +114,8 @@ def _run(
     items: list[LearningItem],
     session: Session,
 ) -> None:
+    from rich.text import Text
+
     from zettelgraph.cli.card_view import card_views, print_back, print_front
     from zettelgraph.services.study import RATINGS, interval_label, preview, rate
 
@@ -126,12 +133,15 @@ def _run(
         chosen = _reveal(len(item.options))
         print_back(out, view)
         if chosen is not None and item.correct is not None:
-            verdict = "[green]right[/]" if chosen == item.correct + 1 else "[red]not that one[/]"
-            out.print(f"  you chose {chosen}: {verdict}")
+            out.print(
+                styled("  you chose {}: [green]right[/]", chosen)
+                if chosen == item.correct + 1
+                else styled("  you chose {}: [red]not that one[/]", chosen)
+            )
         intervals = preview(scheduler, item, now=common.now())
         out.print(
-            "  ".join(
-                f"[bold]{value}[/] {name} {interval_label(intervals[value])}"
+            Text("  ").join(
+                styled("[bold]{}[/] {} {}", value, name, interval_label(intervals[value]))
                 for value, name in RATINGS.items()
             )
         )
@@ -191,17 +201,13 @@ def _ask_rating() -> int:
         try:
             return parse_rating(answer)
         except CardError as exc:
-            stdout().print(f"[yellow]{exc}[/]", highlight=False)
+            stdout().print(str(exc), style="yellow")
 
 
 def _span(delta: timedelta) -> str:
     seconds = int(delta.total_seconds())
     minutes, seconds = divmod(max(0, seconds), 60)
     return f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _summary(out: Console, store: GraphStore, which: ItemFilter, session: Session) -> None:
@@ -216,7 +222,7 @@ def _summary(out: Console, store: GraphStore, which: ItemFilter, session: Sessio
     )
     out.rule("session", style="dim")
     out.print(
-        f"studied {_count(len(session.cards), 'card')} ({_count(reviews, 'rating')}"
+        f"studied {count(len(session.cards), 'card')} ({count(reviews, 'rating')}"
         f"{': ' + per_rating if per_rating else ''}) in {_span(ended - session.started)}"
     )
     _whats_next(out, store, which, ended)
@@ -228,12 +234,12 @@ def _whats_next(out: Console, store: GraphStore, which: ItemFilter, moment: date
 
     ahead = outlook(store, now=moment, which=which)
     if ahead.due_now:
-        out.print(f"{_count(ahead.due_now, 'card')} due now: `zettelgraph study` again")
+        out.print(f"{count(ahead.due_now, 'card')} due now: `zettelgraph study` again")
     if ahead.next_due is not None:
         when = ahead.next_due.astimezone(moment.tzinfo).strftime("%Y-%m-%d %H:%M")
         out.print(f"next card due in {interval_label(ahead.next_due - moment)} ({when})")
     if ahead.unseen:
-        out.print(f"{_count(ahead.unseen, 'new card')} not studied yet")
+        out.print(f"{count(ahead.unseen, 'new card')} not studied yet")
 
 
 def _nothing_to_study(out: Console, store: GraphStore, which: ItemFilter, moment: datetime) -> None:
@@ -242,8 +248,9 @@ def _nothing_to_study(out: Console, store: GraphStore, which: ItemFilter, moment
     ahead = outlook(store, now=moment, which=which)
     if not ahead.approved:
         if ahead.proposed:
+            waiting = count(ahead.proposed, "proposed card")
             out.print(
-                f"no approved cards; {ahead.proposed} proposed cards wait for your review: "
+                f"no approved cards; {waiting} wait for your review: "
                 "`zettelgraph cards review`, then `zettelgraph cards approve`"
             )
         else:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import click
 import typer
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from zettelgraph.cli.common import concept_labels, stderr, stdout
+from zettelgraph.cli.output import styled
 from zettelgraph.cli.report_view import item_mark, review_line
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def _show(
     console.rule(Text(f"[{at + 1}/{total}] {review_line(summary)}"), style="dim")
     if kind == "concept":
         left = Group(
-            Text.from_markup(f"[bold]{item['key']}. {escape(item['title'])}[/]{item_mark(item)}"),
+            styled("[bold]{}. {}[/]", item["key"], item["title"]) + item_mark(item),
             Text(item["concept"]),
             *(
                 [Text(f"{concept_labels().analysis}: {item['analysis']}", style="dim")]
@@ -129,10 +129,14 @@ def _show(
         return
     if kind == "entity":
         console.print(
-            Text.from_markup(
-                f"[bold]{item['key']}. {escape(item['name'])}[/] ({escape(item['type'])}, "
-                f"{item.get('status', '')}){item_mark(item)}"
+            styled(
+                "[bold]{}. {}[/] ({}, {})",
+                item["key"],
+                item["name"],
+                item["type"],
+                item.get("status", ""),
             )
+            + item_mark(item)
         )
         if item.get("description"):
             console.print(Text(item["description"]))
@@ -143,10 +147,8 @@ def _show(
     shown_type = (item.get("decision") or {}).get("type") or item.get("type")
     arrow = f"-[{shown_type}]->" if kind == "relation" else "~ related? ~"
     console.print(
-        Text.from_markup(
-            f"[bold]{item['key']}.[/] {escape(item['source'])} {escape(arrow)} "
-            f"{escape(item['target'])}{item_mark(item)}"
-        )
+        styled("[bold]{}.[/] {} {} {}", item["key"], item["source"], arrow, item["target"])
+        + item_mark(item)
     )
     if item.get("explanation") or item.get("description"):
         console.print(Text(item.get("explanation") or item.get("description", ""), style="dim"))
@@ -194,7 +196,7 @@ def _apply(runs: WorkflowRuns, view: RunView, decision: Any) -> RunView | None:
     try:
         return decide(runs, view.run_id, [decision])
     except ReviewError as exc:
-        stderr().print(f"[bold red]not saved:[/] {escape(str(exc))}", highlight=False)
+        stderr().print(styled("[bold red]not saved:[/] {}", exc))
         return None
 
 

@@ -26,6 +26,11 @@ class NoQuotesSectionError(BookNotesError):
     """The file has no quotes section: in a folder scan it is not a book note, so it is skipped."""
 
 
+class KindChangeError(BookNotesError):
+    """The file would turn a stored content into another kind (book notes into a document, or
+    back): refused unless the reader asks for it (`--replace-kind`)."""
+
+
 def read_limited(
     path: Path, *, max_bytes: int, error: type[BookNotesError], expected: str
 ) -> bytes:

@@ -108,7 +108,7 @@ class Ocr:
     def program(self) -> str:
         """The Tesseract to run, checked once: it runs and has the configured languages."""
         if self._program is None:
-            program = _find_tesseract(self.config.tesseract)
+            program = find_tesseract(self.config.tesseract)
             _check_languages(program, self.config.languages)
             self._program = program
         return self._program
@@ -213,7 +213,9 @@ def open_image(data: bytes) -> Image.Image:
 # --- Tesseract ----------------------------------------------------------------------------
 
 
-def _find_tesseract(configured: str | None) -> str:
+def find_tesseract(configured: str | None) -> str:
+    """The Tesseract program to run: `configured` (a path or a name on PATH), else
+    `tesseract` on PATH; OcrUnavailableError, saying how to install it, when there is none."""
     if configured:
         found = shutil.which(configured)  # a full path is checked as it is, a name on PATH
         if found is None:

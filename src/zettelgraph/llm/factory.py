@@ -165,7 +165,7 @@ class ChatModels:
                 # Said before the model loads, so the reader can switch before a long run.
                 self._small_model_notice(spec)
                 server = local.LocalServer(
-                    local.ensure_model_file(chosen, s.models_dir),
+                    local.ensure_model_file(chosen, s.models_dir, on_join=self._notice),
                     threads=s.local_threads,
                     context=s.local_context,
                     max_tokens=s.llm_max_tokens,

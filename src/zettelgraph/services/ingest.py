@@ -10,12 +10,14 @@ are not reading. Whether a file is book notes or a document is decided once, by
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
 from zettelgraph.embeddings import EmbeddingError
+from zettelgraph.ingest.documents import SUFFIXES
 from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError
 from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import FileType
@@ -105,16 +107,20 @@ def ingest_paths(
     title: str | None = None,
     author: str | None = None,
     file_type: str | None = None,
+    replace_kind: bool = False,
     on_progress: Progress | None = None,
 ) -> IngestResult:
-    """Ingest files and folders; each file's failure is reported and the others go on."""
+    """Ingest files and folders; each file's failure is reported and the others go on.
+    `replace_kind`: a file may turn a stored content into another kind (book notes into a
+    document); without it such a file is refused with what to do."""
     if file_type is not None and file_type not in FILE_TYPES:
         raise IngestError(f"unknown --type {file_type!r}; use {', '.join(FILE_TYPES)}")
     file_set = FileSet(paths)
     if (title or author) and len(file_set.files) > 1:
         raise IngestError("--title and --author apply to a single file; give one file")
     result = IngestResult(errors=file_set.errors)
-    _run(services, file_set, result, title, author, file_type, on_progress)
+    flags = {"title_flag": title, "author_flag": author, "replace_kind": replace_kind}
+    _run(services, file_set, result, flags, file_type, on_progress)
     for report in result.reports:
         content = services.store.get_content(report["id"])
         report["processed"] = bool(content and content.processed_date)
@@ -126,8 +132,7 @@ def _run(
     services: Services,
     file_set: FileSet,
     result: IngestResult,
-    title: str | None,
-    author: str | None,
+    flags: dict[str, Any],
     file_type: str | None,
     on_progress: Progress | None,
 ) -> None:
@@ -148,7 +153,7 @@ def _run(
                 path, file_type=file_type, max_bytes=max_bytes, scanned=scanned, ocr=ocr
             ):
                 final: dict[str, Any] = {}
-                job.update(title_flag=title, author_flag=author)
+                job.update(flags)
                 for mode, chunk in graph.stream(
                     job,
                     config={"recursion_limit": RECURSION_LIMIT},
@@ -165,8 +170,9 @@ def _run(
             break
         except NoQuotesSectionError as exc:
             if scanned:
-                # Found by scanning a folder: an index note or README, not a book note.
-                result.skipped.append({"path": str(path), "reason": exc.message})
+                # Found by scanning a folder: an index note, a README or an article, not a
+                # book note; named with its type, it is read as a document.
+                result.skipped.append({"path": str(path), "reason": _not_notes(path)})
             else:
                 result.errors.append({"path": str(path), "error": str(exc)})
         except (BookNotesError, StoreError, EmbeddingError) as exc:
@@ -176,6 +182,14 @@ def _run(
                 {"path": str(path), "error": f"{path}: {type(exc).__name__}: {exc}"}
             )
     progress(len(file_set.files), "done")
+
+
+def _not_notes(path: Path) -> str:
+    file_type = SUFFIXES.get(path.suffix.lower(), "text")
+    return (
+        "not book notes (no '# Citas', '# Quotes' or '# Highlights' section); to read it as "
+        f"a document, name it: `zettelgraph ingest --type {file_type} {shlex.quote(str(path))}`"
+    )
 
 
 def _content_report(path: Path, state: dict[str, Any]) -> dict[str, Any]:

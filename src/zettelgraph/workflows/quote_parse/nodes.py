@@ -11,6 +11,7 @@ from zettelgraph.ingest.booknotes import (
     ParsedQuote,
     parse_booknotes,
 )
+from zettelgraph.ingest.errors import KindChangeError
 from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
 from zettelgraph.ingest.reading import graph_inputs
@@ -96,6 +97,14 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
         warnings.append("no author in the file or --author: stored without one")
 
     existing = services.store.get_content(cid)
+    if existing is not None and existing.kind != kind and not state.get("replace_kind"):
+        raise KindChangeError(
+            f"{title!r} is stored as {_kind_name(existing.kind)} (content {cid[:8]}); read as "
+            f"{_kind_name(kind)}, this file would replace it and its quotes. Ingest it as "
+            f"{_kind_name(existing.kind)} (`--type {_type_flag(existing.kind)}`), give it "
+            "another `--title` to keep both, or add `--replace-kind` to replace it",
+            path=str(path),
+        )
     update: dict[str, Any] = {
         "content_id": cid,
         "kind": kind,
@@ -121,6 +130,15 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
         "quotes_added": len(added),
         "removed_quotes": removed,
     }
+
+
+def _kind_name(kind: str) -> str:
+    return "book notes" if kind == "book" else f"a {kind} document"
+
+
+def _type_flag(kind: str) -> str:
+    """The `--type` that reads a file as `kind`."""
+    return "notes" if kind == "book" else kind
 
 
 def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, Any]], list[str]]:

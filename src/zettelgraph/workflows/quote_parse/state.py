@@ -20,6 +20,9 @@ class QuoteParseInput(TypedDict, total=False):
     # "notes" reads the file as book notes only; a document type forces that reader; None
     # picks by file type and content (ingest.reading.graph_inputs decides).
     file_type: str | None
+    # The reader's consent to turn a stored content into another kind (book notes into a
+    # document, or back), which replaces its quotes; without it that file is refused.
+    replace_kind: bool
     # What the caller already read, so the file is read once: book-notes text, or a document
     # (a ParsedDocument dump; one conversation of a chat export).
     text: str | None
