@@ -191,7 +191,8 @@ def test_concepts_are_extracted_from_document_passages(tmp_path: Path, book_pdf:
     assert notes
     # Each source quote names the book, its author and the page of the passage.
     texts = [note.read_text(encoding="utf-8") for note in notes]
-    assert any(re.search(r"— \*Reading Notes\*, Ada Writer, p\. [123]\n", t) for t in texts)
+    fuente = r"— \*\[\[[^]|]*\|Reading Notes\]\]\*, \[\[[^]|]*\|Ada Writer\]\], p\. [123]\n"
+    assert any(re.search(fuente, t) for t in texts)
 
 
 def test_bad_documents_error_and_leave_nothing(
