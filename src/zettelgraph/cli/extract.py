@@ -49,6 +49,7 @@ def open_workflow_runs(
     and model errors end the command with their message."""
     from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+    from zettelgraph.services.ids import IdError
     from zettelgraph.services.runs import RunError
 
     settings = settings_from(ctx)
@@ -56,7 +57,7 @@ def open_workflow_runs(
     try:
         with open_checkpointer(settings) as checkpointer:
             yield make(services, checkpointer)
-    except (RunError, CheckpointError) as exc:
+    except (RunError, CheckpointError, IdError) as exc:
         fail(str(exc))
     except MODEL_ERRORS as exc:
         fail(model_error_message(exc))
@@ -93,12 +94,7 @@ def open_every_run(ctx: typer.Context) -> Iterator[list[WorkflowRuns]]:
         yield runs
 
 
-def _runs_of(every: list[WorkflowRuns], run_id: str) -> WorkflowRuns:
-    """The workflow a run id belongs to (the first, which says "no run", for neither)."""
-    return next((runs for runs in every if runs.owns(run_id)), every[0])
-
-
-def _show(run: RunView, as_json: bool) -> None:
+def _show(run: RunView, as_json: bool, *, full: bool = False) -> None:
     from zettelgraph.cli.report_view import print_run
     from zettelgraph.services.graph_runs import GRAPH_RUN_PREFIX
 
@@ -107,9 +103,9 @@ def _show(run: RunView, as_json: bool) -> None:
     elif run.run_id.startswith(GRAPH_RUN_PREFIX):
         from zettelgraph.cli.graph_view import print_graph_run
 
-        print_graph_run(stdout(), run.as_dict())
+        print_graph_run(stdout(), run.as_dict(), full=full)
     else:
-        print_run(stdout(), run.as_dict())
+        print_run(stdout(), run.as_dict(), full=full)
 
 
 def drive_with_progress(
@@ -176,12 +172,16 @@ def list_runs(
     from rich.table import Table
 
     table = Table(title=f"{len(views)} runs")
-    for column in ("run", "kind", "content", "status", "updated"):
-        table.add_column(column, overflow="fold")
+    # Ids, states and times are copied or read whole: only the title may wrap on a narrow
+    # terminal (a run id split over two lines cannot be copied into `review`).
+    table.add_column("run", no_wrap=True, min_width=max((len(v.run_id) for v in views), default=3))
+    table.add_column("kind", no_wrap=True)
+    table.add_column("content", overflow="fold", ratio=1)
+    table.add_column("status", no_wrap=True)
+    table.add_column("updated", no_wrap=True)
     for view in views:
-        table.add_row(
-            view.run_id, kind(view), view.title or "", view.status, (view.updated_at or "")[:19]
-        )
+        updated = (view.updated_at or "")[:16].replace("T", " ")
+        table.add_row(view.run_id, kind(view), view.title or "", view.status, updated)
     stdout().print(table)
 
 
@@ -192,9 +192,11 @@ def resume(
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
     started = time.monotonic()
+    from zettelgraph.services.runs import find_run
+
     with open_every_run(ctx) as every:
-        runs = _runs_of(every, run_id)
-        view = drive_with_progress(lambda step: runs.resume(run_id, on_step=step), started)
+        runs, whole_id = find_run(every, run_id)
+        view = drive_with_progress(lambda step: runs.resume(whole_id, on_step=step), started)
     _show(view, as_json)
 
 

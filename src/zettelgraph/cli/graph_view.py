@@ -7,15 +7,26 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from zettelgraph.cli.report_view import item_mark, print_run_end, print_run_title
+from zettelgraph.cli.report_view import (
+    FULL_HINT,
+    cut_short,
+    item_mark,
+    listed_quote,
+    print_run_end,
+    print_run_title,
+)
 
 
-def print_graph_run(console: Console, run: dict[str, Any]) -> None:
-    """A graph extraction run: its proposal, what was dropped and why, and what to do next."""
+def print_graph_run(console: Console, run: dict[str, Any], *, full: bool = False) -> None:
+    """A graph extraction run: its proposal, what was dropped and why, and what to do next;
+    each entity's first passage whole with `full`, else cut with an ellipsis."""
     print_run_title(console, run)
     report = run.get("report")
     if report:
-        _print_report(console, report)
+        _print_report(console, report, full)
+        passages = [p["text"] for e in report["entities"] for p in e["passages"][:1]]
+        if cut_short(passages, full):
+            console.print(FULL_HINT.format(run["run_id"]), highlight=False)
     committed = run.get("committed") or {}
     if committed:
         console.print(
@@ -30,7 +41,7 @@ def print_graph_run(console: Console, run: dict[str, Any]) -> None:
     print_run_end(console, run, shown)
 
 
-def _print_report(console: Console, report: dict[str, Any]) -> None:
+def _print_report(console: Console, report: dict[str, Any], full: bool) -> None:
     packs = ", ".join(f"{p['name']} {p['version']}" for p in report.get("packs", []))
     counts = report["counts"]
     console.print(
@@ -54,7 +65,9 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
         if others:
             console.print(f"  [dim]also:[/] {', '.join(others)}", highlight=False)
         for passage in entity["passages"][:1]:
-            console.print(f"  [dim]>[/] {passage['text'][:160]}", highlight=False)
+            console.print(
+                f"  [dim]>[/] {escape(listed_quote(passage['text'], full))}", highlight=False
+            )
     if report["relationships"]:
         console.print("\n[bold]Relationships[/]")
         for r in report["relationships"]:
