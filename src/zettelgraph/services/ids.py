@@ -11,7 +11,7 @@ that names none with the command that lists them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from zettelgraph.models import NodeLabel
@@ -82,9 +82,12 @@ def resolve_id(given: str, kind: IdKind, known: Iterable[str]) -> str:
     return _pick(text, kind, [k for k in ids if _starts(k, text, kind)])
 
 
-def resolve_node_id(store: GraphStore, label: NodeLabel, given: str) -> str:
+def resolve_node_id(
+    store: GraphStore, label: NodeLabel, given: str, *, listing: str | None = None
+) -> str:
     """The one node of `label` that `given` names (its id or a unique prefix), read page-wise
-    from the store by id order: a prefix's matches are the first ids after it."""
+    from the store by id order: a prefix's matches are the first ids after it. `listing`:
+    what lists such ids where the caller is (an MCP tool), when not the CLI command."""
     text = given.strip()
     if text and _exists(store, label, text):
         return text
@@ -92,7 +95,8 @@ def resolve_node_id(store: GraphStore, label: NodeLabel, given: str) -> str:
     if len(text) >= MIN_PREFIX:
         page = store.nodes(label, after=text, limit=SHOWN + 1)
         found = [node.id for node in page if node.id.startswith(text)]
-    return _pick(text, NODE_KINDS[label], found)
+    kind = NODE_KINDS[label]
+    return _pick(text, replace(kind, listing=listing) if listing else kind, found)
 
 
 def _exists(store: GraphStore, label: NodeLabel, node_id: str) -> bool:

@@ -131,6 +131,8 @@ class WorkflowRuns:
     def resolve_run_id(self, given: str) -> str:
         """The run `given` names: its id or a unique prefix, `run-` or not (`ab12`,
         `run-ab12`); IdError when it names none or several (services/ids.py)."""
+        if self.owns(given) and self.checkpointer.get_tuple(self._config(given)) is not None:
+            return given  # a whole id: one read, not a listing of every run
         return resolve_id(given, self.id_kind(), self._threads())
 
     def id_kind(self) -> IdKind:
