@@ -123,6 +123,21 @@ def drive_with_progress(
         fail(model_error_message(exc))
 
 
+@contextmanager
+def run_kept_on_ctrl_c(runs: ExtractionRuns, content_id: str) -> Iterator[None]:
+    """Ctrl-C while a run of `content_id` is driven: the run is kept where it stopped (each
+    finished step is checkpointed), so say which it is and how to go on; exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from zettelgraph.services.runs import what_to_do
+
+        view = runs.open_run_of(content_id)
+        said = f"run {view.run_id} {what_to_do(view)}" if view else "no run was started"
+        stderr().print(f"\ninterrupted: {said}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+
+
 def extract(
     ctx: typer.Context,
     content_id: Annotated[str, typer.Argument(help="Content id (or its first characters).")],
@@ -136,9 +151,11 @@ def extract(
     started = time.monotonic()
     with open_runs(ctx) as runs:
         cid = resolve_content_id(runs.services, content_id)
-        view = drive_with_progress(
-            lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step), started
-        )
+        with run_kept_on_ctrl_c(runs, cid):
+            view = drive_with_progress(
+                lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step),
+                started,
+            )
     _show(view, as_json)
     if view.status == "failed":
         raise typer.Exit(1)
@@ -217,15 +234,27 @@ def run(
     usage: dict[str, Any] = {}
     reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json, usage=usage)
     views = []
-    from zettelgraph.services.runs import OPEN_STATUSES
+    from zettelgraph.services.runs import OPEN_STATUSES, what_to_do
 
     with open_runs(ctx) as runs:
-        # A content already processed, or with a run still open, is not extracted again.
-        open_runs_of = {r.content_id for r in runs.list() if r.status in OPEN_STATUSES}
+        # A content already processed, or with a run still open, is not extracted again; an
+        # open run is named, with what goes on with it.
+        open_runs_of = {r.content_id: r for r in reversed(runs.list()) if r.status in OPEN_STATUSES}
+        held = [open_runs_of[r["id"]] for r in reports if r["id"] in open_runs_of]
+        if not as_json:
+            for view in held:
+                stderr().print(
+                    f"'{view.title or view.content_id}' has an open run {view.run_id}, which "
+                    + what_to_do(view),
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
         todo = [r for r in reports if not r["processed"] and r["id"] not in open_runs_of]
         for number, report in enumerate(todo, 1):
             announce(stderr(), f"extracting {number}/{len(todo)}: {report['title']}")
-            views.append(drive_with_progress(partial(_start, runs, report["id"]), started))
+            with run_kept_on_ctrl_c(runs, report["id"]):
+                views.append(drive_with_progress(partial(_start, runs, report["id"]), started))
         usage.update(runs.services.usage.as_dict())
     if as_json:
         print_json(
@@ -234,6 +263,10 @@ def run(
                 "errors": errors,
                 "skipped": skipped,
                 "runs": [v.as_dict() for v in views],
+                # Contents not extracted because a run of theirs is still open.
+                "open_runs": [
+                    {k: v for k, v in view.as_dict().items() if k != "report"} for view in held
+                ],
                 # LLM calls of this command per call name: benchmarks read cost from here.
                 "usage": usage,
             }

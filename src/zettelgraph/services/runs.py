@@ -58,15 +58,23 @@ class OpenRunError(RunError):
 
     def __init__(self, run: RunView) -> None:
         self.run = run
-        what = {
-            "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
-            "interrupted": f"stopped in the middle: `zettelgraph resume {run.run_id}`",
-            "running": "is being extracted right now",
-        }.get(run.status, f"is {run.status}")
         super().__init__(
             f"'{run.title or run.content_id}' already has an open run {run.run_id}, which "
-            f"{what}; approve or abort it before starting another"
+            f"{what_to_do(run)}; approve or abort it before starting another"
         )
+
+
+def what_to_do(run: RunView) -> str:
+    """What an open run is waiting for, and the command that goes on with it."""
+    return {
+        "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
+        # An interrupted run is aborted from its review, which resuming reaches.
+        "interrupted": (
+            f"stopped in the middle: `zettelgraph resume {run.run_id}` goes on from there "
+            f"(to start again instead, resume it, then `zettelgraph review {run.run_id} --abort`)"
+        ),
+        "running": "is being extracted right now",
+    }.get(run.status, f"is {run.status}")
 
 
 class BusyError(RunError):
