@@ -236,12 +236,14 @@ def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
             assert "extract_batch" in steps  # each workflow step, as it finishes
             assert started["status"] == "awaiting_review" and started["started"]
             assert started["proposed"] and "zettelgraph review" in started["next_step"]
-            again = data(await client.call_tool("start_extraction", {"content_id": content["id"]}))
+            # Ids as the CLI lists them: the first characters, `run-` or not.
+            short_run, short_content = started["run_id"][4:8], content["id"][:8]
+            again = data(await client.call_tool("start_extraction", {"content_id": short_content}))
             assert again["run_id"] == started["run_id"] and not again["started"]
             waiting = data(await client.call_tool("pending_reviews", {}))
             assert started["run_id"] in {r["run_id"] for r in waiting["runs"]}
 
-            items = data(await client.call_tool("review_items", {"run_id": started["run_id"]}))
+            items = data(await client.call_tool("review_items", {"run_id": short_run}))
             first = items["items"][0]
             assert first["kind"] == "concept" and first["quotes"][0].startswith("q1: ")
             assert items["decide_allowed"] and "undecided" in items["summary"]
@@ -249,7 +251,7 @@ def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
                 await client.call_tool(
                     "decide_items",
                     {
-                        "run_id": started["run_id"],
+                        "run_id": f"run-{short_run}",
                         "decisions": [{"item": first["key"], "action": "keep"}],
                     },
                 )
@@ -262,11 +264,13 @@ def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
             assert "no item 'c99'" in error_text(wrong) or "c99" in error_text(wrong)
 
             before = data(await client.call_tool("list_concepts", {}))["total"]
-            approved = data(await client.call_tool("approve_run", {"run_id": started["run_id"]}))
+            approved = data(await client.call_tool("approve_run", {"run_id": short_run}))
             assert approved["status"] == "committed" and approved["committed_concepts"] >= 1
             after = data(await client.call_tool("list_concepts", {}))["total"]
             assert after == before + approved["committed_concepts"]
             late = await client.call_tool("approve_run", {"run_id": started["run_id"]})
             assert "not waiting for review" in error_text(late)
+            unknown = await client.call_tool("review_items", {"run_id": "run-zzzz"})
+            assert "no run with id 'run-zzzz'" in error_text(unknown)
 
     run(session)

@@ -354,3 +354,31 @@ def test_the_model_is_asked_only_the_checks_the_flags_use(make_harness: MakeHarn
     for concept in report["concepts"]:
         signals = concept["doubt"]["signals"]
         assert "idea" in signals and "check" not in signals
+
+
+def test_keys_are_numbered_as_shown_after_a_concept_goes(make_harness: MakeHarness) -> None:
+    # Feedback takes c2 away before any decision: the review lists c1, c2, not c1, c3.
+    dropped = {"remove_concept_ids": ["c2"], "feedback_interpretation": "quitar c2"}
+    h = make_harness({**REPLIES, "incorporate_feedback": [dropped]}, **OPEN)
+    run_id, _ = start(h)
+    view = h.runs.answer(run_id, "feedback", "quita la segunda idea")
+    assert view.report is not None
+    shown = [(c["key"], c["title"]) for c in view.report["concepts"]]
+    assert shown == [("c1", "La libertad como don"), ("c2", "Leer y viajar enseñan")]
+    # The keys shown are the keys decisions take.
+    decide(h.runs, run_id, decisions({"drop": ["c2"]}))
+    done = h.runs.answer(run_id, "approve")
+    titles = [h.services.store.get_concept(c).title for c in done.committed["concepts"]]  # type: ignore[union-attr]
+    assert titles == ["La libertad como don"]
+
+
+def test_keys_stay_once_a_decision_names_them(make_harness: MakeHarness) -> None:
+    dropped = {"remove_concept_ids": ["c2"], "feedback_interpretation": "quitar c2"}
+    h = make_harness({**REPLIES, "incorporate_feedback": [dropped]}, **OPEN)
+    run_id, _ = start(h)
+    decide(h.runs, run_id, decisions({"keep": ["c3"]}))
+    view = h.runs.answer(run_id, "feedback", "quita la segunda idea")
+    assert view.report is not None
+    shown = {c["key"]: (c["title"], c["decision"]["decided"]) for c in view.report["concepts"]}
+    # Renumbering now would make the decision on c3 name another concept, or none.
+    assert shown == {"c1": ("La libertad como don", False), "c3": ("Leer y viajar enseñan", True)}

@@ -524,7 +524,7 @@ def test_bad_requests_say_what_to_do(make_cards: Callable[..., Cards]) -> None:
     with pytest.raises(CardError, match="no reviewed concepts yet"):
         generate_cards(cards.services)
     book = cards.commit_graph()
-    with pytest.raises(CardError, match="no concept 'nope'"):
+    with pytest.raises(CardError, match="no concept with id 'nope'"):
         generate_cards(cards.services, concept_ids=["nope"])
     with pytest.raises(CardError, match="no content 'nope'"):
         generate_cards(cards.services, content_id="nope")

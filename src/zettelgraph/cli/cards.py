@@ -16,8 +16,8 @@ from zettelgraph.cli.common import (
     open_services_or_fail,
     print_json,
     require_same_embedder,
+    resolve_concept_id,
     resolve_content_id,
-    resolve_id,
     settings_from,
     stderr,
     stdout,
@@ -96,8 +96,7 @@ def generate(
         content_id = _content(services, content)
         concept_ids = None
         if concept:
-            known = [c.id for c in services.store.list_concepts()]
-            concept_ids = [resolve_id(c, known, "concept", "concepts") for c in concept]
+            concept_ids = [resolve_concept_id(services, c) for c in concept]
         with step_progress(stderr(), started) as step:
             report = generate_cards(
                 services, concept_ids=concept_ids, content_id=content_id, on_progress=step
@@ -158,8 +157,7 @@ def list_cards(
     with open_cards(ctx) as services:
         concept_id = None
         if concept:
-            known = [c.id for c in services.store.list_concepts()]
-            concept_id = resolve_id(concept, known, "concept", "concepts")
+            concept_id = resolve_concept_id(services, concept)
         which = ItemFilter(
             status=statuses.get(status),
             content_id=_content(services, content),
@@ -176,7 +174,7 @@ def list_cards(
 
     table = Table(title=f"{len(views)} cards")
     for column in ("id", "type", "difficulty", "status", "front", "concepts"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
     for view in views:
         item = view.item
         table.add_row(

@@ -18,6 +18,7 @@ from zettelgraph.cli.output import stdout as stdout
 
 if TYPE_CHECKING:
     from zettelgraph.labels import Labels
+    from zettelgraph.models import NodeLabel
     from zettelgraph.settings import Settings
     from zettelgraph.workflows.context import Services
 
@@ -71,23 +72,27 @@ def open_services_or_fail(settings: Settings) -> Services:
         fail(str(exc))
 
 
-def resolve_id(given: str, known: list[str], what: str, listing: str) -> str:
-    """A full id, or a unique prefix of one (as the listing commands print them)."""
-    if given in known:
-        return given
-    matches = [node_id for node_id in known if node_id.startswith(given)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        fail(f"no {what} with id {given!r}; `zettelgraph {listing}` lists them")
-    fail(f"{given!r} matches {len(matches)} {what}s; give more characters of the id")
+def resolve_node(services: Services, label: NodeLabel, given: str) -> str:
+    """The id of the node of `label` that `given` names: the id or a unique prefix of it
+    (services/ids.py); the command ends saying why otherwise."""
+    from zettelgraph.services.ids import IdError, resolve_node_id
+
+    try:
+        return resolve_node_id(services.store, label, given)
+    except IdError as exc:
+        fail(str(exc))
 
 
 def resolve_content_id(services: Services, given: str) -> str:
-    if services.store.get_content(given) is not None:
-        return given
-    known = [c.id for c in services.store.list_contents()]
-    return resolve_id(given, known, "content", "contents")
+    from zettelgraph.models import NodeLabel
+
+    return resolve_node(services, NodeLabel.CONTENT, given)
+
+
+def resolve_concept_id(services: Services, given: str) -> str:
+    from zettelgraph.models import NodeLabel
+
+    return resolve_node(services, NodeLabel.CONCEPT, given)
 
 
 def require_same_embedder(services: Services) -> None:

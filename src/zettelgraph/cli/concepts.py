@@ -10,7 +10,7 @@ from zettelgraph.cli.common import (
     concept_labels,
     open_services_or_fail,
     print_json,
-    resolve_id,
+    resolve_concept_id,
     settings_from,
     stdout,
 )
@@ -38,7 +38,7 @@ def list_concepts(
 
     table = Table(title=count(len(rows), "concept"))
     for column in ("id", "title", "relations", "quotes"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
     for row in rows:
         table.add_row(row["id"][:8], row["title"], str(row["relations"]), str(row["quotes"]))
     stdout().print(table)
@@ -55,11 +55,8 @@ def show_concept(
     services = open_services_or_fail(settings_from(ctx))
     try:
         store = services.store
-        concept = store.get_concept(concept_id)
-        if concept is None:
-            known = [c.id for c in store.list_concepts()]
-            concept = store.get_concept(resolve_id(concept_id, known, "concept", "concepts"))
-            assert concept is not None
+        concept = store.get_concept(resolve_concept_id(services, concept_id))
+        assert concept is not None
         data = concept_detail(store, concept)
     finally:
         services.close()

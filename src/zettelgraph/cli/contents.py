@@ -35,7 +35,7 @@ def list_contents(
 
     table = Table(title=count(len(rows), "content"))
     for column in ("id", "title", "author", "quotes", "processed"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
     for row in rows:
         processed = row["processed_date"].date().isoformat() if row["processed_date"] else ""
         table.add_row(

@@ -85,7 +85,7 @@ def print_experiment_list(console: Console, experiments: list[dict[str, Any]]) -
         return
     table = Table()
     for column in ("id", "type", "term", "contents", "status", "created"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("id", "status", "created"), overflow="fold")
     for e in experiments:
         table.add_row(
             e["id"],

@@ -22,6 +22,9 @@ experiment_app = typer.Typer(
     no_args_is_help=True,
 )
 
+ExperimentId = Annotated[
+    str, typer.Argument(help="The experiment (exp-..., or its first characters).")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
@@ -96,6 +99,8 @@ def new(
 
 def _strategy(given: list[str], view: ExperimentView) -> dict[str, list[str]]:
     """`--tools CONTENT=TOOL,TOOL` (or `--tools TOOL,TOOL` for every content) as a strategy."""
+    from zettelgraph.services.ids import CONTENT, IdError, resolve_id
+
     documents = [d["id"] for d in view.values.get("documents", [])]
     strategy: dict[str, list[str]] = {}
     for item in given:
@@ -105,20 +110,21 @@ def _strategy(given: list[str], view: ExperimentView) -> dict[str, list[str]]:
             for content_id in documents:
                 strategy.setdefault(content_id, []).extend(tools)
             continue
-        matches = [d for d in documents if d.startswith(where.strip())]
-        if len(matches) != 1:
+        try:
+            content_id = resolve_id(where, CONTENT, documents)
+        except IdError as exc:
             fail(
-                f"--tools {item}: {where!r} names {len(matches)} of this experiment's contents; "
-                "use one of: " + ", ".join(d[:8] for d in documents)
+                f"--tools {item}: {exc}; this experiment's contents: "
+                + ", ".join(d[:8] for d in documents)
             )
-        strategy.setdefault(matches[0], []).extend(tools)
+        strategy.setdefault(content_id, []).extend(tools)
     return strategy
 
 
 @experiment_app.command("review")
 def review(
     ctx: typer.Context,
-    experiment_id: Annotated[str, typer.Argument(help="The experiment (exp-...).")],
+    experiment_id: ExperimentId,
     approve: Annotated[bool, typer.Option("--approve", help="Run the plan as proposed.")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="End the experiment here.")] = False,
     tools: Annotated[
@@ -142,6 +148,7 @@ def review(
         fail("choose one of --approve, --tools or --reject")
     started = time.monotonic()
     with open_experiments(ctx) as runs:
+        experiment_id = runs.resolve_run_id(experiment_id)
         view = runs.show(experiment_id)
         if not chosen:
             _show(view, as_json)
@@ -167,12 +174,12 @@ def review(
 @experiment_app.command("show")
 def show(
     ctx: typer.Context,
-    experiment_id: Annotated[str, typer.Argument(help="The experiment (exp-...).")],
+    experiment_id: ExperimentId,
     as_json: JsonOption = False,
 ) -> None:
     """An experiment: its plan, its results and where its report is."""
     with open_experiments(ctx) as runs:
-        _show(runs.show(experiment_id), as_json)
+        _show(runs.show(runs.resolve_run_id(experiment_id)), as_json)
 
 
 @experiment_app.command("list")
@@ -191,13 +198,12 @@ def list_experiments(ctx: typer.Context, as_json: JsonOption = False) -> None:
 @experiment_app.command("resume")
 def resume(
     ctx: typer.Context,
-    experiment_id: Annotated[str, typer.Argument(help="The experiment (exp-...).")],
+    experiment_id: ExperimentId,
     as_json: JsonOption = False,
 ) -> None:
     """Continue an experiment that stopped in the middle (a crash, a provider outage)."""
     started = time.monotonic()
     with open_experiments(ctx) as runs:
-        view = drive_with_progress(
-            lambda step: runs.continue_run(experiment_id, on_step=step), started
-        )
+        whole_id = runs.resolve_run_id(experiment_id)
+        view = drive_with_progress(lambda step: runs.continue_run(whole_id, on_step=step), started)
         _show(view, as_json)

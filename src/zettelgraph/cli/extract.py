@@ -50,6 +50,7 @@ def open_workflow_runs(
     and model errors end the command with their message."""
     from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+    from zettelgraph.services.ids import IdError
     from zettelgraph.services.runs import RunError
 
     settings = settings_from(ctx)
@@ -57,7 +58,7 @@ def open_workflow_runs(
     try:
         with open_checkpointer(settings) as checkpointer:
             yield make(services, checkpointer)
-    except (RunError, CheckpointError) as exc:
+    except (RunError, CheckpointError, IdError) as exc:
         fail(str(exc))
     except MODEL_ERRORS as exc:
         fail(model_error_message(exc))
@@ -94,12 +95,7 @@ def open_every_run(ctx: typer.Context) -> Iterator[list[WorkflowRuns]]:
         yield runs
 
 
-def _runs_of(every: list[WorkflowRuns], run_id: str) -> WorkflowRuns:
-    """The workflow a run id belongs to (the first, which says "no run", for neither)."""
-    return next((runs for runs in every if runs.owns(run_id)), every[0])
-
-
-def _show(run: RunView, as_json: bool) -> None:
+def _show(run: RunView, as_json: bool, *, full: bool = False) -> None:
     from zettelgraph.cli.report_view import print_run
     from zettelgraph.services.graph_runs import GRAPH_RUN_PREFIX
 
@@ -108,9 +104,9 @@ def _show(run: RunView, as_json: bool) -> None:
     elif run.run_id.startswith(GRAPH_RUN_PREFIX):
         from zettelgraph.cli.graph_view import print_graph_run
 
-        print_graph_run(stdout(), run.as_dict())
+        print_graph_run(stdout(), run.as_dict(), full=full)
     else:
-        print_run(stdout(), run.as_dict())
+        print_run(stdout(), run.as_dict(), full=full)
 
 
 def drive_with_progress(
@@ -128,6 +124,21 @@ def drive_with_progress(
         fail(model_error_message(exc))
 
 
+@contextmanager
+def run_kept_on_ctrl_c(runs: ExtractionRuns, content_id: str) -> Iterator[None]:
+    """Ctrl-C while a run of `content_id` is driven: the run is kept where it stopped (each
+    finished step is checkpointed), so say which it is and how to go on; exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from zettelgraph.services.runs import what_to_do
+
+        view = runs.open_run_of(content_id)
+        said = f"run {view.run_id} {what_to_do(view)}" if view else "no run was started"
+        stderr().print(f"\ninterrupted: {said}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+
+
 def extract(
     ctx: typer.Context,
     content_id: Annotated[str, typer.Argument(help="Content id (or its first characters).")],
@@ -141,9 +152,11 @@ def extract(
     started = time.monotonic()
     with open_runs(ctx) as runs:
         cid = resolve_content_id(runs.services, content_id)
-        view = drive_with_progress(
-            lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step), started
-        )
+        with run_kept_on_ctrl_c(runs, cid):
+            view = drive_with_progress(
+                lambda step: runs.start(cid, suggestions=suggest, force=force, on_step=step),
+                started,
+            )
     _show(view, as_json)
     if view.status == "failed":
         raise typer.Exit(1)
@@ -177,12 +190,16 @@ def list_runs(
     from rich.table import Table
 
     table = Table(title=count(len(views), "run"))
-    for column in ("run", "kind", "content", "status", "updated"):
-        table.add_column(column, overflow="fold")
+    # Ids, states and times are copied or read whole: only the title may wrap on a narrow
+    # terminal (a run id split over two lines cannot be copied into `review`).
+    table.add_column("run", no_wrap=True, min_width=max((len(v.run_id) for v in views), default=3))
+    table.add_column("kind", no_wrap=True)
+    table.add_column("content", overflow="fold", ratio=1)
+    table.add_column("status", no_wrap=True)
+    table.add_column("updated", no_wrap=True)
     for view in views:
-        table.add_row(
-            view.run_id, kind(view), view.title or "", view.status, (view.updated_at or "")[:19]
-        )
+        updated = (view.updated_at or "")[:16].replace("T", " ")
+        table.add_row(view.run_id, kind(view), view.title or "", view.status, updated)
     stdout().print(table)
 
 
@@ -193,9 +210,11 @@ def resume(
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
     started = time.monotonic()
+    from zettelgraph.services.runs import find_run
+
     with open_every_run(ctx) as every:
-        runs = _runs_of(every, run_id)
-        view = drive_with_progress(lambda step: runs.resume(run_id, on_step=step), started)
+        runs, whole_id = find_run(every, run_id)
+        view = drive_with_progress(lambda step: runs.resume(whole_id, on_step=step), started)
     _show(view, as_json)
 
 
@@ -216,15 +235,27 @@ def run(
     usage: dict[str, Any] = {}
     reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json, usage=usage)
     views = []
-    from zettelgraph.services.runs import OPEN_STATUSES
+    from zettelgraph.services.runs import OPEN_STATUSES, what_to_do
 
     with open_runs(ctx) as runs:
-        # A content already processed, or with a run still open, is not extracted again.
-        open_runs_of = {r.content_id for r in runs.list() if r.status in OPEN_STATUSES}
+        # A content already processed, or with a run still open, is not extracted again; an
+        # open run is named, with what goes on with it.
+        open_runs_of = {r.content_id: r for r in reversed(runs.list()) if r.status in OPEN_STATUSES}
+        held = [open_runs_of[r["id"]] for r in reports if r["id"] in open_runs_of]
+        if not as_json:
+            for view in held:
+                stderr().print(
+                    f"'{view.title or view.content_id}' has an open run {view.run_id}, which "
+                    + what_to_do(view),
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
         todo = [r for r in reports if not r["processed"] and r["id"] not in open_runs_of]
         for number, report in enumerate(todo, 1):
             announce(stderr(), f"extracting {number}/{len(todo)}: {report['title']}")
-            views.append(drive_with_progress(partial(_start, runs, report["id"]), started))
+            with run_kept_on_ctrl_c(runs, report["id"]):
+                views.append(drive_with_progress(partial(_start, runs, report["id"]), started))
         usage.update(runs.services.usage.as_dict())
     if as_json:
         print_json(
@@ -233,6 +264,10 @@ def run(
                 "errors": errors,
                 "skipped": skipped,
                 "runs": [v.as_dict() for v in views],
+                # Contents not extracted because a run of theirs is still open.
+                "open_runs": [
+                    {k: v for k, v in view.as_dict().items() if k != "report"} for view in held
+                ],
                 # LLM calls of this command per call name: benchmarks read cost from here.
                 "usage": usage,
             }

@@ -8,15 +8,26 @@ from rich.console import Console
 from rich.text import Text
 
 from zettelgraph.cli.output import count, styled
-from zettelgraph.cli.report_view import item_mark, print_run_end, print_run_title
+from zettelgraph.cli.report_view import (
+    FULL_HINT,
+    cut_short,
+    item_mark,
+    listed_quote,
+    print_run_end,
+    print_run_title,
+)
 
 
-def print_graph_run(console: Console, run: dict[str, Any]) -> None:
-    """A graph extraction run: its proposal, what was dropped and why, and what to do next."""
+def print_graph_run(console: Console, run: dict[str, Any], *, full: bool = False) -> None:
+    """A graph extraction run: its proposal, what was dropped and why, and what to do next;
+    each entity's first passage whole with `full`, else cut with an ellipsis."""
     print_run_title(console, run)
     report = run.get("report")
     if report:
-        _print_report(console, report)
+        _print_report(console, report, full)
+        passages = [p["text"] for e in report["entities"] for p in e["passages"][:1]]
+        if cut_short(passages, full):
+            console.print(styled(FULL_HINT, run["run_id"]))
     committed = run.get("committed") or {}
     if committed:
         new = count(len(committed.get("entities_new", [])), "new entity", "new entities")
@@ -32,7 +43,7 @@ def print_graph_run(console: Console, run: dict[str, Any]) -> None:
     print_run_end(console, run, shown)
 
 
-def _print_report(console: Console, report: dict[str, Any]) -> None:
+def _print_report(console: Console, report: dict[str, Any], full: bool) -> None:
     packs = ", ".join(f"{p['name']} {p['version']}" for p in report.get("packs", []))
     counts = report["counts"]
     console.print(
@@ -60,7 +71,7 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
         if others:
             console.print(styled("  [dim]also:[/] {}", ", ".join(others)))
         for passage in entity["passages"][:1]:
-            console.print(styled("  [dim]>[/] {}", passage["text"][:160]))
+            console.print(styled("  [dim]>[/] {}", listed_quote(passage["text"], full)))
     if report["relationships"]:
         console.print(styled("\n[bold]Relationships[/]"))
         for r in report["relationships"]:

@@ -128,7 +128,7 @@ def _print_report(
     if reports:
         table = Table(title="Ingested")
         for column in ("id", "title", "author", "kind", "status", "passages", "new"):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, overflow="fold", no_wrap=column == "id")
         for r in reports:
             table.add_row(
                 r["id"][:8],

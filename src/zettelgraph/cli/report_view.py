@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from zettelgraph.cli.card_view import clip
 from zettelgraph.cli.common import concept_labels
 from zettelgraph.cli.output import count, styled
 
+# Quotes listed apart from their concept (a quote supporting several concepts or none, an
+# entity's passage) are cut to this many characters, with an ellipsis, unless `--full`.
+LISTED_QUOTE_CHARS = 160
+FULL_HINT = (
+    "[dim](quotes ending in … are cut short: `zettelgraph review {} --full` shows them whole)[/]"
+)
 
-def print_run(console: Console, run: dict[str, Any]) -> None:
+
+def listed_quote(text: str, full: bool) -> str:
+    """A quote as a listing shows it: whole with `full`, else cut with an ellipsis."""
+    return " ".join(text.split()) if full else clip(text, LISTED_QUOTE_CHARS)
+
+
+def cut_short(texts: Iterable[str], full: bool) -> bool:
+    """Whether `listed_quote` cuts any of `texts`."""
+    return not full and any(listed_quote(t, full) != " ".join(t.split()) for t in texts)
+
+
+def print_run(console: Console, run: dict[str, Any], *, full: bool = False) -> None:
     print_run_title(console, run)
     report = run.get("report")
-    if report:
-        print_report(console, report)
+    if report and print_report(console, report, full=full):
+        console.print(styled(FULL_HINT, run["run_id"]))
     committed = run.get("committed") or {}
     if committed:
         console.print(
@@ -111,7 +130,8 @@ def review_line(summary: dict[str, Any]) -> str:
     return line
 
 
-def print_report(console: Console, report: dict[str, Any]) -> None:
+def print_report(console: Console, report: dict[str, Any], *, full: bool = False) -> bool:
+    """The proposal item by item; whether a listed quote was cut short (not with `full`)."""
     console.print(
         styled(
             "\n[bold]{}[/] from {}",
@@ -184,11 +204,13 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     if several:
         console.print(styled("\n[bold]Quotes supporting several concepts[/]"))
         for a in several:
-            console.print(f"  {a['quote']['text'][:80]} -> {', '.join(a['concepts'])}")
+            console.print(
+                f"  {listed_quote(a['quote']['text'], full)} -> {', '.join(a['concepts'])}"
+            )
     if report["unattributed_quotes"]:
         console.print(styled("\n[bold yellow]Quotes supporting no concept[/]"))
         for quote in report["unattributed_quotes"]:
-            console.print(f"  {quote['text'][:120]}")
+            console.print(f"  {listed_quote(quote['text'], full)}")
             if quote.get("reason"):
                 console.print(styled("    [dim]why:[/] {}", quote["reason"]))
     if report["disconnected_concepts"]:
@@ -221,3 +243,5 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print(styled("\n[bold]Review:[/] {}", review_line(summary)))
         for gone in summary.get("left_out", []):
             console.print(f"  left out {gone['item']} {gone['what']}: {gone['why']}", style="dim")
+    listed = [a["quote"]["text"] for a in several]
+    return cut_short([*listed, *(q["text"] for q in report["unattributed_quotes"])], full)

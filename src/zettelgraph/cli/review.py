@@ -14,7 +14,7 @@ import typer
 from zettelgraph.cli.common import fail, stdout
 from zettelgraph.cli.editing import edited_in_editor
 from zettelgraph.cli.editor import feedback_in_editor
-from zettelgraph.cli.extract import _runs_of, _show, drive_with_progress, open_every_run
+from zettelgraph.cli.extract import _show, drive_with_progress, open_every_run
 
 if TYPE_CHECKING:
     from zettelgraph.services.review import ItemDecision
@@ -70,6 +70,9 @@ def review(
         typer.Option("--feedback", help="What to change; '-' writes it in $EDITOR."),
     ] = None,
     abort: Annotated[bool, typer.Option("--abort", help="Stop the run, write nothing.")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Show every quote whole, none cut short.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show a run waiting for review, decide on its items, then approve, give feedback or
@@ -83,9 +86,9 @@ def review(
     if decisions_file is not None:
         decisions += _file_decisions(decisions_file)
     with open_every_run(ctx) as every:
-        run_id = run_id or _latest_waiting(every)
-        runs = _runs_of(every, run_id)
-        run_id = runs.resolve_run_id(run_id)
+        from zettelgraph.services.runs import find_run
+
+        runs, run_id = find_run(every, run_id or _latest_waiting(every))
         view = runs.view(run_id)
         if edit:
             decisions += [edited_in_editor(view, key) for key in _split(edit)]
@@ -101,7 +104,7 @@ def review(
                 return
             chosen, feedback = [action], text
         if not chosen:
-            _show(view, as_json)
+            _show(view, as_json, full=full)
             if decisions or as_json or view.status != "awaiting_review" or not _interactive():
                 return
             action, text = _ask()
@@ -119,7 +122,7 @@ def review(
         # The clock starts here, not with the command: time at the prompt or in $EDITOR is the
         # reader's, not the workflow's.
         view = drive_with_progress(lambda step: runs.answer(answered, action, text, on_step=step))
-    _show(view, as_json)
+    _show(view, as_json, full=full)
     if action == "feedback" and view.feedback_error:
         fail(
             f"the feedback was not applied in full: {view.feedback_error}. Run {answered} "

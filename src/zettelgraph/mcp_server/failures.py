@@ -12,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from zettelgraph.mcp_server.access import AccessError
 from zettelgraph.services.ask import FilterError, UnknownChatError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.services.ids import IdError
 from zettelgraph.services.ingest import IngestError
 from zettelgraph.services.runs import RunError
 from zettelgraph.store.base import EmbedderMismatchError, StoreError
@@ -33,5 +34,6 @@ def tool_failures(then: str = "") -> Iterator[None]:
         StoreError,
         FilterError,
         UnknownChatError,
+        IdError,
     ) as exc:
         raise ToolError(str(exc)) from exc

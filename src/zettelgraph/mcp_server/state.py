@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ExtractionRuns, WorkflowRuns
+from zettelgraph.services.runs import ExtractionRuns, WorkflowRuns, find_run
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services, open_services
 
@@ -29,9 +29,10 @@ class McpState:
         """Concept runs first, then graph extraction runs: their ids tell them apart."""
         return [self.runs, self.graph_runs]
 
-    def runs_of(self, run_id: str) -> WorkflowRuns:
-        """The workflow a run id belongs to (concept runs, which say "no run", for neither)."""
-        return next((runs for runs in self.every_run if runs.owns(run_id)), self.runs)
+    def run_named(self, given: str) -> tuple[WorkflowRuns, str]:
+        """The workflow and whole id of the run `given` names (its id or a unique prefix,
+        services/ids.py); IdError when it names none or several."""
+        return find_run(self.every_run, given)
 
 
 @contextmanager

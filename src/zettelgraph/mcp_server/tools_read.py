@@ -36,9 +36,10 @@ from zettelgraph.mcp_server.results import (
     SearchOut,
 )
 from zettelgraph.mcp_server.state import McpState
-from zettelgraph.models import Concept, PassageFilter
+from zettelgraph.models import Concept, NodeLabel, PassageFilter
 from zettelgraph.services import ask as asking
 from zettelgraph.services import browse, graph_view
+from zettelgraph.services.ids import resolve_node_id
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Stores the answer (a record), changes nothing the reader wrote or approved.
@@ -126,15 +127,12 @@ def ask(
 def concept_of(state: McpState, given: str) -> Concept:
     """The concept with this id, or the one whose id starts with it (as the CLI lists them)."""
     store = state.services.store
-    concept = store.get_concept(given)
-    if concept is not None:
-        return concept
-    matches = [c for c in store.list_concepts() if given and c.id.startswith(given)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise ToolError(f"no concept with id {given!r}; list_concepts lists them")
-    raise ToolError(f"{given!r} starts {len(matches)} concept ids; give more of the id")
+    with tool_failures():
+        concept = store.get_concept(
+            resolve_node_id(store, NodeLabel.CONCEPT, given, listing="list_concepts")
+        )
+    assert concept is not None
+    return concept
 
 
 def list_concepts(state: McpState, query: str = "", limit: int = 100) -> ConceptList:

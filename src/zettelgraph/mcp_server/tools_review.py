@@ -137,7 +137,8 @@ def decide_items(state: McpState, run_id: str, decisions: list[ItemDecision]) ->
     if not state.settings.mcp_allow_approve:
         raise ToolError(f"MCP clients cannot decide on items: {APPROVE_SETTING} is off")
     with tool_failures():
-        view = review.decide(state.runs_of(run_id), run_id, decisions)
+        runs, whole_id = state.run_named(run_id)
+        view = review.decide(runs, whole_id, decisions)
     return review_items(state, view)
 
 
@@ -152,8 +153,8 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         quotes, each relation, with its key, its state (kept, dropped, undecided ...) and
         whether it is flagged as probably wrong. Show them to the reader to decide."""
         with tool_failures():
-            runs = state.runs_of(run_id)
-            view = runs.view(runs.resolve_run_id(run_id))
+            runs, whole_id = state.run_named(run_id)
+            view = runs.view(whole_id)
         return review_items(state, view)
 
     if not state.settings.mcp_allow_approve:

@@ -33,7 +33,9 @@ from zettelgraph.mcp_server.results import (
     RunOut,
 )
 from zettelgraph.mcp_server.state import McpState
+from zettelgraph.models import NodeLabel
 from zettelgraph.services import browse
+from zettelgraph.services.ids import resolve_node_id
 from zettelgraph.services.ingest import Progress, ingest_paths
 from zettelgraph.services.runs import OpenRunError, RunView
 
@@ -160,8 +162,10 @@ def start_extraction(
 ) -> RunOut:
     """Extract concepts from a content up to the review; the content's open run instead
     when it has one (never two runs of one content)."""
-    if state.services.store.get_content(content_id) is None:
-        raise ToolError(f"no content with id {content_id!r}; list_contents lists them")
+    with tool_failures():
+        content_id = resolve_node_id(
+            state.services.store, NodeLabel.CONTENT, content_id, listing="list_contents"
+        )
     then = "no run was started; the reader can check the model with `zettelgraph doctor`"
     with tool_failures(then):
         try:
@@ -179,7 +183,8 @@ def approve_run(state: McpState, run_id: str, on_step: Step | None = None) -> Ru
     if not state.settings.mcp_allow_approve:
         # Not registered then; checked again so no other path can reach it.
         raise ToolError(f"MCP clients cannot approve runs: {APPROVE_SETTING} is off")
-    runs = state.runs_of(run_id)
+    with tool_failures():
+        runs, run_id = state.run_named(run_id)
     with tool_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
         view = runs.answer(run_id, "approve", on_step=on_step)
     return run_out(state, view, started=False)

@@ -138,16 +138,15 @@ def for_run(store: GraphStore, run_id: str) -> Selection:
     or a card generation's (`gen-...`) cards. Empty for a run that wrote nothing."""
     selection = Selection()
     for concept in every_node(store, NodeLabel.CONCEPT, Concept):
-        if concept.provenance.get("run") == run_id:
+        if run_id in _writers(concept):
             selection.concepts[concept.id] = concept
     for entity in every_node(store, NodeLabel.ENTITY, Entity):
-        runs = entity.provenance.get("runs") or [entity.provenance.get("run")]
-        if run_id in runs:
+        if run_id in _writers(entity):
             selection.entities[entity.id] = entity
     for item in every_node(store, NodeLabel.LEARNING_ITEM, LearningItem):
-        if item.provenance.get("generation") == run_id:
+        if run_id in _writers(item):
             selection.items[item.id] = item
-    written = [r for r in store.relations() if r.properties.get("run") == run_id]
+    written = [r for r in store.relations() if run_id in _writers(r)]
     attributions = [r for r in written if r.type == SUPPORTS]
     known_quotes = {q.id for q in store.get_quotes([r.source_id for r in attributions])}
     for relation in attributions:
@@ -167,6 +166,31 @@ def for_run(store: GraphStore, run_id: str) -> Selection:
     selection.add_stubs(store, (c for i in selection.items.values() for c in i.concept_ids))
     selection.add_stubs(store, list(selection.supports))
     return selection
+
+
+def run_ids(store: GraphStore) -> set[str]:
+    """The ids of the runs that wrote something to the graph (what `for_run` can select)."""
+    written: list[Iterable[Concept | Entity | LearningItem | Relation]] = [
+        every_node(store, NodeLabel.CONCEPT, Concept),
+        every_node(store, NodeLabel.ENTITY, Entity),
+        every_node(store, NodeLabel.LEARNING_ITEM, LearningItem),
+        store.relations(),
+    ]
+    return {run for each in written for one in each for run in _writers(one)}
+
+
+def _writers(written: Concept | Entity | LearningItem | Relation) -> list[str]:
+    """The runs that wrote a node or relation: a concept or graph extraction run, or a card
+    generation (`gen-...`)."""
+    if isinstance(written, LearningItem):
+        found = [written.provenance.get("generation")]
+    elif isinstance(written, Relation):
+        found = [written.properties.get("run")]
+    elif isinstance(written, Entity):
+        found = written.provenance.get("runs") or [written.provenance.get("run")]
+    else:
+        found = [written.provenance.get("run")]
+    return [run for run in found if isinstance(run, str)]
 
 
 def for_experiment(store: GraphStore, record: ExperimentRecord) -> Selection:

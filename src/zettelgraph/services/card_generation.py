@@ -18,15 +18,19 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from zettelgraph.llm.factory import LLMConfigError
-from zettelgraph.models import ItemStatus, LearningItem
+from zettelgraph.models import ItemStatus, LearningItem, NodeLabel
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.cards import CardError
+from zettelgraph.services.ids import IdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.graph import (
     RECURSION_LIMIT,
     build_learning_items_graph,
 )
+
+# A generation's id starts so (`export prov --run gen-...` exports what it wrote).
+GENERATION_PREFIX = "gen-"
 
 
 @dataclass
@@ -96,7 +100,7 @@ def generate_cards(
     ids = target_concepts(services.store, concept_ids, content_id)
     services.check_embedder()
     started = time.perf_counter()
-    generation_id = f"gen-{uuid.uuid4().hex[:12]}"
+    generation_id = f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}"
     config: RunnableConfig = {
         "recursion_limit": RECURSION_LIMIT,
         "max_concurrency": _concurrency(services),
@@ -180,15 +184,11 @@ def concepts_of(store: GraphStore, content_id: str) -> list[str]:
 
 
 def _concept_id(store: GraphStore, given: str) -> str:
-    """A concept id, or the one concept whose id starts with `given`."""
-    if store.get_concept(given) is not None:
-        return given
-    found = [c.id for c in store.list_concepts() if c.id.startswith(given)]
-    if len(found) == 1 and given:
-        return found[0]
-    if len(found) > 1 and given:
-        raise CardError(f"{given!r} matches {len(found)} concepts: give more of the id")
-    raise CardError(f"no concept {given!r}: `zettelgraph concepts` lists them")
+    """A concept's id, or a unique prefix of one: its whole id."""
+    try:
+        return resolve_node_id(store, NodeLabel.CONCEPT, given)
+    except IdError as exc:
+        raise CardError(str(exc)) from exc
 
 
 def _concurrency(services: Services) -> int:

@@ -22,6 +22,7 @@ from zettelgraph.models import (
     NodeLabel,
     utcnow,
 )
+from zettelgraph.services.ids import IdError, resolve_node_id
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.cards import write_card_files
 from zettelgraph.workflows.context import Services
@@ -100,18 +101,12 @@ def relation_cards(store: GraphStore, a: str, b: str) -> list[LearningItem]:
 
 def get_items(store: GraphStore, item_ids: Sequence[str]) -> list[LearningItem]:
     """The items asked for, by id or by a unique id prefix (as the CLI shows them)."""
-    exact = {item.id: item for item in store.get_learning_items(item_ids)}
-    missing = [i for i in item_ids if i not in exact]
-    if missing:
-        known = list(all_items(store))
-        for prefix in missing:
-            found = [item for item in known if item.id.startswith(prefix)]
-            if not found:
-                raise CardError(f"no card {prefix!r}: `zettelgraph cards list` shows their ids")
-            if len(found) > 1:
-                raise CardError(f"{prefix!r} matches {len(found)} cards: give more of the id")
-            exact[prefix] = found[0]
-    return [exact[i] for i in item_ids]
+    try:
+        whole = [resolve_node_id(store, NodeLabel.LEARNING_ITEM, given) for given in item_ids]
+    except IdError as exc:
+        raise CardError(str(exc)) from exc
+    by_id = {item.id: item for item in store.get_learning_items(whole)}
+    return [by_id[i] for i in whole]
 
 
 def _decided(item: LearningItem, status: ItemStatus, **update: Any) -> LearningItem:

@@ -117,6 +117,8 @@ class ExperimentRuns(WorkflowRuns):
 
     run_prefix = EXPERIMENT_PREFIX
     recursion_limit = RECURSION_LIMIT
+    noun = "experiment"
+    listing = "zettelgraph experiment list"
 
     def _build_graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
         return build_experiment_graph(self.services, self.checkpointer)
@@ -224,4 +226,5 @@ def load_experiment(services: Services, run_id: str) -> ExperimentRecord:
     from zettelgraph.services.checkpoints import open_checkpointer
 
     with open_checkpointer(services.settings) as checkpointer:
-        return ExperimentRuns(services, checkpointer).record(run_id)
+        runs = ExperimentRuns(services, checkpointer)
+        return runs.record(runs.resolve_run_id(run_id))

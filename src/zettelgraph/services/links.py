@@ -21,6 +21,7 @@ from typing import Any
 from zettelgraph.guards.relations import contradictory_pairs
 from zettelgraph.models import ChangeSet, Concept, NodeLabel, Relation, normalize_name
 from zettelgraph.relations import RelationVocabulary
+from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.workflows.context import Services
@@ -61,15 +62,17 @@ def find_concept(store: GraphStore, given: str) -> Concept:
     text = given.strip()
     if not text:
         raise LinkError("name a concept by its id or its title")
-    concept = store.get_concept(text)
+    by_prefix: list[Concept] = []
+    try:
+        concept = store.get_concept(resolve_node_id(store, NodeLabel.CONCEPT, text))
+    except AmbiguousIdError as exc:
+        concept, by_prefix = None, [c for c in map(store.get_concept, exc.candidates) if c]
+    except UnknownIdError:
+        concept = None
     if concept is not None:
         return concept
-    concepts = store.list_concepts()
-    by_prefix = [c for c in concepts if c.id.startswith(text)]
-    if len(by_prefix) == 1:
-        return by_prefix[0]
     key = normalize_name(text)
-    by_title = [c for c in concepts if normalize_name(c.title) == key]
+    by_title = [c for c in store.list_concepts() if normalize_name(c.title) == key]
     if len(by_title) == 1:
         return by_title[0]
     several = by_title or by_prefix

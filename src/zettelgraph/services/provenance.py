@@ -52,22 +52,15 @@ def check_format(fmt: str) -> Format:
 
 def find_concept(store: GraphStore, given: str) -> Concept:
     """The concept with id `given`, or the one whose id starts with it (as listings show)."""
-    from zettelgraph.models import Concept, NodeLabel
-    from zettelgraph.store.base import every_node
+    from zettelgraph.models import NodeLabel
+    from zettelgraph.services.ids import IdError, resolve_node_id
 
-    concept = store.get_concept(given)
-    if concept is not None:
-        return concept
-    found = [c for c in every_node(store, NodeLabel.CONCEPT, Concept) if c.id.startswith(given)]
-    if not found or not given:
-        raise ProvenanceNotFoundError(
-            f"no concept with id {given!r}; `zettelgraph concepts` lists them"
-        )
-    if len(found) > 1:
-        raise ProvenanceNotFoundError(
-            f"{given!r} matches {len(found)} concepts; give more characters of the id"
-        )
-    return found[0]
+    try:
+        concept = store.get_concept(resolve_node_id(store, NodeLabel.CONCEPT, given))
+    except IdError as exc:
+        raise ProvenanceNotFoundError(str(exc)) from exc
+    assert concept is not None
+    return concept
 
 
 def export_provenance(
@@ -107,7 +100,7 @@ def _select(
     if concept is not None:
         return scope.for_concept(store, find_concept(store, concept))
     if run is not None:
-        selection = scope.for_run(store, run)
+        selection = scope.for_run(store, _run_id(store, run))
         if selection.empty:
             raise ProvenanceNotFoundError(
                 f"no run {run!r} wrote anything to the graph (a run waiting for review or "
@@ -118,6 +111,26 @@ def _select(
     if experiment is not None:
         return scope.for_experiment(store, experiment)
     return scope.everything(store)
+
+
+def _run_id(store: GraphStore, given: str) -> str:
+    """The run that wrote to the graph that `given` names: its id or a unique prefix (`ab12`,
+    `run-ab12`); as given when it names none, for the caller's "wrote nothing"."""
+    from zettelgraph.provenance.scope import run_ids
+    from zettelgraph.services.card_generation import GENERATION_PREFIX
+    from zettelgraph.services.graph_runs import GraphRuns
+    from zettelgraph.services.ids import AmbiguousIdError, IdKind, UnknownIdError, resolve_id
+    from zettelgraph.services.runs import ExtractionRuns
+
+    # What writes to the graph: concept and graph extraction runs, and card generations.
+    prefixes = (ExtractionRuns.run_prefix, GraphRuns.run_prefix, GENERATION_PREFIX)
+    writers = IdKind("run", "zettelgraph runs", prefixes)
+    try:
+        return resolve_id(given, writers, run_ids(store))
+    except UnknownIdError:
+        return given
+    except AmbiguousIdError as exc:
+        raise ProvenanceError(str(exc)) from exc
 
 
 def load_experiment(services: Services, experiment_id: str) -> ExperimentRecord:

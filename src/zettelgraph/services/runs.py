@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from langgraph.types import Command
 
 from zettelgraph.services import card_generation
 from zettelgraph.services.errors import MODEL_UNUSABLE
+from zettelgraph.services.ids import IdKind, resolve_id
 from zettelgraph.workflows.concept_extraction.graph import (
     RECURSION_LIMIT,
     build_concept_extraction_graph,
@@ -57,15 +58,23 @@ class OpenRunError(RunError):
 
     def __init__(self, run: RunView) -> None:
         self.run = run
-        what = {
-            "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
-            "interrupted": f"stopped in the middle: `zettelgraph resume {run.run_id}`",
-            "running": "is being extracted right now",
-        }.get(run.status, f"is {run.status}")
         super().__init__(
             f"'{run.title or run.content_id}' already has an open run {run.run_id}, which "
-            f"{what}; approve or abort it before starting another"
+            f"{what_to_do(run)}; approve or abort it before starting another"
         )
+
+
+def what_to_do(run: RunView) -> str:
+    """What an open run is waiting for, and the command that goes on with it."""
+    return {
+        "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
+        # An interrupted run is aborted from its review, which resuming reaches.
+        "interrupted": (
+            f"stopped in the middle: `zettelgraph resume {run.run_id}` goes on from there "
+            f"(to start again instead, resume it, then `zettelgraph review {run.run_id} --abort`)"
+        ),
+        "running": "is being extracted right now",
+    }.get(run.status, f"is {run.status}")
 
 
 class BusyError(RunError):
@@ -118,6 +127,9 @@ class WorkflowRuns:
     # A thread of the checkpoint database is a run of this workflow when its id starts so.
     run_prefix = "run-"
     recursion_limit = RECURSION_LIMIT
+    # How a reader is told about this workflow's ids: "no run ...; `zettelgraph runs` ...".
+    noun = "run"
+    listing = "zettelgraph runs"
 
     def __init__(self, services: Services, checkpointer: BaseCheckpointSaver[Any]) -> None:
         self.services = services
@@ -133,15 +145,14 @@ class WorkflowRuns:
         return run_id.startswith(self.run_prefix)
 
     def resolve_run_id(self, given: str) -> str:
-        """A run id, or a unique prefix of one (`run-ab12`); as given when it names none,
-        so that the caller's lookup says "no run". Several: RunError naming them."""
-        threads = self._threads()
-        if given in threads:
-            return given
-        matches = [t for t in threads if t.startswith(given)]
-        if len(matches) > 1:
-            raise RunError(f"{given!r} names {len(matches)} runs: {', '.join(matches[:5])}")
-        return matches[0] if matches else given
+        """The run `given` names: its id or a unique prefix, `run-` or not (`ab12`,
+        `run-ab12`); IdError when it names none or several (services/ids.py)."""
+        if self.owns(given) and self.checkpointer.get_tuple(self._config(given)) is not None:
+            return given  # a whole id: one read, not a listing of every run
+        return resolve_id(given, self.id_kind(), self._threads())
+
+    def id_kind(self) -> IdKind:
+        return IdKind(self.noun, self.listing, (self.run_prefix,))
 
     def _content_lock(self, content_id: str) -> str:
         """The lock held while a run of `content_id` starts."""
@@ -366,6 +377,15 @@ class WorkflowRuns:
             item.config["configurable"]["thread_id"] for item in self.checkpointer.list(None)
         )
         return tuple(dict.fromkeys(t for t in threads if self.owns(t)))
+
+
+def find_run(every: Sequence[WorkflowRuns], given: str) -> tuple[WorkflowRuns, str]:
+    """The workflow and whole id of the run `given` names among several workflows' runs
+    (concept and graph extraction): its id or a unique prefix, with or without its kind
+    prefix (`graph-`); IdError when it names none or several."""
+    kind = IdKind(every[0].noun, every[0].listing, tuple(r.run_prefix for r in every))
+    run_id = resolve_id(given, kind, (t for runs in every for t in runs._threads()))
+    return next(runs for runs in every if runs.owns(run_id)), run_id
 
 
 class ExtractionRuns(WorkflowRuns):

@@ -30,6 +30,7 @@ from zettelgraph.web import (
     pages_experiments,
     pages_links,
 )
+from zettelgraph.web.ids import whole_ids
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
 from zettelgraph.workflows.context import Services, open_services
@@ -66,6 +67,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         openapi_url="/api/openapi.json",
     )
     token = settings.web_token.get_secret_value() if settings.web_token else None
+    # Ids are read after the access rules: the middleware added last runs first.
+    app.middleware("http")(whole_ids)
     app.middleware("http")(access_middleware(token))
     # Search and ask on a store embedded with another model: the same message as the CLI's.
     app.add_exception_handler(

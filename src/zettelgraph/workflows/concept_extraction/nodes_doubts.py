@@ -45,6 +45,7 @@ from zettelgraph.workflows.concept_extraction.doubt_questions import (
 )
 from zettelgraph.workflows.concept_extraction.nodes_checks import relation_ends
 from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
+from zettelgraph.workflows.concept_extraction.numbering import nothing_decided, numbered_as_shown
 from zettelgraph.workflows.concept_extraction.proposal import with_keys
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
@@ -139,6 +140,8 @@ def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]
     if services.settings.only_confirmed_relations(services.llms.main_spec):
         proposal, moved = only_confirmed(proposal, doubts, services)
         warnings += moved
+    if nothing_decided(review):
+        proposal, doubts = numbered_as_shown(proposal, doubts)
     return {
         "proposal": proposal,
         "doubts": doubts,
