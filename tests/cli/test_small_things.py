@@ -147,3 +147,13 @@ def test_the_first_join_of_the_offline_model_is_said_in_one_line(
     assert "local:tiny (1.1 GB)" in said[0]
     ensure_model_file(tiny, tmp_path / "models", on_join=said.append)
     assert len(said) == 1  # joined once: nothing more to say
+
+
+def test_the_review_line_counts_one_doubtful_item_in_the_singular() -> None:
+    from zettelgraph.cli.report_view import review_line
+
+    one = review_line({"counts": {"undecided": 3, "doubtful": 1}, "writes": {"concepts": 2}})
+    assert "(1 doubtful item, left out unless you keep them)" in one
+    assert "writes 2 concepts, 0 relations" in one
+    two = review_line({"counts": {"doubtful": 2}, "writes": {"concepts": 1, "relations": 1}})
+    assert "2 doubtful items" in two and "writes 1 concept, 1 relation" in two

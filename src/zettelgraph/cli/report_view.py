@@ -126,7 +126,8 @@ def review_line(summary: dict[str, Any]) -> str:
         + count(writes.get("relations", 0), "relation")
     )
     if counts.get("doubtful"):
-        line += f" ({counts['doubtful']} doubtful items, left out unless you keep them)"
+        doubtful = count(counts["doubtful"], "doubtful item")
+        line += f" ({doubtful}, left out unless you keep them)"
     return line
 
 
