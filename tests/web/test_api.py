@@ -185,6 +185,39 @@ def test_csrf_is_required_on_posts(web: Web) -> None:
     assert accepted.json()["status"] == "committed"
 
 
+def test_a_planted_csrf_cookie_or_another_origin_is_refused(web: Web) -> None:
+    """Issue 28: any 32+ characters in the `zg_csrf` cookie, repeated in the form, used to
+    pass; a page on another localhost port (which shares 127.0.0.1's cookies) could plant
+    one and link, approve or rate."""
+    run_id = web.start_run()["run_id"]
+    url = f"/api/runs/{run_id}/decision"
+    planted = "T" * 40
+    web.client.cookies.set("zg_csrf", planted)
+    refused = web.client.post(url, json={"action": "approve"}, headers={"X-CSRF-Token": planted})
+    assert refused.status_code == 403
+    # The next page gives the browser a token of the app's own in place of the planted one.
+    good = web.csrf()
+    assert good["X-CSRF-Token"] != planted and "." in good["X-CSRF-Token"]
+    # A browser's POST from another port or site is refused even with the right token.
+    for origin in ("http://127.0.0.1:9999", "http://evil.example"):
+        other = web.client.post(url, json={"action": "approve"}, headers={**good, "Origin": origin})
+        assert other.status_code == 403, origin
+        assert "another site or port" in other.text
+    by_referer = web.client.post(
+        url,
+        json={"action": "approve"},
+        headers={**good, "Referer": "http://localhost:9999/page"},
+    )
+    assert by_referer.status_code == 403
+    assert run_status(web, run_id) == "awaiting_review" and web.concept_count() == 0
+    # The app's own origin (what the browser sends from its pages) passes.
+    own = web.client.post(
+        url, json={"action": "approve"}, headers={**good, "Origin": "http://127.0.0.1"}
+    )
+    assert own.status_code == 200, own.text
+    assert own.json()["status"] == "committed"
+
+
 def test_token_rule(make_web: MakeWeb) -> None:
     web = make_web(MEDITATIONS, web_token=SecretStr(TOKEN))
     client = web.client

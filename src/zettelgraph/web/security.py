@@ -6,18 +6,23 @@
 - With a token, every request must carry it: `Authorization: Bearer TOKEN`, or the `zg_token`
   cookie a browser gets by opening any page once with `?token=TOKEN`.
 - Every state-changing request (POST) must carry the CSRF token: the `zg_csrf` cookie's value,
-  repeated in the `X-CSRF-Token` header or the form's `csrf_token` field (double submit). A
-  request authenticated by its Authorization header (a script, not a browser) needs none.
+  repeated in the `X-CSRF-Token` header or the form's `csrf_token` field (double submit). The
+  token is signed with a secret of the running app, so a cookie planted by another page (a
+  page on another localhost port shares the cookies of 127.0.0.1) is not one: any 32
+  characters used to pass when repeated in the form. A browser's POST whose Origin (or, without
+  one, Referer) is another site or port is refused too. A request authenticated by its
+  Authorization header (a script, not a browser) needs neither.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from fastapi import HTTPException, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -88,10 +93,38 @@ def refuse(request: Request, status: int, message: str) -> Response:
     return PlainTextResponse(message, status_code=status)
 
 
+def signed_csrf(secret: bytes) -> str:
+    """A new CSRF token: a random value and its signature by the app's secret."""
+    value = secrets.token_urlsafe(24)
+    return f"{value}.{_signature(secret, value)}"
+
+
+def _signature(secret: bytes, value: str) -> str:
+    return hmac.new(secret, value.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def valid_csrf(secret: bytes, token: str) -> bool:
+    """Whether `token` is one this app signed (not a value some other page chose)."""
+    value, dot, signature = token.rpartition(".")
+    return bool(value and dot) and same_secret(signature, _signature(secret, value))
+
+
+def cross_origin(request: Request) -> bool:
+    """Whether a browser says the request comes from another origin (site or port) than the
+    app's own; a request that says nothing (a script) is not."""
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source or source == "null":
+        return source == "null"
+    parts = urlsplit(source)
+    return parts.netloc.lower() != (request.headers.get("host") or "").lower()
+
+
 def access_middleware(
-    token: str | None,
+    token: str | None, secret: bytes | None = None
 ) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    """The HTTP middleware enforcing the rules in the module docstring."""
+    """The HTTP middleware enforcing the rules in the module docstring; `secret` signs the
+    CSRF tokens (a new one each time the app starts: a form opened before asks to reload)."""
+    signing = secret or secrets.token_bytes(32)
 
     async def middleware(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -123,9 +156,12 @@ def access_middleware(
                     "/?token=TOKEN once in the browser",
                 )
         request.state.bearer = bearer
+        request.state.csrf_secret = signing
+        if request.method not in SAFE_METHODS and not bearer and cross_origin(request):
+            return refuse(request, 403, "a request from another site or port is refused")
         csrf = request.cookies.get(CSRF_COOKIE)
-        fresh = csrf is None or len(csrf) < 32
-        request.state.csrf_token = secrets.token_urlsafe(32) if fresh else csrf
+        fresh = csrf is None or not valid_csrf(signing, csrf)
+        request.state.csrf_token = signed_csrf(signing) if fresh else csrf
         response = await call_next(request)
         if fresh:
             response.set_cookie(
@@ -146,7 +182,9 @@ async def require_csrf(request: Request) -> None:
         form = await request.form()  # cached on the request: the route's Form() reads it again
         value = form.get(CSRF_FIELD, "")
         given = value if isinstance(value, str) else ""
-    if not expected or not given or not same_secret(given, expected):
+    secret: bytes = request.state.csrf_secret
+    signed = bool(expected) and valid_csrf(secret, expected)
+    if not signed or not given or not same_secret(given, expected):
         raise HTTPException(
             status_code=403,
             detail="missing or wrong CSRF token: reload the page and try again",
