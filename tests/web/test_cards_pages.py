@@ -645,3 +645,48 @@ def test_api_generate(web: Web) -> None:
     for body in ({"content_id": "nope"}, {"concept_ids": ["nope"]}):
         missing = web.client.post("/api/cards/generate", json=body, headers=web.csrf())
         assert missing.status_code == 404, body
+
+
+def test_two_ratings_sent_at_once_for_one_page_are_stored_once(
+    web: Web, carded: dict[str, Any]
+) -> None:
+    """A double click reaches the app as two requests at once: each read the card, then each
+    wrote a review (4 of 12 trials stored two). Real threads, real SQLite store."""
+    import threading
+
+    from zettelgraph.services import study
+
+    approve_all(web)
+    scheduler = study.scheduler_for(web.services.settings)
+    for item_id in carded["ids"].values():
+        seen = study.seen_mark(item(web, item_id))
+        start = threading.Barrier(2)
+        outcomes: list[str] = []
+
+        def click(
+            item_id: str = item_id,
+            seen: str = seen,
+            start: Any = start,
+            outcomes: list[str] = outcomes,
+        ) -> None:
+            start.wait()
+            try:
+                study.rate(
+                    web.services.store,
+                    scheduler,
+                    item_id,
+                    3,
+                    now=datetime.now().astimezone(),
+                    seen=seen,
+                )
+                outcomes.append("rated")
+            except study.AlreadyRatedError:
+                outcomes.append("already")
+
+        clicks = [threading.Thread(target=click) for _ in range(2)]
+        for thread in clicks:
+            thread.start()
+        for thread in clicks:
+            thread.join()
+        assert sorted(outcomes) == ["already", "rated"], item_id
+        assert [log.item_id for log in logs(web)].count(item_id) == 1

@@ -11,6 +11,7 @@ Every function takes `now`: the CLI and web pass the clock, tests a fixed one.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -182,6 +183,23 @@ class Studied:
     log: ReviewLog
 
 
+class AlreadyRatedError(CardError):
+    """The card was rated since the rating's page showed it: a double click or a second tab,
+    not a second answer."""
+
+
+# Ratings of one card are read and written one at a time: two requests of a double click
+# each read the card, then each wrote a review (4 of 12 trials stored two, moving the FSRS
+# schedule twice). The web app serves them on threads of one process.
+_RATING = threading.Lock()
+
+
+def seen_mark(item: LearningItem) -> str:
+    """The card's state as a rating page shows it: a rating sent for an older state is a
+    second submit of the same page."""
+    return item.due.isoformat() if item.due is not None else "new"
+
+
 def rate(
     store: GraphStore,
     scheduler: Scheduler,
@@ -190,11 +208,31 @@ def rate(
     *,
     now: datetime,
     duration_ms: int | None = None,
+    seen: str | None = None,
 ) -> Studied:
-    """Record one rating: the card's new FSRS state and its ReviewLog, in one write."""
+    """Record one rating: the card's new FSRS state and its ReviewLog, in one write. With
+    `seen` (the `seen_mark` the rating's page showed), a card rated since is not rated
+    again (AlreadyRatedError)."""
     if rating not in RATINGS:
         raise CardError(f"rating {rating!r}: use 1 (again), 2 (hard), 3 (good) or 4 (easy)")
+    with _RATING:
+        return _rate(store, scheduler, item_id, rating, now, duration_ms, seen)
+
+
+def _rate(
+    store: GraphStore,
+    scheduler: Scheduler,
+    item_id: str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None,
+    seen: str | None,
+) -> Studied:
     (item,) = get_items(store, [item_id])
+    if seen is not None and item.status == ItemStatus.APPROVED and seen != seen_mark(item):
+        raise AlreadyRatedError(
+            f"card {item.id[:8]} was rated a moment ago; the rating is kept once"
+        )
     if item.status != ItemStatus.APPROVED:
         raise CardError(
             f"card {item.id[:8]} is {item.status}: approve it (`zettelgraph cards approve`) "

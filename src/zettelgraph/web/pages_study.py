@@ -78,18 +78,13 @@ def _study_page(
         card=views[0] if views else None,
         buttons=intervals(web, item, now) if item is not None else [],
         shown_ms=int(now.timestamp() * 1000),
-        seen=_seen(item) if item is not None else "",
+        seen=study.seen_mark(item) if item is not None else "",
         next_due=later,
         next_due_in=study.interval_label(later - now) if later is not None else "",
         reveal=reveal,
         error=error,
         notice=notice,
     )
-
-
-def _seen(item: LearningItem) -> str:
-    """The card's state as shown: a rating posted for an older state is a second submit."""
-    return item.due.isoformat() if item.due is not None else "new"
 
 
 @router.get("/study", response_class=HTMLResponse)
@@ -143,16 +138,22 @@ def rate_card(
     if not items:
         return error_page(request, 404, f"no card {item_id!r}", back=study_href(content))
     (item,) = items
-    if seen and item.status == ItemStatus.APPROVED and seen != _seen(item):
-        return see_other(study_href(content, again=1))
     now = clock()
     elapsed = int(now.timestamp() * 1000) - shown if shown is not None else None
     duration = elapsed if elapsed is not None and 0 <= elapsed <= LONGEST_LOOK_MS else None
     try:
         value = study.parse_rating(rating)
         study.rate(
-            store, study.scheduler_for(web.settings), item.id, value, now=now, duration_ms=duration
+            store,
+            study.scheduler_for(web.settings),
+            item.id,
+            value,
+            now=now,
+            duration_ms=duration,
+            seen=seen or None,
         )
+    except study.AlreadyRatedError:
+        return see_other(study_href(content, again=1))
     except CardError as exc:
         return _study_page(request, web, content=content, error=str(exc), status_code=400)
     return see_other(study_href(content))
