@@ -124,6 +124,13 @@ def test_without_a_token_only_loopback_is_served(tmp_path: Path) -> None:
         # The SDK's DNS-rebinding check: a loopback server answers loopback Host names only.
         with TestClient(http_app(server, "127.0.0.1", None), base_url="http://evil.example") as c:
             assert c.post("/mcp", json=INITIALIZE, headers=HEADERS).status_code >= 400
+        # A Host that starts as a loopback one and goes on (issue 28: the SDK let it through).
+        with TestClient(http_app(server, "127.0.0.1", None), base_url="http://127.0.0.1") as c:
+            for host in ("127.0.0.1:18766@evil.com", "[::1].evil", "localhost:80/x"):
+                odd = c.post("/mcp", json=INITIALIZE, headers={**HEADERS, "host": host})
+                assert odd.status_code == 400, host
+            plain = c.post("/mcp", json=INITIALIZE, headers={**HEADERS, "host": "127.0.0.1:8"})
+            assert plain.status_code != 400, plain.text
 
 
 def test_cli_refuses_other_hosts_and_transports(tmp_path: Path) -> None:

@@ -195,7 +195,9 @@ def test_a_planted_csrf_cookie_or_another_origin_is_refused(web: Web) -> None:
     web.client.cookies.set("zg_csrf", planted)
     refused = web.client.post(url, json={"action": "approve"}, headers={"X-CSRF-Token": planted})
     assert refused.status_code == 403
-    # The next page gives the browser a token of the app's own in place of the planted one.
+    # The next page gives the browser a token of the app's own in place of the planted one;
+    # no answer may be sniffed into a page.
+    assert web.client.get("/api/csrf").headers["x-content-type-options"] == "nosniff"
     good = web.csrf()
     assert good["X-CSRF-Token"] != planted and "." in good["X-CSRF-Token"]
     # A browser's POST from another port or site is refused even with the right token.

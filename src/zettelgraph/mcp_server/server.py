@@ -18,7 +18,7 @@ from zettelgraph import __version__
 from zettelgraph.mcp_server import resources, tools_read, tools_review, tools_runs
 from zettelgraph.mcp_server.access import APPROVE_SETTING, ROOTS_SETTING
 from zettelgraph.mcp_server.state import McpState
-from zettelgraph.web.security import check_bind, same_secret
+from zettelgraph.web.security import check_bind, host_name, is_loopback, same_secret
 
 HTTP_PATH = "/mcp"
 
@@ -82,12 +82,42 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class LoopbackHost:
+    """ASGI middleware: without a token, only requests whose Host header is exactly a
+    loopback `name[:port]`, by the web app's rule. The SDK's own check matched a prefix and
+    let `127.0.0.1:18766@evil.com` through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            name = host_name(headers.get(b"host", b"").decode("latin-1"))
+            if name is None or not is_loopback(name):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 400,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                    }
+                )
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": b"this server answers on 127.0.0.1 / localhost only",
+                    }
+                )
+                return
+        await self.app(scope, receive, send)
+
+
 def http_app(server: MCPServer[Any], host: str, token: str | None) -> ASGIApp:
     """The streamable HTTP app at /mcp; refuses (WebConfigError) a host beyond loopback
     without a token, as `zettelgraph serve` does."""
     check_bind(host, token)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    return BearerToken(app, token) if token else app
+    return BearerToken(app, token) if token else LoopbackHost(app)
 
 
 def serve_stdio(server: MCPServer[Any]) -> None:

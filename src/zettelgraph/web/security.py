@@ -70,13 +70,17 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
-def _host_name(request: Request) -> str | None:
-    """The host name of the Host header, or None when the header is not a well-formed
-    `name[:port]` (`[::1].evil` is not `[::1]`)."""
-    match = _HOST.fullmatch(request.headers.get("host", ""))
+def host_name(header: str) -> str | None:
+    """The host name of a Host header, or None when it is not a well-formed `name[:port]`
+    (`[::1].evil` is not `[::1]`, nor is `127.0.0.1:8000@evil.com` 127.0.0.1)."""
+    match = _HOST.fullmatch(header)
     if match is None:
         return None
     return match.group("v6") or match.group("name")
+
+
+def _host_name(request: Request) -> str | None:
+    return host_name(request.headers.get("host", ""))
 
 
 def same_secret(given: str, expected: str) -> bool:
@@ -163,6 +167,8 @@ def access_middleware(
         fresh = csrf is None or not valid_csrf(signing, csrf)
         request.state.csrf_token = signed_csrf(signing) if fresh else csrf
         response = await call_next(request)
+        # A download or an answer is never to be sniffed into HTML and run as a page.
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if fresh:
             response.set_cookie(
                 CSRF_COOKIE, request.state.csrf_token, httponly=True, samesite="strict"
