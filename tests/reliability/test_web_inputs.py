@@ -81,4 +81,6 @@ def test_a_short_token_is_refused_beyond_loopback(token: str) -> None:
     with pytest.raises(WebConfigError, match=f"{len(token)}-character"):
         check_bind("0.0.0.0", token)
     check_bind("127.0.0.1", token)  # on this machine only, any token (or none) will do
-    check_bind("0.0.0.0", "k" * MIN_TOKEN_LENGTH)
+    check_bind("0.0.0.0", "0123456789abcdefghij"[:MIN_TOKEN_LENGTH])
+    with pytest.raises(WebConfigError, match="weak"):
+        check_bind("0.0.0.0", "k" * MIN_TOKEN_LENGTH)  # long enough, but one character

@@ -256,6 +256,9 @@ def test_serve_refuses_to_listen_beyond_loopback_without_token(
         check_bind("0.0.0.0", None)
     check_bind("127.0.0.1", None)
     check_bind("0.0.0.0", TOKEN)
+    # Long enough but no secret: sixteen times one character (issue 28).
+    with pytest.raises(WebConfigError, match="weak 16-character"):
+        check_bind("0.0.0.0", "a" * 16)
     served: list[dict[str, Any]] = []
     import uvicorn
 

@@ -50,7 +50,7 @@ _ILLEGAL = frozenset('\\/:*?"<>|#^[]')
 # Bidirectional overrides can make a name display differently from what it is.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _RESERVED = frozenset(
-    ["CON", "PRN", "AUX", "NUL"]
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]  # the last two: the console's own
     + [f"{port}{n}" for port in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]]
 )
 _ENTITY_ID_LINE = re.compile(r"""^entity_id:[ \t]*['"]?([^'"\s#]+)""", re.MULTILINE)

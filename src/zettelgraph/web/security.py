@@ -35,6 +35,8 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # A token guessable in a few million tries is no lock for an app served to a network.
 MIN_TOKEN_LENGTH = 16
+# ... and of some variety: sixteen times the same character is no secret.
+MIN_TOKEN_KINDS = 8
 # A Host header is a name or an address in brackets, then an optional port: nothing after.
 _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::\d{1,5})?")
 
@@ -62,10 +64,11 @@ def check_bind(host: str, token: str | None) -> None:
             f"refusing to serve on {host}: anyone who can reach it could read and change your "
             "graph. Set ZETTELGRAPH_WEB_TOKEN to a long random secret, or serve on 127.0.0.1"
         )
-    if len(token) < MIN_TOKEN_LENGTH:
+    if len(token) < MIN_TOKEN_LENGTH or len(set(token)) < MIN_TOKEN_KINDS:
         raise WebConfigError(
-            f"refusing to serve on {host} with a {len(token)}-character ZETTELGRAPH_WEB_TOKEN: "
-            f"use at least {MIN_TOKEN_LENGTH} random characters (for example the output of "
+            f"refusing to serve on {host} with a weak {len(token)}-character "
+            f"ZETTELGRAPH_WEB_TOKEN ({len(set(token))} different characters): use at least "
+            f"{MIN_TOKEN_LENGTH} random characters (for example the output of "
             "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
         )
 

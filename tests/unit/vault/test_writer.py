@@ -62,6 +62,8 @@ def files_under(path: Path) -> set[Path]:
         ("AUX", "AUX_"),
         ("Consejo", "Consejo"),
         ("COM10", "COM10"),
+        ("conin$", "conin$_"),
+        ("CONOUT$.md", "CONOUT$_.md"),
         ('Kant: ¿qué es "ilustración"? <sí> | no', "Kant ¿qué es ilustración sí no"),
         ("#tag ^block [[link]]", "tag block link"),
         ("a*b?c", "a b c"),
