@@ -23,6 +23,7 @@ from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.prompts.proposal_patch import PatchT
 from zettelgraph.workflows.concept_extraction.decisions import decided_keys
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
+    flaw_reasons,
     flaws_of,
     ground,
     guard_of,
@@ -152,14 +153,9 @@ def check_revisions(state: ExtractionState, services: Services) -> dict[str, Any
     for concept in revised:
         if concept["key"] in failing:
             continue
-        flaws = flaws_of(grounded.get(concept["key"], concept), quotes, services)
-        reasons = []
-        if flaws["wrong_language"]:
-            reasons.append("not in the graph's language: " + ", ".join(flaws["wrong_language"]))
-        if flaws["copies_quote"]:
-            reasons.append("it copies its quote")
-        if flaws["long_title"]:
-            reasons.append("its title is a sentence")
+        checked = grounded.get(concept["key"], concept)
+        flaws = flaws_of(checked, quotes, services)
+        reasons = flaw_reasons(flaws, checked["title"])
         if reasons:
             failing[concept["key"]] = (guard_of(flaws), "; ".join(reasons))
     concepts = []

@@ -167,6 +167,18 @@ def flaws_of(
     }
 
 
+def flaw_reasons(flaws: Mapping[str, Any], title: str) -> list[str]:
+    """What `flaws_of` found, in the reader's words (none: the concept passes)."""
+    reasons = []
+    if flaws["wrong_language"]:
+        reasons.append("not in the graph's language: " + ", ".join(flaws["wrong_language"]))
+    if flaws["copies_quote"]:
+        reasons.append("it copies its quote")
+    if flaws["long_title"]:
+        reasons.append(f"its title is a sentence of {len(title.split())} words")
+    return reasons
+
+
 def guard_of(flaws: Mapping[str, Any]) -> Guard:
     """The check a rewrite answers to: coverage for a concept written from a quote no concept
     cited, then grounding, language and distillation."""
@@ -268,15 +280,9 @@ def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]
             )
             kept[index] = {**concept, "title": short}
             continue
-        if flaws["wrong_language"] or flaws["copies_quote"] or flaws["long_title"]:
+        reasons = flaw_reasons(flaws, concept["title"])
+        if reasons:
             requests.append({"key": concept["key"], **flaws})
-            reasons = []
-            if flaws["wrong_language"]:
-                reasons.append("not in the graph's language: " + ", ".join(flaws["wrong_language"]))
-            if flaws["copies_quote"]:
-                reasons.append("it copies its quote")
-            if flaws["long_title"]:
-                reasons.append(f"its title is a sentence of {len(concept['title'].split())} words")
             guard = guard_of(flaws)
             findings.append(
                 Finding(guard, "sent_for_rewrite", repr(concept["title"]), "; ".join(reasons))
