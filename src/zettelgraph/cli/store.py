@@ -30,8 +30,9 @@ def copy(
 ) -> None:
     """Copy every node, relation and vector to another store, then verify the counts.
 
-    The target must be empty. If the copy is interrupted, run the same command again: it
-    resumes where it stopped.
+    The target must be empty. The app may keep writing meanwhile: from SQLite the copy is the
+    graph as it was when the copy began; from a server it passes again until it has caught up.
+    If the copy is interrupted or fails, run the same command again: it finishes it.
     """
     from rich.progress import Progress, SpinnerColumn, TextColumn
 

@@ -8,6 +8,7 @@ roll back, so that a replay converges to the same graph).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
@@ -210,6 +211,16 @@ class GraphStore(Protocol):
 
     def counts(self) -> dict[str, int]:
         """Number of nodes per label, relations and vectors."""
+
+
+@runtime_checkable
+class Snapshots(Protocol):
+    """A store that can hold one consistent state of itself for a series of reads (SQLite);
+    a server store cannot, and its readers must expect writes between their reads."""
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Every read until the block ends sees the store as it was when the block began,
+        whatever other connections write meanwhile (and they are not held up)."""
 
 
 # Nodes per page when a whole label is read (`every_node`).

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -288,6 +289,16 @@ class SQLiteStore(SQLiteReads):
     def _snapshot(self) -> _Transaction:
         """A read transaction: several SELECTs that see one consistent state."""
         return _Transaction(self._db, "BEGIN")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Hold one read transaction: every read until the block ends sees the file as it was
+        when it began. In WAL mode the writers of other connections go on meanwhile (the WAL
+        grows until the block ends); a long `store copy` reads through one."""
+        with self._lock, self._snapshot():
+            # A deferred BEGIN takes its snapshot at the first read, not at BEGIN.
+            self._db.execute("SELECT count(*) FROM meta").fetchone()
+            yield
 
     def _after_write(
         self,
