@@ -24,7 +24,7 @@ from web.conftest import make_web  # noqa: F401 (the web app fixture, for test_w
 from zettelgraph.cli.app import app
 from zettelgraph.models import NodeLabel
 from zettelgraph.settings import Settings
-from zettelgraph.store import open_store
+from zettelgraph.store import GraphStore, open_store
 
 
 @dataclass
@@ -66,18 +66,29 @@ class Home:
             text=True,
         )
 
-    def shape(self) -> dict[str, Any]:
-        """The graph with ids and times replaced by what a reader sees (titles, texts): two
-        runs of the same notes on the deterministic fake model have the same shape."""
-        store = open_store(Settings(home=self.path, store=self.store_url).store_url)
+    def store(self) -> GraphStore:
+        return open_store(Settings(home=self.path, store=self.store_url).store_url)
+
+    def names(self) -> dict[str, str]:
+        """Every node's id -> what a reader knows it by: its title, name, text or front."""
+        names: dict[str, str] = {}
+        store = self.store()
         try:
-            names: dict[str, str] = {}
             for label in NodeLabel:
                 for node in store.nodes(label):
                     data = node.model_dump()
-                    names[node.id] = str(
-                        data.get("title") or data.get("name") or data.get("text") or node.id
-                    )
+                    keys = ("title", "name", "text", "front")
+                    names[node.id] = next((str(data[k]) for k in keys if data.get(k)), node.id)
+        finally:
+            store.close()
+        return names
+
+    def shape(self) -> dict[str, Any]:
+        """The graph with ids and times replaced by what a reader sees (titles, texts): two
+        runs of the same notes on the deterministic fake model have the same shape."""
+        names = self.names()
+        store = self.store()
+        try:
             concepts = sorted(
                 (c.title, c.concept, c.analysis, c.summary_short) for c in store.list_concepts()
             )
@@ -96,6 +107,24 @@ class Home:
             }
         finally:
             store.close()
+
+
+# Python for a child's prelude: SIGKILL the process when it is about to rename the `nth`
+# temporary file of a vault write whose folder passes `{where}` (an expression of `folder`), as
+# if it died with the file written and synced but not in place.
+DIE_AT_RENAME = """
+import os, pathlib, signal
+real_replace = pathlib.Path.replace
+seen = [0]
+def replace(self, target):
+    folder = self.parent.name
+    if self.name.startswith(".zettelgraph-") and ({where}):
+        seen[0] += 1
+        if seen[0] == {nth}:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real_replace(self, target)
+pathlib.Path.replace = replace
+"""
 
 
 @pytest.fixture(params=["sqlite", "falkordb"])

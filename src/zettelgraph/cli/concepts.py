@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -100,8 +101,8 @@ def vault_sync(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Write missing or outdated concept and entity notes (after a crash, or edits in the
-    store)."""
+    """Write missing or outdated files of the vault, of every kind: concept, book, author and
+    entity notes, card files, experiment notes (after a crash, or edits in the store)."""
     from dataclasses import asdict
 
     from zettelgraph.services.maintenance import sync_notes
@@ -111,7 +112,7 @@ def vault_sync(
         report = sync_notes(services, check=check)
     finally:
         services.close()
-    data = asdict(report)
+    data = {**asdict(report), "kinds": report.by_kind()}
     if as_json:
         print_json(data)
     else:
@@ -123,11 +124,36 @@ def vault_sync(
             f"{count(len(report.errors), 'error')}"
             + ("; nothing written (--check)" if check else "")
         )
-        done = "left by an interrupted write" if check else "removed"
-        for path in report.temp_files:
-            out.print(f"  temporary file {done}: {path}")
-        for item in report.drift:
-            out.print(f"  drift: {item.get('title')} ({item.get('reason')})")
+        left = "left by an interrupted write" if check else "removed"
+        root = services.settings.vault_path
+
+        def shown(path: str) -> str:
+            # Inside the vault, its path there: what the reader sees in Obsidian.
+            inside = Path(path).is_relative_to(root)
+            return Path(path).relative_to(root).as_posix() if inside else path
+
+        for kind, found in data["kinds"].items():
+            if found["drift"] or found["temp_files"] or found["errors"]:
+                out.print(
+                    f"  {kind}s: {found['drift']} drifted, "
+                    f"{count(found['temp_files'], 'temporary file')}, "
+                    f"{count(found['errors'], 'error')}"
+                )
+            for item in report.drift:
+                if item["kind"] == kind:
+                    title, reason = item.get("title"), item.get("reason")
+                    out.print(
+                        f"    {title} ({reason}): {shown(item['path'])}",
+                        soft_wrap=True,
+                        markup=False,
+                    )
+            for temp in report.temp_files:
+                if temp["kind"] == kind:
+                    out.print(
+                        f"    temporary file {left}: {shown(temp['path'])}",
+                        soft_wrap=True,
+                        markup=False,
+                    )
         for item in report.errors:
             out.print(styled("  [red]error:[/] {}", item))
     if report.errors or (check and (report.drift or report.temp_files)):

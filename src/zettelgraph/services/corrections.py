@@ -35,9 +35,9 @@ from zettelgraph.services.cards import refresh_vault
 from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.store.base import EmbedderMismatchError, GraphStore, every_node
 from zettelgraph.vault.entities import entity_vaults, write_entity_notes
+from zettelgraph.vault.report import NotesReport
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.vault.trash import discard_notes
-from zettelgraph.vault.writer import NotesReport
 from zettelgraph.workflows.context import Services
 
 # A concept's title is bounded by the model (Concept.title); a statement or an analysis is a

@@ -1,5 +1,5 @@
-"""Keeping a graph in shape: `vault sync` (notes the store has but the vault lacks or has
-stale, and leftovers of interrupted writes) and `store copy` (a whole graph to another
+"""Keeping a graph in shape: `vault sync` (files of every kind the store has but the vault
+lacks or has stale, and leftovers of interrupted writes) and `store copy` (a whole graph to another
 store, verified, resumable)."""
 
 from __future__ import annotations
@@ -10,25 +10,45 @@ from zettelgraph.extras import MissingExtraError
 from zettelgraph.packs.loader import active_schema
 from zettelgraph.packs.schema import PackError
 from zettelgraph.relations import vocabulary_from
+from zettelgraph.services.checkpoints import CheckpointError
+from zettelgraph.services.experiments import vault_notes
+from zettelgraph.services.runs import RunError
 from zettelgraph.settings import Settings, mask_url_password
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.copy import CopyError, CopyReport, copy_store
+from zettelgraph.vault.cards import sync_card_files
+from zettelgraph.vault.experiments import sync_experiment_notes
+from zettelgraph.vault.report import EXPERIMENT_NOTE
 from zettelgraph.vault.sync import SyncReport, sync_vault
 from zettelgraph.workflows.context import Services
 
 
 def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
-    """Write missing or outdated concept notes and entity notes (the active packs' types) and
-    remove temporary files that killed writes left; with `check`, only report them (nothing
-    written, in the vault or the store)."""
-    return sync_vault(
+    """Bring every file zettelgraph keeps in the vault in step with the store: the concept,
+    book and author notes, the active packs' entity notes, the card files of the approved
+    cards and the notes of the completed experiments; each kind with the writer its normal
+    path uses, so a repaired file is the one an uninterrupted command would have written.
+    Temporary files that killed writes left are removed. With `check`, only report what
+    differs (nothing written, in the vault or the store). Concept notes go first: the card
+    files link them by their names."""
+    vault = services.vault  # one index of the notes, so the card files link the names chosen
+    report = sync_vault(
         services.store,
-        services.vault,
+        vault,
         check=check,
         schema=services.packs,
         entity_folders=services.settings.entity_folders,
     )
+    report.absorb(sync_card_files(services.store, vault, check=check))
+    try:
+        experiments = vault_notes(services)
+    except (CheckpointError, RunError, OSError) as exc:
+        error = f"the experiments cannot be read, so their notes are not checked: {exc}"
+        report.errors.append({"kind": EXPERIMENT_NOTE, "path": None, "error": error})
+    else:
+        report.absorb(sync_experiment_notes(vault.root, experiments, check=check))
+    return report
 
 
 def copy_graph(

@@ -28,14 +28,8 @@ from zettelgraph.vault.book_notes import (
     update_source_note,
 )
 from zettelgraph.vault.notes import LinkedConcept
-from zettelgraph.vault.writer import (
-    AUTHORS_DIR,
-    SOURCES_DIR,
-    NotesReport,
-    Vault,
-    VaultError,
-    atomic_write,
-)
+from zettelgraph.vault.report import AUTHOR_NOTE, BOOK_NOTE, NotesReport
+from zettelgraph.vault.writer import AUTHORS_DIR, SOURCES_DIR, Vault, VaultError, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +97,7 @@ def sync_book_notes(
         note = source_note_for(store, content, vault)
         _sync_note(
             vault.folder_vault(SOURCES_DIR),
-            (content.id, content.title),
+            (BOOK_NOTE, content.id, content.title),
             render_source_note(note, vault.labels),
             partial(update_source_note, note=note, labels=vault.labels),
             (SOURCE_KEYS, "quotes"),
@@ -118,7 +112,7 @@ def sync_book_notes(
         author = author_note_for(store, person, vault, cited)
         _sync_note(
             vault.folder_vault(AUTHORS_DIR),
-            (person.id, person.name),
+            (AUTHOR_NOTE, person.id, person.name),
             render_author_note(author, vault.labels),
             partial(update_author_note, note=author, labels=vault.labels),
             (AUTHOR_KEYS, "sources"),
@@ -130,14 +124,14 @@ def sync_book_notes(
 
 def _sync_note(
     folder: Vault,
-    node: tuple[str, str],
+    node: tuple[str, str, str],
     fresh: str,
     update: Callable[[str], str],
     owned: tuple[tuple[str, ...], str],
     check: bool,
     report: NotesReport,
 ) -> None:
-    node_id, title = node
+    kind, node_id, title = node
     try:
         existing = folder.find_note(node_id)
         path = existing if existing is not None else folder.path_for(node_id, title)
@@ -151,7 +145,13 @@ def _sync_note(
                 return
             reason, text = DIFFERS, update(old)
         report.drift.append(
-            {"entity_id": node_id, "title": title, "path": str(path), "reason": reason}
+            {
+                "kind": kind,
+                "entity_id": node_id,
+                "title": title,
+                "path": str(path),
+                "reason": reason,
+            }
         )
         if check:
             return
@@ -164,6 +164,7 @@ def _sync_note(
         log.warning("vault note of %s (%s) not written: %s", node_id, title, exc)
         report.errors.append(
             {
+                "kind": kind,
                 "entity_id": node_id,
                 "title": title,
                 "path": None,

@@ -28,13 +28,8 @@ from zettelgraph.vault.entity_notes import (
 )
 from zettelgraph.vault.notes import SourceQuote
 from zettelgraph.vault.passages import source_quotes
-from zettelgraph.vault.writer import (
-    NotesReport,
-    Vault,
-    VaultError,
-    atomic_write,
-    safe_note_name,
-)
+from zettelgraph.vault.report import ENTITY_NOTE, NotesReport
+from zettelgraph.vault.writer import Vault, VaultError, atomic_write, safe_note_name
 
 log = logging.getLogger(__name__)
 
@@ -252,6 +247,7 @@ def sync_entity_notes(
             log.warning("entity note of %s (%s) not written: %s", entity.id, entity.name, exc)
             report.errors.append(
                 {
+                    "kind": ENTITY_NOTE,
                     "entity_id": entity.id,
                     "title": entity.name,
                     "path": _planned_path(vault, entity),
@@ -268,19 +264,16 @@ def _tidy(vault: EntityVault, packs: list[str], check: bool, report: EntityNotes
             folder = vault.folder_for(pack)
         except ValueError as exc:
             report.errors.append(
-                {"entity_id": None, "title": pack, "path": None, "error": str(exc)}
+                {
+                    "kind": ENTITY_NOTE,
+                    "entity_id": None,
+                    "title": pack,
+                    "path": None,
+                    "error": str(exc),
+                }
             )
             continue
-        for temp in folder.stray_temp_files():
-            if not check:
-                try:
-                    temp.unlink(missing_ok=True)
-                except OSError as exc:
-                    report.errors.append(
-                        {"entity_id": None, "title": None, "path": str(temp), "error": str(exc)}
-                    )
-                    continue
-            report.temp_files.append(str(temp))
+        folder.tidy(report, ENTITY_NOTE, check=check)
 
 
 def _planned_path(vault: EntityVault, entity: Entity) -> str | None:
@@ -310,7 +303,13 @@ def _sync_one(
         report.unchanged += 1
         return
     path = existing if existing is not None else vault.note_path(entity)
-    drift = {"entity_id": entity.id, "title": entity.name, "path": str(path), "reason": reason}
+    drift = {
+        "kind": ENTITY_NOTE,
+        "entity_id": entity.id,
+        "title": entity.name,
+        "path": str(path),
+        "reason": reason,
+    }
     report.drift.append(drift)
     if check:
         return

@@ -31,8 +31,9 @@ from zettelgraph.vault.notes import (
 )
 from zettelgraph.vault.passages import source_quotes
 from zettelgraph.vault.properties import book_tags
+from zettelgraph.vault.report import AUTHOR_NOTE, BOOK_NOTE, CONCEPT_NOTE, NotesReport
 from zettelgraph.vault.trash import discard_notes, removed_nodes
-from zettelgraph.vault.writer import NotesReport, Vault, VaultError
+from zettelgraph.vault.writer import AUTHORS_DIR, SOURCES_DIR, Vault, VaultError
 
 log = logging.getLogger(__name__)
 
@@ -117,16 +118,9 @@ def sync_vault(
     """
     report = SyncReport()
     # Every sync also tidies what writes killed mid-way left (a run resumed after a kill).
-    for temp in vault.stray_temp_files():
-        if not check:
-            try:
-                temp.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                report.errors.append({"path": str(temp), "error": f"not removed: {exc}"})
-                continue
-        report.temp_files.append(str(temp))
+    vault.tidy(report, CONCEPT_NOTE, check=check)
+    vault.folder_vault(SOURCES_DIR).tidy(report, BOOK_NOTE, check=check)
+    vault.folder_vault(AUTHORS_DIR).tidy(report, AUTHOR_NOTE, check=check)
     cited: dict[str, None] = {}  # the books the synced concepts cite, in order
     for concept in _concepts(store, concept_ids, report):
         try:
@@ -137,6 +131,7 @@ def sync_vault(
             log.warning("vault note of %s (%s) not synced: %s", concept.id, concept.title, exc)
             report.errors.append(
                 {
+                    "kind": CONCEPT_NOTE,
                     "concept_id": concept.id,
                     "title": concept.title,
                     "path": _planned_path(vault, concept),
@@ -180,6 +175,7 @@ def _concepts(
             if concept is None:
                 report.errors.append(
                     {
+                        "kind": CONCEPT_NOTE,
                         "concept_id": concept_id,
                         "title": None,
                         "path": None,
@@ -210,6 +206,7 @@ def _sync_one(
     path = existing if existing is not None else vault.note_path(concept)
     report.drift.append(
         {
+            "kind": CONCEPT_NOTE,
             "concept_id": concept.id,
             "title": concept.title,
             "path": str(path),

@@ -17,7 +17,8 @@ from pathlib import Path
 from zettelgraph.models import NodeLabel, Removal
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.notes import SourceQuote, without_sources
-from zettelgraph.vault.writer import NotesReport, Vault, VaultError, atomic_write
+from zettelgraph.vault.report import CONCEPT_NOTE, ENTITY_NOTE, NotesReport
+from zettelgraph.vault.writer import Vault, VaultError, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ def discard_notes(
     that are not in the store again; with `check`, only report them (drift `removed`). A note
     that cannot be moved is an error of the report and is tried again by the next sync."""
     report = NotesReport()
+    kind = ENTITY_NOTE if key == "entity_id" else CONCEPT_NOTE
     present = _present(store, list(removed))
     for node_id, title in removed.items():
         if node_id in present:
@@ -66,7 +68,7 @@ def discard_notes(
             if path is None:
                 continue
             report.drift.append(
-                {key: node_id, "title": title, "path": str(path), "reason": REMOVED}
+                {"kind": kind, key: node_id, "title": title, "path": str(path), "reason": REMOVED}
             )
             if check:
                 continue
@@ -76,7 +78,7 @@ def discard_notes(
                 log.warning("note of removed %s (%s) not moved: %s", node_id, title, exc)
                 error = f"{type(exc).__name__}: {exc}; `zettelgraph vault sync` tries again"
                 report.errors.append(
-                    {key: node_id, "title": title, "path": str(path), "error": error}
+                    {"kind": kind, key: node_id, "title": title, "path": str(path), "error": error}
                 )
                 continue
             report.removed.append(node_id)
@@ -100,7 +102,9 @@ def drop_sources(vault: Vault, cited: Mapping[str, list[SourceQuote]]) -> NotesR
                 report.updated.append(concept_id)
         except (OSError, ValueError) as exc:
             error = f"{type(exc).__name__}: {exc}; remove its quotes of the book by hand"
-            report.errors.append({"concept_id": concept_id, "path": str(path), "error": error})
+            report.errors.append(
+                {"kind": CONCEPT_NOTE, "concept_id": concept_id, "path": str(path), "error": error}
+            )
     return report
 
 

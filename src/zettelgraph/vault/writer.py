@@ -18,7 +18,6 @@ import secrets
 import stat
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 from zettelgraph.labels import labels_for
 from zettelgraph.models import Concept
@@ -32,6 +31,7 @@ from zettelgraph.vault.notes import (
     render_concept_note,
     update_concept_note,
 )
+from zettelgraph.vault.report import NotesReport
 
 IDEAS_DIR = "08 - Ideas"
 # One note per book (any source) a concept cites, and one per author, beside the Zettels.
@@ -54,39 +54,6 @@ _RESERVED = frozenset(
     + [f"{port}{n}" for port in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]]
 )
 _ENTITY_ID_LINE = re.compile(r"""^entity_id:[ \t]*['"]?([^'"\s#]+)""", re.MULTILINE)
-
-
-@dataclasses.dataclass
-class NotesReport:
-    """What a write, sync or check of notes found and did: ids `written` (new notes),
-    `updated` and `removed` (the notes of what the reader removed, moved to `.trash/`); a
-    `drift` entry ({"concept_id" or "entity_id", "title", "path", "reason"}) for every note
-    that was or would be written or removed; `errors` ({..., "error"}) for the notes that
-    could not be. Concept and entity notes report alike, so a sync adds one to the other."""
-
-    written: list[str] = dataclasses.field(default_factory=list)
-    updated: list[str] = dataclasses.field(default_factory=list)
-    removed: list[str] = dataclasses.field(default_factory=list)
-    unchanged: int = 0
-    drift: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    errors: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    # Leftover temporary files of interrupted note writes: found (check) or removed.
-    temp_files: list[str] = dataclasses.field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when every note could be checked and, unless checking only, written."""
-        return not self.errors
-
-    def absorb(self, other: NotesReport) -> None:
-        """Add what another write or check of notes found and did."""
-        self.written += other.written
-        self.updated += other.updated
-        self.removed += other.removed
-        self.unchanged += other.unchanged
-        self.drift += other.drift
-        self.errors += other.errors
-        self.temp_files += other.temp_files
 
 
 class VaultError(Exception):
@@ -186,6 +153,19 @@ class Vault:
             if pid is None or (pid != os.getpid() and not alive(pid)):
                 stray.append(path)
         return stray
+
+    def tidy(self, report: NotesReport, kind: str, *, check: bool = False) -> None:
+        """Remove the `stray_temp_files` (with `check`, only list them) into `report`, as
+        `kind`; one that cannot be removed is an error of the report."""
+        for temp in self.stray_temp_files():
+            if not check:
+                try:
+                    temp.unlink(missing_ok=True)
+                except OSError as exc:
+                    error = f"not removed: {exc}"
+                    report.errors.append({"kind": kind, "path": str(temp), "error": error})
+                    continue
+            report.temp_files.append({"kind": kind, "path": str(temp)})
 
     # --- finding notes -------------------------------------------------------------------
     def find_note(self, concept_id: str) -> Path | None:

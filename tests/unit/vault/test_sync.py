@@ -245,6 +245,7 @@ def test_only_the_given_concepts_are_synced(store: GraphStore, vault: Vault) -> 
     assert report.written == [B]
     assert report.errors == [
         {
+            "kind": "concept note",
             "concept_id": "missing-id",
             "title": None,
             "path": None,

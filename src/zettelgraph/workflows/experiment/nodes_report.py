@@ -4,6 +4,7 @@ ZETTELGRAPH_HOME/experiments/<id>/) and the report in the vault."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from zettelgraph.analysis.charts import Chart, drift_chart, frequency_chart
@@ -45,6 +46,17 @@ def charts_of(state: ExperimentState) -> dict[str, Chart]:
     return charts
 
 
+def note_title(values: Mapping[str, Any]) -> str:
+    """The title of an experiment's vault note (its file name when the note is new)."""
+    kind = values["type"]
+    return f"{values['term']['term']} ({TYPE_TITLES.get(kind, kind)}, {values['run_id']})"
+
+
+def note_charts(names: Iterable[str]) -> list[str]:
+    """The charts of an experiment the report and its vault note show: the PNGs."""
+    return [name for name in names if name.endswith(".png")]
+
+
 def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
     run_id = state["run_id"]
     folder = services.settings.home / "experiments" / run_id
@@ -52,7 +64,7 @@ def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
     files = {f"{name}.{fmt}": data for name, chart in charts.items() for fmt, data in chart.items()}
     for name, data in files.items():
         atomic_write(folder / name, data)
-    pictures = [name for name in files if name.endswith(".png")]
+    pictures = note_charts(files)
     markdown = render(dict(state), pictures, services.llms.main_spec)
     atomic_write(folder / "report.md", markdown)
     atomic_write(
@@ -60,13 +72,11 @@ def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
         json.dumps(state.get("tool_runs", []), ensure_ascii=False, indent=1),
     )
     warnings: list[str] = []
-    term = state["term"]["term"]
-    title = f"{term} ({TYPE_TITLES.get(state['type'], state['type'])}, {run_id})"
     try:
         write_experiment_note(
             services.settings.vault_path,
             run_id,
-            title,
+            note_title(state),
             markdown,
             {name: files[name] for name in pictures},
         )
