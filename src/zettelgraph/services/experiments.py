@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -30,11 +29,9 @@ from zettelgraph.analysis.strategy import StrategyError, check_strategy
 from zettelgraph.analysis.tools import TOOLS
 from zettelgraph.models import utcnow
 from zettelgraph.services.runs import RunError, RunView, StepCallback, WorkflowRuns
-from zettelgraph.vault.experiments import ExperimentNote
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.graph import RECURSION_LIMIT, build_experiment_graph
 from zettelgraph.workflows.experiment.nodes_plan import DECISIONS
-from zettelgraph.workflows.experiment.nodes_report import note_charts, note_title
 from zettelgraph.workflows.experiment.report import TYPE_TITLES, evolution_rows
 
 EXPERIMENT_PREFIX = "exp-"
@@ -231,27 +228,3 @@ def load_experiment(services: Services, run_id: str) -> ExperimentRecord:
     with open_checkpointer(services.settings) as checkpointer:
         runs = ExperimentRuns(services, checkpointer)
         return runs.record(runs.resolve_run_id(run_id))
-
-
-def vault_notes(services: Services) -> list[ExperimentNote]:
-    """The vault notes of the completed experiments, from the reports and charts they wrote to
-    ZETTELGRAPH_HOME/experiments/ (what `vault sync` compares the vault with)."""
-    from zettelgraph.services.checkpoints import open_checkpointer
-
-    with open_checkpointer(services.settings) as checkpointer:
-        views = ExperimentRuns(services, checkpointer).experiments()
-    notes = []
-    for view in sorted(views, key=lambda view: view.id):
-        if view.status != "completed" or not view.values.get("report_path"):
-            continue
-        report = Path(view.values["report_path"])
-        try:
-            markdown: str | None = report.read_bytes().decode("utf-8")
-            charts = {
-                name: (report.parent / name).read_bytes()
-                for name in note_charts(view.values.get("charts", []))
-            }
-        except (OSError, ValueError):
-            markdown, charts = None, {}
-        notes.append(ExperimentNote(view.id, note_title(view.values), markdown, charts))
-    return notes

@@ -11,8 +11,7 @@ from zettelgraph.packs.loader import active_schema
 from zettelgraph.packs.schema import PackError
 from zettelgraph.relations import vocabulary_from
 from zettelgraph.services.checkpoints import CheckpointError
-from zettelgraph.services.experiments import vault_notes
-from zettelgraph.services.runs import RunError
+from zettelgraph.services.experiment_notes import vault_notes
 from zettelgraph.settings import Settings, mask_url_password
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
@@ -42,8 +41,8 @@ def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
     )
     report.absorb(sync_card_files(services.store, vault, check=check))
     try:
-        experiments = vault_notes(services)
-    except (CheckpointError, RunError, OSError) as exc:
+        experiments = vault_notes(services.settings)
+    except (CheckpointError, OSError) as exc:
         error = f"the experiments cannot be read, so their notes are not checked: {exc}"
         report.errors.append({"kind": EXPERIMENT_NOTE, "path": None, "error": error})
     else:

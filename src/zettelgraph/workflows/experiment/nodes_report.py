@@ -4,7 +4,6 @@ ZETTELGRAPH_HOME/experiments/<id>/) and the report in the vault."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from zettelgraph.analysis.charts import Chart, drift_chart, frequency_chart
@@ -13,9 +12,10 @@ from zettelgraph.vault.experiments import write_experiment_note
 from zettelgraph.vault.writer import VaultError, atomic_write
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.report import (
-    TYPE_TITLES,
     drift_by_group,
     evolution_rows,
+    note_charts,
+    note_title,
     render,
 )
 from zettelgraph.workflows.experiment.state import ExperimentState
@@ -44,17 +44,6 @@ def charts_of(state: ExperimentState) -> dict[str, Chart]:
                 [(g, d.get("distance_to_previous"), d["distance_to_overall"]) for g, d in groups],
             )
     return charts
-
-
-def note_title(values: Mapping[str, Any]) -> str:
-    """The title of an experiment's vault note (its file name when the note is new)."""
-    kind = values["type"]
-    return f"{values['term']['term']} ({TYPE_TITLES.get(kind, kind)}, {values['run_id']})"
-
-
-def note_charts(names: Iterable[str]) -> list[str]:
-    """The charts of an experiment the report and its vault note show: the PNGs."""
-    return [name for name in names if name.endswith(".png")]
 
 
 def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:

@@ -4,7 +4,7 @@ state in, text out (`nodes_report` writes it)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from zettelgraph.models import normalize_name
@@ -15,6 +15,17 @@ TYPE_TITLES = {
     "document_analysis": "document analysis",
     "single_document": "single document",
 }
+
+
+def note_title(values: Mapping[str, Any]) -> str:
+    """The title of an experiment's vault note (its file name when the note is new)."""
+    kind = values["type"]
+    return f"{values['term']['term']} ({TYPE_TITLES.get(kind, kind)}, {values['run_id']})"
+
+
+def note_charts(names: Iterable[str]) -> list[str]:
+    """The charts of an experiment the report and its vault note show: the PNGs."""
+    return [name for name in names if name.endswith(".png")]
 
 
 def _cell(text: Any) -> str:
