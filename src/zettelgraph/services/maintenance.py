@@ -1,6 +1,6 @@
 """Keeping a graph in shape: `vault sync` (files of every kind the store has but the vault
-lacks or has stale, and leftovers of interrupted writes) and `store copy` (a whole graph to another
-store, verified, resumable)."""
+lacks or has stale, and leftovers of interrupted writes) and `store copy` (a whole graph to
+another store, verified, resumable)."""
 
 from __future__ import annotations
 

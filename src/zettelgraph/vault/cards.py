@@ -72,7 +72,8 @@ def write_card_files(store: GraphStore, vault: Vault, *, check: bool = False) ->
     folder = vault.root / CARDS_DIR
     if not folder.resolve().is_relative_to(vault.root.resolve()):
         # A symlinked Cards/ leading out of the vault: neither write nor remove anything there.
-        report.error("", folder, f"refusing to write in {folder}: it leads outside the vault")
+        error = f"refusing to write in {folder}: it leads outside the vault {vault.root}"
+        report.error("", folder, error)
         return report
     owned = _card_files(folder)
     books: dict[str, tuple[Content, list[CardSources]]] = {}

@@ -27,7 +27,8 @@ CHART_DIFFERS = "chart missing or differs"
 class ExperimentNote:
     """What an experiment's vault note is made of: its report (markdown linking its charts by
     file name) and the charts it links (file name -> bytes). `markdown` is None when the
-    report is lost (its folder in ZETTELGRAPH_HOME deleted): the note cannot be rebuilt."""
+    report is lost (its folder in ZETTELGRAPH_HOME deleted): the note cannot be rebuilt, so
+    the sync leaves the vault as it is."""
 
     experiment_id: str
     title: str
@@ -102,11 +103,13 @@ def sync_experiment_notes(
     Vault(root, folder=EXPERIMENTS_DIR).tidy(report, EXPERIMENT_NOTE, check=check)
     for note in notes:
         path = _existing(folder, note.experiment_id)
+        if note.markdown is None:
+            # Its report is gone: a note still there is the only copy left, kept as it is;
+            # one gone too cannot be written from anything, and no command could fix that.
+            report.unchanged += int(path is not None)
+            continue
         try:
-            if note.markdown is None and path is None:
-                raise OSError("its report in ZETTELGRAPH_HOME/experiments/ is gone")
-            # A note whose report is gone is the only copy left: kept as it is.
-            reason = _drift(folder, note, path) if note.markdown is not None else None
+            reason = _drift(folder, note, path)
             if reason is None:
                 report.unchanged += 1
                 continue
@@ -123,7 +126,7 @@ def sync_experiment_notes(
             if check:
                 continue
             write_experiment_note(
-                root, note.experiment_id, note.title, note.markdown or "", note.attachments
+                root, note.experiment_id, note.title, note.markdown, note.attachments
             )
         except (OSError, VaultError) as exc:
             report.errors.append(

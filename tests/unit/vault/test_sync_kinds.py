@@ -78,7 +78,7 @@ def test_an_experiment_note_is_written_back_as_the_report_wrote_it(tmp_path: Pat
     assert sync_experiment_notes(tmp_path / "second", [note], check=True).drift == []
 
 
-def test_a_note_whose_report_is_gone_is_kept_and_a_lost_one_is_an_error(tmp_path: Path) -> None:
+def test_a_note_whose_report_is_gone_is_left_as_it_is(tmp_path: Path) -> None:
     path = write_experiment_note(tmp_path, "exp-1", NOTE.title, NOTE.markdown, {})
     path.write_text(path.read_text("utf-8") + "Mis notas.\n", encoding="utf-8")
     lost = ExperimentNote("exp-1", NOTE.title, None, {})
@@ -86,11 +86,10 @@ def test_a_note_whose_report_is_gone_is_kept_and_a_lost_one_is_an_error(tmp_path
     assert (kept.drift, kept.errors, kept.unchanged) == ([], [], 1)
     assert path.read_text("utf-8").endswith("Mis notas.\n")  # the only copy left stays
 
-    path.unlink()
-    failed = sync_experiment_notes(tmp_path, [lost], check=True)
-    [error] = failed.errors
-    assert error["kind"] == "experiment note" and error["experiment_id"] == "exp-1"
-    assert "report" in error["error"]
+    path.unlink()  # nothing left to write it from: nothing to report either
+    gone = sync_experiment_notes(tmp_path, [lost], check=True)
+    assert (gone.drift, gone.errors, gone.written) == ([], [], [])
+    assert not path.exists()
 
 
 def test_the_report_counts_each_kind_apart() -> None:
