@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from zettelgraph import bounded_yaml
 from zettelgraph.packs.schema import (
     EntityType,
     FieldPath,
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
 SUFFIXES = (".yaml", ".yml")
 # At most this many field errors of one file are listed; fixing them shows the rest.
 MAX_ERRORS = 10
+# The largest shipped pack holds 465 values; forty times that is still a hand-written pack.
+PACK_LIMITS = bounded_yaml.YamlLimits(nodes=20_000)
+# Where a broken user pack is reported when it must not stop the command (see active_schema).
+Warn = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -63,19 +68,28 @@ def user_folder(settings: Settings) -> Path:
     return settings.home / "packs"
 
 
-def pack_files(settings: Settings) -> dict[str, PackFile]:
+def pack_files(settings: Settings, warn: Warn | None = None) -> dict[str, PackFile]:
     """Every available pack by name: the shipped ones, then the user's (which replace a
-    shipped one of the same name). Two user files for one name are an error."""
+    shipped one of the same name). Two user files for one name are an error, or with `warn`
+    a warning, and neither is used."""
     found = {path.stem: PackFile(path.stem, path, True) for path in _yaml_files(shipped_folder())}
+    shipped = dict(found)
     mine: dict[str, Path] = {}
     for path in _yaml_files(user_folder(settings)):
         if path.stem in mine:
-            raise PackError(
+            problem = (
                 f"{mine[path.stem]} and {path} both hold pack {path.stem!r}: delete one of them"
             )
+            if warn is None:
+                raise PackError(problem)
+            warn(f"{problem}; until then neither is used")
+            found.pop(path.stem, None)
+            if path.stem in shipped:
+                found[path.stem] = shipped[path.stem]
+            continue
         mine[path.stem] = path
-        shipped = found.get(path.stem)
-        found[path.stem] = PackFile(path.stem, path, False, shipped.path if shipped else None)
+        replaced = shipped.get(path.stem)
+        found[path.stem] = PackFile(path.stem, path, False, replaced.path if replaced else None)
     return found
 
 
@@ -89,11 +103,56 @@ def load_packs(settings: Settings, names: Sequence[str]) -> list[Pack]:
     return _load(settings, available_packs(settings), names)
 
 
-def active_schema(settings: Settings, names: Sequence[str] | None = None) -> PackSchema:
-    """The active packs (`names`, by default `settings.packs`) merged into one schema."""
-    known = available_packs(settings)
+def active_schema(
+    settings: Settings, names: Sequence[str] | None = None, *, warn: Warn | None = None
+) -> PackSchema:
+    """The active packs (`names`, by default `settings.packs`) merged into one schema.
+
+    Without `warn`, any pack that cannot be used raises PackError: what a command that works
+    with the packs (graph extraction, `packs show`) needs. With `warn`, a broken user pack is
+    a warning and its shipped namesake takes its place (a user pack that replaces none is left
+    out): commands that only need a vocabulary (listing contents, the web app, the MCP
+    server) keep working while a pack being edited is broken."""
     chosen = list(settings.packs if names is None else names)
-    return merged(_load(settings, known, chosen), known)
+    if warn is None:
+        known = available_packs(settings)
+        return merged(_load(settings, known, chosen), known)
+    files = pack_files(settings, warn)
+    known = {name: found.path for name, found in files.items()}
+    used: dict[str, tuple[Pack, Path]] = {}
+    for name in chosen:
+        _file_of(settings, known, name)  # an unknown name is a setting to fix, not a file
+        usable = _usable(files[name], warn)
+        if usable is not None:
+            used[name] = usable
+    try:
+        return merged([pack for pack, _ in used.values()], {n: p for n, (_, p) in used.items()})
+    except PackError as exc:
+        if all(files[name].shipped for name in used):
+            raise
+        warn(
+            f"{exc}\n  the active packs do not fit together, so the shipped ones are used "
+            "until the user packs are fixed (`zettelgraph packs validate FILE` checks one)"
+        )
+        return shipped_schema(tuple(n for n in chosen if files[n].shipped or files[n].replaces))
+
+
+def _usable(found: PackFile, warn: Warn) -> tuple[Pack, Path] | None:
+    """A pack and its file; for a broken user pack, a warning and its shipped namesake (None
+    when it has none)."""
+    try:
+        return read_pack(found.path, expected_name=found.name), found.path
+    except PackError as exc:
+        if found.shipped:
+            raise
+        instead = f"the shipped {found.name!r} pack is used" if found.replaces else "it is left out"
+        warn(
+            f"{exc}\n  {found.path} cannot be used, so {instead} until it is fixed "
+            f"(`zettelgraph packs validate {found.path}` checks it)"
+        )
+    if found.replaces is None:
+        return None
+    return read_pack(found.replaces, expected_name=found.name), found.replaces
 
 
 def merged(packs: Sequence[Pack], paths: Mapping[str, Path]) -> PackSchema:
@@ -117,15 +176,16 @@ def validate_file(settings: Settings, path: Path) -> tuple[Pack, PackSchema]:
 
 
 def _load(settings: Settings, known: Mapping[str, Path], names: Sequence[str]) -> list[Pack]:
-    packs = []
-    for name in names:
-        if name not in known:
-            raise PackError(
-                f"no pack named {name!r}; the packs are {', '.join(sorted(known))}: fix "
-                f"ZETTELGRAPH_PACKS, or add {user_folder(settings) / name}.yaml"
-            )
-        packs.append(read_pack(known[name], expected_name=name))
-    return packs
+    return [read_pack(_file_of(settings, known, name), expected_name=name) for name in names]
+
+
+def _file_of(settings: Settings, known: Mapping[str, Path], name: str) -> Path:
+    if name not in known:
+        raise PackError(
+            f"no pack named {name!r}; the packs are {', '.join(sorted(known))}: fix "
+            f"ZETTELGRAPH_PACKS, or add {user_folder(settings) / name}.yaml"
+        )
+    return known[name]
 
 
 @functools.cache
@@ -212,8 +272,9 @@ def _yaml_files(folder: Path) -> list[Path]:
 
 def _parse(path: Path, text: str) -> tuple[yaml.Node | None, Any]:
     try:
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        tree, data = bounded_yaml.load(text, PACK_LIMITS)
+    except bounded_yaml.YamlLimitError as exc:
+        raise PackError(f"{path}:{exc.line}: {exc.problem}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
@@ -231,21 +292,29 @@ def _parse(path: Path, text: str) -> tuple[yaml.Node | None, Any]:
     return tree, data
 
 
-def _check_repeated_keys(path: Path, node: yaml.Node | None) -> None:
-    # PyYAML keeps the last of two equal keys without a word; a pack would lose a field.
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if str(key.value) in seen:
-                raise PackError(
-                    f"{path}:{key.start_mark.line + 1}: {key.value}: this key appears twice in "
-                    "the same mapping: keep one"
-                )
-            seen.add(str(key.value))
-            _check_repeated_keys(path, value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_repeated_keys(path, item)
+def _check_repeated_keys(path: Path, tree: yaml.Node | None) -> None:
+    # PyYAML keeps the last of two equal keys without a word; a pack would lose a field. Each
+    # node is visited once: an alias is the node it names, already checked where it was
+    # written (walking aliases again is what made a 500-byte pack take minutes).
+    seen_nodes: set[int] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                if str(key.value) in keys:
+                    raise PackError(
+                        f"{path}:{key.start_mark.line + 1}: {key.value}: this key appears twice "
+                        "in the same mapping: keep one"
+                    )
+                keys.add(str(key.value))
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
 
 
 def _describe(path: Path, tree: yaml.Node | None, exc: ValidationError) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from zettelgraph import bounded_yaml
 from zettelgraph.models import utcnow
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.links import LinkError, find_concept
@@ -43,6 +44,8 @@ __all__ = ["ItemDecision", "ReviewError", "decide", "decisions_from", "decisions
 LISTED = ("keep", "drop", "undecide")
 # Largest decisions file read: a review of a few hundred items is a few kilobytes.
 MAX_FILE_BYTES = 1_000_000
+# A megabyte of decisions is at most about 100,000 values; aliases may not make it more.
+DECISION_LIMITS = bounded_yaml.YamlLimits(nodes=200_000)
 
 
 class ReviewError(RunError):
@@ -117,7 +120,12 @@ def decisions_from_file(path: Path) -> list[ItemDecision]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ReviewError(f"cannot read the decisions file {path}: {exc}") from exc
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            data = bounded_yaml.load(text, DECISION_LIMITS)[1]
+    except bounded_yaml.YamlLimitError as exc:
+        raise ReviewError(f"{path}, line {exc.line}: {exc.problem}") from exc
     except json.JSONDecodeError as exc:
         raise ReviewError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})") from exc
     except yaml.YAMLError as exc:

@@ -16,6 +16,11 @@ from typing import Any
 
 import yaml
 
+from zettelgraph import bounded_yaml
+
+# A note's front matter that zettelgraph writes is a few dozen values; a person may add more,
+# but not a hundred thousand (an alias bomb in a vault note would otherwise stop `vault sync`).
+NOTE_LIMITS = bounded_yaml.YamlLimits(nodes=100_000)
 LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _SECTION_END = re.compile(r"#{1,2}(?:[ \t]|\r?\n|\Z)")  # a level-1 or level-2 ATX heading
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -90,7 +95,9 @@ def split_note(text: str) -> Parts:
 
 def load_yaml(text: str) -> dict[str, Any]:
     try:
-        loaded = yaml.safe_load(text)
+        _, loaded = bounded_yaml.load(text, NOTE_LIMITS)
+    except bounded_yaml.YamlLimitError as exc:
+        raise NoteFormatError(f"the front matter, line {exc.line + 1}: {exc.problem}") from exc
     except yaml.YAMLError as exc:
         raise NoteFormatError(f"the front matter is not valid YAML: {exc}") from exc
     if loaded is None:

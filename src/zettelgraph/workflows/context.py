@@ -5,6 +5,7 @@ Tests, the CLI and the web app each build their own; nothing here is global.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -30,6 +31,7 @@ from zettelgraph.vault.writer import Vault
 from zettelgraph.workflows.author_search import author_enricher
 
 T = TypeVar("T", bound=BaseModel)
+_LOG = logging.getLogger(__name__)
 
 
 class AuthorEnricher(Protocol):
@@ -154,10 +156,13 @@ def open_services(
     llms: ChatModels | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> Services:
-    """Services from settings; any collaborator can be injected instead. A pack that cannot
-    be used raises PackError (naming its file and line) before anything is opened."""
+    """Services from settings; any collaborator can be injected instead. An active pack that
+    cannot be used raises PackError (naming its file and line) before anything is opened,
+    unless it is a user pack: then `on_notice` (else the log) is told, and the shipped pack of
+    its name stands in, so a pack being edited never stops the commands that do not extract
+    with it (graph extraction reads the packs again and reports the error)."""
     settings.home.mkdir(parents=True, exist_ok=True)
-    packs = active_schema(settings)
+    packs = active_schema(settings, warn=on_notice or _LOG.warning)
     embedder = embedder or embedder_from_settings(settings)
     store = store or open_store(settings.store_url, vocabulary_from(packs))
     services = Services(
