@@ -4,6 +4,7 @@ purpose, each with the outcome it must have.
 A case writes its file(s) into a folder and returns the command's arguments. Its outcome is
 `error` (exit 1 or 2, a message naming the file that contains every `says` fragment, nothing
 stored), `warning` (ingested, a warning containing `says`) or `ingested` (read without fuss).
+The files built to exhaust memory or time (image and YAML bombs) are in `bombs.py`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Case:
     env: tuple[tuple[str, str], ...] = ()
     # Run in a child process whose peak memory is measured (MB, at most).
     max_rss_mb: int | None = None
+    command: tuple[str, ...] = ("ingest",)  # what is given the file
 
 
 def text_file(name: str, text: str, encoding: str = "utf-8") -> Callable[[Path], list[str]]:

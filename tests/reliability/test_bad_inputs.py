@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from reliability.bad_inputs import CASES, Case
+from reliability.bad_inputs import CASES as FILES
+from reliability.bad_inputs import Case
+from reliability.bombs import BOMBS
 from reliability.conftest import Home
 from zettelgraph.cli.app import app
 
@@ -29,6 +31,9 @@ atexit.register(_peak)
 """
 
 
+CASES = [*FILES, *BOMBS]
+
+
 def test_the_corpus_is_large_and_named_once() -> None:
     names = [case.name for case in CASES]
     assert len(names) >= 40
@@ -40,12 +45,13 @@ def _run(
 ) -> tuple[int, str, str, int | None]:
     """(exit code, stdout, stderr, peak RSS in MB when measured)."""
     if case.max_rss_mb is None:
-        result = CliRunner().invoke(app, ["ingest", *args, "--json"], env=dict(case.env))
+        result = CliRunner().invoke(app, [*case.command, *args, "--json"], env=dict(case.env))
         return result.exit_code, result.stdout, result.stderr, None
     rss_file = tmp_path / "rss"
     os.environ["ZG_TEST_RSS_FILE"] = str(rss_file)
     try:
-        child = home.child(["ingest", *args, "--json"], prelude=PEAK_RSS, env=dict(case.env))
+        command = [*case.command, *args, "--json"]
+        child = home.child(command, prelude=PEAK_RSS, env=dict(case.env))
         out, err = child.communicate(timeout=300)
     finally:
         del os.environ["ZG_TEST_RSS_FILE"]

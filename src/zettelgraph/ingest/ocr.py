@@ -10,13 +10,13 @@ pixels: x, y, width, height), that OCR read it (`ocr`) and how sure it was (`con
 without text gives nothing rather than junk.
 
 The same image and settings give the same text: Tesseract is deterministic, and the image
-is prepared (upright, grey, scaled) the same way each time.
+is prepared (upright, grey, scaled) the same way each time (`images.py`, which also keeps
+an image within its memory budget).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import re
 import shutil
@@ -27,8 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image
 
+from zettelgraph.ingest.images import open_image, prepare, reason
 from zettelgraph.ingest.parsed import Block
 
 if TYPE_CHECKING:
@@ -45,13 +46,6 @@ INSTALL_HINT = (
 MIN_CONFIDENCE = 50.0
 # Smaller than this cannot hold a readable word (bullets, icons, rules).
 MIN_SIDE = (24, 12)
-# Tesseract reads text best at 20-40 px high; small images (screenshots, slide pictures) are
-# enlarged, very large ones reduced, which also bounds the time a page takes.
-ENLARGE_BELOW = 1000
-MAX_SIDE = 7000
-# An A3 page scanned at 600 dpi is 70 million; more is damaged or built to exhaust memory
-# (and Pillow itself warns of a "decompression bomb" from 89 million).
-MAX_PIXELS = 80_000_000
 OCR_SECONDS = 120.0  # per image: a scanned page takes 2-5 s
 _HYPHEN_END = re.compile(r"[^\W\d_][-\u00ad]$")
 
@@ -62,7 +56,8 @@ class OcrUnavailableError(Exception):
 
 
 class OcrError(Exception):
-    """One image could not be read (not decodable, too large, Tesseract failed on it)."""
+    """Tesseract could not read one image (it failed or took too long); an image that cannot
+    be decoded, or is too large, is an `images.ImageReadError`."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +114,7 @@ class Ocr:
         program = self.program()
         if image.width < MIN_SIDE[0] or image.height < MIN_SIDE[1]:
             return []
-        png, scale = _prepare(image)
+        png, scale = prepare(image)
         started = time.monotonic()
         try:
             done = subprocess.run(
@@ -172,7 +167,7 @@ class Ocr:
             self.skipped += 1
             return []
         except Exception as exc:  # image decoders raise anything on damaged data
-            self.warnings.append(f"{where}: picture not read ({str(exc) or type(exc).__name__})")
+            self.warnings.append(f"{where}: picture not read ({reason(exc)})")
             return []
         return [
             Block(
@@ -189,25 +184,6 @@ class Ocr:
         if self.missing is None or not self.skipped:
             return list(self.warnings)
         return [*self.warnings, f"{self.skipped} picture(s) not read: {self.missing}"]
-
-
-def open_image(data: bytes) -> Image.Image:
-    """An image file's first frame, decoded; OcrError when Pillow cannot read it."""
-    try:
-        image = Image.open(io.BytesIO(data))
-        if image.width * image.height > MAX_PIXELS:
-            raise OcrError(
-                f"{image.width} x {image.height} pixels, more than the {MAX_PIXELS:,} that are "
-                "read: scale it down"
-            )
-        image.load()
-    except OcrError:
-        raise
-    except UnidentifiedImageError as exc:
-        raise OcrError("not an image format that can be decoded, or damaged") from exc
-    except Exception as exc:  # Pillow raises OSError, ValueError, SyntaxError, bomb errors...
-        raise OcrError(str(exc) or type(exc).__name__) from exc
-    return image
 
 
 # --- Tesseract ----------------------------------------------------------------------------
@@ -265,31 +241,6 @@ def _check_languages(program: str, languages: str) -> None:
 def _last_line(stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
     return next((line for line in reversed(lines) if line), "")
-
-
-def _prepare(image: Image.Image) -> tuple[bytes, float]:
-    """PNG bytes for Tesseract (upright, on white, grey, scaled) and the scale applied."""
-    image = ImageOps.exif_transpose(image)  # phone photos are stored sideways
-    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
-        # Text on a transparent background is often black on "black": paint it on white.
-        rgba = image.convert("RGBA")
-        backdrop = Image.new("RGBA", rgba.size, "white")
-        image = Image.alpha_composite(backdrop, rgba)
-    if image.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
-        image = image.point(lambda v: v / 256)  # 16-bit scans: keep the top 8 bits
-    grey = image.convert("L")
-    longest = max(grey.size)
-    scale = 2.0 if longest < ENLARGE_BELOW else min(1.0, MAX_SIDE / longest)
-    if scale != 1.0:
-        size = (max(1, round(grey.width * scale)), max(1, round(grey.height * scale)))
-        grey = grey.resize(size, Image.Resampling.LANCZOS)
-    out = io.BytesIO()
-    dpi = image.info.get("dpi")
-    if isinstance(dpi, tuple) and len(dpi) == 2 and all(float(d) > 1 for d in dpi):
-        grey.save(out, format="PNG", dpi=(float(dpi[0]) * scale, float(dpi[1]) * scale))
-    else:
-        grey.save(out, format="PNG")
-    return out.getvalue(), scale
 
 
 def parse_tsv(tsv: str, scale: float = 1.0) -> list[TextRegion]:

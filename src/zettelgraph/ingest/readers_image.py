@@ -10,13 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PIL import ImageSequence
-
-from zettelgraph.ingest.ocr import Ocr, OcrError, OcrUnavailableError, open_image
+from zettelgraph.ingest.images import ImageReadError, decoded_frames, open_frames
+from zettelgraph.ingest.ocr import Ocr, OcrError, OcrUnavailableError
 from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif")
-MAX_FRAMES = 1000  # pages of a multi-page TIFF
 _MAGIC = (
     (b"\x89PNG", "a PNG image", ".png"),
     (b"\xff\xd8\xff", "a JPEG image", ".jpg"),
@@ -36,42 +34,33 @@ def read_image(data: bytes, path: Path, ocr: Ocr | None = None) -> ParsedDocumen
             f"is an image: reading its text needs OCR. {exc}", path=str(path)
         ) from exc
     try:
-        image = open_image(data)
-        # A TIFF's frames are pages; a GIF's or WebP's are an animation of one picture.
-        count = int(getattr(image, "n_frames", 1))
-        many = image.format == "TIFF" and count > 1
-        if many and count > MAX_FRAMES:
-            raise DocumentError(
-                f"is a TIFF of {count:,} pages (at most {MAX_FRAMES:,} are read). "
-                "Split it and ingest the parts",
-                path=str(path),
+        # A TIFF's frames are pages; a GIF's or WebP's are an animation of one picture. Every
+        # page is checked against the memory budget before any is decoded.
+        image, count = open_frames(data, all_frames=_is_tiff(data))
+        blocks: list[Block] = []
+        many = count > 1
+        for number, frame in enumerate(decoded_frames(image, count), 1):
+            try:
+                regions = ocr.regions(frame)
+            except (OcrError, OcrUnavailableError) as exc:
+                where = f"page {number} of {count}" if many else "the image"
+                raise DocumentError(f"{where} could not be read: {exc}", path=str(path)) from exc
+            group, title = (f"page-{number}", f"Page {number}") if many else ("image", path.name)
+            page = {"page": number} if many else {}
+            blocks.extend(
+                Block(
+                    text=r.text, location={**page, **r.location()}, group=group, group_title=title
+                )
+                for r in regions
             )
-        frames = [frame.copy() for frame in ImageSequence.Iterator(image)] if many else [image]
-    except DocumentError:
-        raise
-    except Exception as exc:  # Pillow raises many types on damaged files
-        raise DocumentError(
-            f"cannot be read as an image ({exc}). Open it in an image viewer and save it "
-            "again as PNG or JPEG",
-            path=str(path),
-        ) from exc
-    blocks: list[Block] = []
-    for number, frame in enumerate(frames, 1):
-        try:
-            regions = ocr.regions(frame)
-        except (OcrError, OcrUnavailableError) as exc:
-            where = f"page {number} of the image" if many else "the image"
-            raise DocumentError(f"{where} could not be read: {exc}", path=str(path)) from exc
-        group, title = (f"page-{number}", f"Page {number}") if many else ("image", path.name)
-        page = {"page": number} if many else {}
-        blocks.extend(
-            Block(text=r.text, location={**page, **r.location()}, group=group, group_title=title)
-            for r in regions
-        )
+    except ImageReadError as exc:
+        advice = "" if exc.too_large else ". If it opens in an image viewer, save it again as PNG"
+        raise DocumentError(f"cannot be read as an image: {exc}{advice}", path=str(path)) from exc
+    image.seek(0)
     metadata: dict[str, Any] = {"ocr_languages": ocr.config.languages}
     metadata.update(width=image.width, height=image.height)
     if many:
-        metadata["pages"] = len(frames)
+        metadata["pages"] = count
     return ParsedDocument(path=str(path), file_type="image", metadata=metadata, blocks=blocks)
 
 
@@ -83,3 +72,7 @@ def sniff_image(head: bytes) -> tuple[str, str] | None:
         if head.startswith(magic):
             return looks, suffix
     return None
+
+
+def _is_tiff(data: bytes) -> bool:
+    return data[:4] in (b"II*\x00", b"MM\x00*")

@@ -4,6 +4,8 @@ says."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from ocr_files import (
     text_image,
     word_with_picture,
 )
+from reliability.bombs import tiff
 from zettelgraph.ingest.documents import read_documents
 from zettelgraph.ingest.ocr import MIN_CONFIDENCE, OcrConfig, parse_tsv
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
@@ -89,6 +92,42 @@ def test_a_multi_page_tiff_is_read_page_by_page(tmp_path: Path, ocr: OcrConfig) 
     document = read(path, ocr)
     assert [(b.text, b.location["page"]) for b in document.blocks] == [(SPANISH, 1), (SECOND, 2)]
     assert location_label(document.blocks[1].location) == "p. 2 (scan)"
+
+
+# Decoding a page with less memory than it needs: Pillow's MemoryError has no message.
+SHORT_OF_MEMORY = """
+import resource, sys
+from pathlib import Path
+from zettelgraph.ingest.ocr import Ocr, OcrConfig
+from zettelgraph.ingest.parsed import DocumentError
+from zettelgraph.ingest.readers_image import read_image
+ocr = Ocr(OcrConfig(tesseract=sys.argv[2]))
+ocr.program()
+data = Path(sys.argv[1]).read_bytes()
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 40_000_000, resource.RLIM_INFINITY))
+try:
+    read_image(data, Path(sys.argv[1]), ocr)
+except DocumentError as exc:
+    print(exc)
+"""
+
+
+def test_a_page_that_runs_out_of_memory_is_named_with_the_reason(
+    tmp_path: Path, ocr: OcrConfig
+) -> None:
+    path = tmp_path / "escaneo.tif"
+    path.write_bytes(tiff([(16, 16), (8000, 8000)]))  # page 2 is 64 MB decoded: within budget
+    done = subprocess.run(
+        [sys.executable, "-c", SHORT_OF_MEMORY, str(path), str(ocr.tesseract)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    message = done.stdout.strip()
+    assert message.startswith(f"{path}: cannot be read as an image: page 2 of 2"), done
+    assert "not enough memory" in message and "()" not in message
 
 
 def test_an_image_without_text_says_so(tmp_path: Path, ocr: OcrConfig) -> None:
