@@ -242,6 +242,19 @@ def test_list_review_approve_drop_edit_round_trip(home: Path) -> None:
     assert outside.exit_code == 1 and "not in the card's quote" in outside.stderr
 
 
+def test_approving_again_writes_the_card_files_a_killed_approval_left_out(home: Path) -> None:
+    seed_cards(home)
+    ok(cli(home, "cards", "approve", "--all"))
+    folder = home / "vault" / "Cards"
+    written = {path.name: path.read_text(encoding="utf-8") for path in folder.iterdir()}
+    assert written
+    for path in folder.iterdir():  # as a kill after the store's write and before the files
+        path.unlink()
+    again = ok(cli(home, "cards", "approve", "--all"))
+    assert "approved 0 cards" in again.stdout or "no card" in again.stdout, again.stdout
+    assert {path.name: path.read_text(encoding="utf-8") for path in folder.iterdir()} == written
+
+
 def test_card_commands_refuse_clearly(home: Path) -> None:
     cards = seed_cards(home)
     mcq = cli(home, "cards", "edit", cards["mcq"].id[:8], "--back", "Otra")

@@ -253,7 +253,7 @@ def approve(
             ids = [item.id for item in list_items(services.store, which)]
         else:
             ids = list(item_ids or [])
-        decided = decide(services, ids, ItemStatus.APPROVED) if ids else []
+        decided = decide(services, ids, ItemStatus.APPROVED)
     _print_decided(decided, "approved", as_json)
 
 

@@ -118,7 +118,11 @@ def _decided(item: LearningItem, status: ItemStatus, **update: Any) -> LearningI
 
 def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> list[LearningItem]:
     """Approve or drop items in one write, then bring the vault's card files up to date;
-    returns the items as stored."""
+    returns the items as stored.
+
+    The files are brought up to date even when nothing changed: a process killed between the
+    store's write and the files' leaves approved cards without a file, and approving again
+    (which then finds nothing to approve) is what a reader tries first."""
     if status == ItemStatus.PROPOSED:
         raise CardError("a card can be approved or dropped, not proposed again")
     store = services.store
@@ -126,7 +130,7 @@ def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> l
     changed = [_decided(item, status) for item in items if item.status != status]
     if changed:
         store.apply(ChangeSet(learning_items=changed))
-        refresh_vault(services)
+    refresh_vault(services)
     by_id = {item.id: item for item in changed}
     return [by_id.get(item.id, item) for item in items]
 
