@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from link_graph import make_graph
 from web.conftest import BASE_URL, MEDITATIONS, MakeWeb
 from zettelgraph.web.security import MIN_TOKEN_LENGTH, WebConfigError, check_bind
 
@@ -23,7 +24,7 @@ def test_odd_bytes_in_any_token_are_a_wrong_token(make_web: MakeWeb, value: byte
     text = value.decode("latin-1")
     answers = [
         client.get("/api/runs", headers={"Authorization": b"Bearer " + value}),
-        client.get("/api/runs", headers={"Cookie": b"zg_token=" + value}),
+        client.get("/api/runs", headers={"Cookie": b"zg_token_80=" + value}),
         client.get("/api/runs", params={"token": text}),
         client.get("/api/runs", params={"token": value.decode("utf-8", "replace")}),
     ]
@@ -34,7 +35,7 @@ def test_odd_bytes_in_any_token_are_a_wrong_token(make_web: MakeWeb, value: byte
 def test_odd_bytes_in_a_csrf_token_are_refused(make_web: MakeWeb, value: bytes) -> None:
     web = make_web(MEDITATIONS)
     run_id = web.start_run()["run_id"]
-    web.csrf()  # the CSRF cookie is set; the header below does not match it
+    web.csrf()  # the session cookie is set; the token below is not its token
     url = f"/api/runs/{run_id}/decision"
     header = web.client.post(url, json={"action": "abort"}, headers={"X-CSRF-Token": value})
     form = web.client.post(
@@ -42,6 +43,34 @@ def test_odd_bytes_in_a_csrf_token_are_refused(make_web: MakeWeb, value: bytes) 
     )
     assert (header.status_code, form.status_code) == (403, 403)
     assert web.client.get(f"/api/runs/{run_id}").json()["status"] == "awaiting_review"
+
+
+def test_a_planted_cookie_or_a_page_on_another_port_links_nothing(make_web: MakeWeb) -> None:
+    """Issue 28, item 3: `curl -X POST http://127.0.0.1:8765/concepts/ID/links -H 'Cookie:
+    zg_csrf=TTTT...(40)' -d 'target=ID2&relation=RELATES_TO&why=x&csrf_token=TTTT...(40)'`
+    answered 303 and made the link. Planted in any cookie the app reads, refused; the app's
+    own token sent by a page on another port (a browser says `Sec-Fetch-Site: same-site`)
+    or another site, refused."""
+    web = make_web()
+    concepts = make_graph(web.services)
+    a, b = concepts["deliberate"], concepts["exercise"]
+    client = TestClient(web.client.app, base_url="http://127.0.0.1:8765")
+    planted = "T" * 40
+
+    def link(token: str, **headers: str) -> int:
+        form = {"target": b.title, "relation": "RELATES_TO", "why": "x", "csrf_token": token}
+        answer = client.post(
+            f"/concepts/{a.id}/links", data=form, headers=headers, follow_redirects=False
+        )
+        return answer.status_code
+
+    for cookie in ("zg_csrf", "zg_csrf_8765", "zg_session", "zg_session_8765"):
+        assert link(planted, Cookie=f"{cookie}={planted}") == 403, cookie
+    token = client.get("/api/csrf").json()["csrf_token"]
+    for site in ("same-site", "cross-site"):
+        assert link(token, **{"Sec-Fetch-Site": site}) == 403, site
+    assert [r for r in web.services.store.relations(a.id) if r.target_id == b.id] == []
+    assert link(token, **{"Sec-Fetch-Site": "same-origin"}) == 303  # the app's own page
 
 
 @pytest.mark.parametrize(

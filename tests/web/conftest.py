@@ -63,9 +63,13 @@ class Web:
         return web
 
     def csrf(self) -> dict[str, str]:
-        """The header a cookie-authenticated POST needs (the cookie is in the client)."""
+        """The header a cookie-authenticated POST needs (the session cookie is in the client)."""
         token = self.client.get("/api/csrf").json()["csrf_token"]
         return {"X-CSRF-Token": token}
+
+    def form(self, **fields: Any) -> dict[str, Any]:
+        """A form's fields with the CSRF token its page would carry."""
+        return {"csrf_token": self.csrf()["X-CSRF-Token"], **fields}
 
     def content_id(self, title: str = "Meditations") -> str:
         [found] = [

@@ -170,7 +170,7 @@ def test_csrf_is_required_on_posts(web: Web) -> None:
     run_id = web.start_run()["run_id"]
     url = f"/api/runs/{run_id}/decision"
     headers = web.csrf()
-    assert headers["X-CSRF-Token"] == web.client.cookies.get("zg_csrf")
+    assert web.client.cookies.get("zg_session_80")  # the session the token is bound to
     for bad in ({}, {"X-CSRF-Token": "x" * 43}):
         refused = web.client.post(url, json={"action": "approve"}, headers=bad)
         assert refused.status_code == 403
@@ -192,14 +192,15 @@ def test_a_planted_csrf_cookie_or_another_origin_is_refused(web: Web) -> None:
     run_id = web.start_run()["run_id"]
     url = f"/api/runs/{run_id}/decision"
     planted = "T" * 40
-    web.client.cookies.set("zg_csrf", planted)
+    web.client.cookies.set("zg_session_80", planted, domain="127.0.0.1")
     refused = web.client.post(url, json={"action": "approve"}, headers={"X-CSRF-Token": planted})
     assert refused.status_code == 403
-    # The next page gives the browser a token of the app's own in place of the planted one;
+    # The next page gives the browser a session of the app's own in place of the planted one;
     # no answer may be sniffed into a page.
     assert web.client.get("/api/csrf").headers["x-content-type-options"] == "nosniff"
+    assert web.client.cookies.get("zg_session_80") != planted
     good = web.csrf()
-    assert good["X-CSRF-Token"] != planted and "." in good["X-CSRF-Token"]
+    assert good["X-CSRF-Token"] != planted
     # A browser's POST from another port or site is refused even with the right token.
     for origin in ("http://127.0.0.1:9999", "http://evil.example"):
         other = web.client.post(url, json={"action": "approve"}, headers={**good, "Origin": origin})
@@ -422,7 +423,7 @@ def test_csrf_endpoint_and_app_without_injected_services(tmp_path: Path) -> None
     settings = Settings(home=tmp_path / "home", **FAKE)  # type: ignore[arg-type]
     with TestClient(create_app(settings), base_url=BASE_URL) as client:
         token = client.get("/api/csrf").json()["csrf_token"]
-        assert len(token) >= 32 and token == client.cookies.get("zg_csrf")
+        assert len(token) >= 32 and client.cookies.get("zg_session_80")
         assert client.get("/api/csrf").json()["csrf_token"] == token  # stable per browser
         assert client.get("/api/contents").json() == []
 

@@ -65,11 +65,6 @@ def page_routes(routes: list[Any], prefix: str = "") -> Iterator[str]:
             yield prefix + route.path
 
 
-def _form(web: Web, **fields: Any) -> dict[str, Any]:
-    web.client.get("/")  # the CSRF cookie
-    return {"csrf_token": web.client.cookies.get("zg_csrf") or "", **fields}
-
-
 def _moved(response: Any) -> str:
     assert response.status_code == 303, response.text
     location: str = response.headers["location"]
@@ -91,26 +86,26 @@ def _everything(web: Web) -> dict[str, str]:
     web.llm.replies["extract_graph"] = [EXTRACTION]
     started = client.post(
         f"/sources/{quijote}/graph-extract",
-        data=_form(web, pack="narrative"),
+        data=web.form(pack="narrative"),
         follow_redirects=False,
     )
     graph_run = _moved(started).rsplit("/", 1)[1]
-    client.post(f"/graph-runs/{graph_run}/approve", data=_form(web))
+    client.post(f"/graph-runs/{graph_run}/approve", data=web.form())
     [entity, *_] = store.get_entities([e["id"] for e in client.get("/api/entities").json()])
     books = add_books(web.services)
     made = client.post(
         "/experiments",
-        data=_form(web, type="temporal", term="honra", content=books),
+        data=web.form(type="temporal", term="honra", content=books),
         follow_redirects=False,
     )
     experiment = _moved(made).rsplit("/", 1)[1]
-    client.post(f"/experiments/{experiment}/review", data=_form(web, action="approve"))
+    client.post(f"/experiments/{experiment}/review", data=web.form(action="approve"))
     assert web.state.experiments.show(experiment).status == "completed"
     quotes = [q.id for q in store.quotes_of(meditations)][:1]
     item = card([first.id], quotes, meditations, "What is change?", status=ItemStatus.APPROVED)
     store.apply(ChangeSet(learning_items=[item]))
     web.llm.replies[answer_question.NAME] = [CITE_FIRST]
-    asked = client.post("/ask", data=_form(web, question="What is change?"), follow_redirects=False)
+    asked = client.post("/ask", data=web.form(question="What is change?"), follow_redirects=False)
     answer = _moved(asked)
     chat = answer.split("/")[2]
     unlink = {"source": first.id, "target": other.id, "type": "SIMILAR_TO"}

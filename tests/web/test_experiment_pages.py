@@ -23,13 +23,8 @@ def lab(make_web: MakeWeb) -> tuple[Web, list[str]]:
     return web, add_books(web.services)
 
 
-def _form(web: Web, **fields: Any) -> dict[str, Any]:
-    web.client.get("/experiments")  # the CSRF cookie
-    return {"csrf_token": web.client.cookies.get("zg_csrf") or "", **fields}
-
-
 def _new(web: Web, ids: list[str], kind: str = "temporal", **fields: Any) -> str:
-    data = _form(web, type=kind, term="honra", content=ids, **fields)
+    data = web.form(type=kind, term="honra", content=ids, **fields)
     response = web.client.post("/experiments", data=data, follow_redirects=False)
     assert response.status_code == 303, response.text
     location: str = response.headers["location"]
@@ -94,7 +89,7 @@ def test_new_experiment_modified_plan_and_its_results(lab: tuple[Web, list[str]]
     chosen = (ticked | {f"{cid}:{tool}" for cid in ids for tool in wanted}) - {dropped}
     sent = web.client.post(
         f"/experiments/{run_id}/review",
-        data=_form(web, action="modify", plan=sorted(chosen), notes="sin una concordancia"),
+        data=web.form(action="modify", plan=sorted(chosen), notes="sin una concordancia"),
         follow_redirects=False,
     )
     assert sent.status_code == 303 and sent.headers["location"] == f"/experiments/{run_id}"
@@ -141,7 +136,7 @@ def test_new_experiment_modified_plan_and_its_results(lab: tuple[Web, list[str]]
 
     listing = web.client.get("/experiments").text
     assert f'href="/experiments/{run_id}"' in listing and "completed" in listing
-    again = web.client.post(f"/experiments/{run_id}/review", data=_form(web, action="approve"))
+    again = web.client.post(f"/experiments/{run_id}/review", data=web.form(action="approve"))
     assert again.status_code == 409 and "not waiting for review" in again.text
 
 
@@ -149,26 +144,26 @@ def test_a_plan_that_cannot_run_is_shown_then_rejected(lab: tuple[Web, list[str]
     web, ids = lab
     run_id = _new(web, ids, kind="document_analysis")
     review = f"/experiments/{run_id}/review"
-    nothing = web.client.post(review, data=_form(web, action="modify", notes="mis notas"))
+    nothing = web.client.post(review, data=web.form(action="modify", notes="mis notas"))
     assert nothing.status_code == 422
     assert "no tool is chosen for any document" in nothing.text
     assert "mis notas" in nothing.text and _boxes(nothing.text)[1] == set()
     stranger = web.client.post(
         review,
-        data=_form(web, action="modify", plan=[f"{ids[0]}:concordance", "nope:concordance"]),
+        data=web.form(action="modify", plan=[f"{ids[0]}:concordance", "nope:concordance"]),
     )
     assert (
         stranger.status_code == 422 and "document nope is not in this experiment" in stranger.text
     )
     assert _boxes(stranger.text)[1] == {f"{ids[0]}:concordance"}
-    unknown = web.client.post(review, data=_form(web, action="merge"))
+    unknown = web.client.post(review, data=web.form(action="merge"))
     assert unknown.status_code == 422 and "not &#39;merge&#39;" in unknown.text
     assert web.state.experiments.show(run_id).status == "awaiting_review"
 
     refused = web.client.post(review, data={"action": "reject"})
     assert refused.status_code == 403 and "CSRF" in refused.text
     rejected = web.client.post(
-        review, data=_form(web, action="reject", notes="no era esto"), follow_redirects=False
+        review, data=web.form(action="reject", notes="no era esto"), follow_redirects=False
     )
     assert rejected.status_code == 303
     page = web.client.get(f"/experiments/{run_id}").text
@@ -176,7 +171,7 @@ def test_a_plan_that_cannot_run_is_shown_then_rejected(lab: tuple[Web, list[str]
     view = web.state.experiments.show(run_id)
     assert view.status == "rejected" and not view.values.get("tool_runs")
     assert web.client.get(f"/experiments/{run_id}/report.md").status_code == 404
-    resumed = web.client.post(f"/experiments/{run_id}/resume", data=_form(web))
+    resumed = web.client.post(f"/experiments/{run_id}/resume", data=web.form())
     assert resumed.status_code == 409 and "only an interrupted run resumes" in resumed.text
 
 
@@ -192,7 +187,7 @@ def test_bad_requests_on_the_pages(lab: tuple[Web, list[str]]) -> None:
         ({"type": "temporal", "term": "x" * 101, "content": ids}, 422, "at most 100"),
     ]
     for fields, status, message in cases:
-        response = web.client.post("/experiments", data=_form(web, goal="mi meta", **fields))
+        response = web.client.post("/experiments", data=web.form(goal="mi meta", **fields))
         assert response.status_code == status, fields
         assert message in response.text, fields
         assert "mi meta" in response.text  # the form keeps what was typed
@@ -200,7 +195,7 @@ def test_bad_requests_on_the_pages(lab: tuple[Web, list[str]]) -> None:
     assert web.state.experiments.experiments() == []
     assert web.client.get("/experiments/exp-nope").status_code == 404
     assert web.client.get("/experiments/run-nope").status_code == 404
-    assert web.client.post("/experiments/exp-nope/review", data=_form(web)).status_code == 404
+    assert web.client.post("/experiments/exp-nope/review", data=web.form()).status_code == 404
 
 
 class StoreUnavailableError(Exception):
@@ -218,7 +213,7 @@ def test_an_experiment_that_stops_is_retried(
 
     monkeypatch.setattr(nodes_execute, "load_documents", down)
     monkeypatch.setattr("langgraph.pregel._retry.time.sleep", lambda seconds: None)
-    stopped = web.client.post(f"/experiments/{run_id}/review", data=_form(web, action="approve"))
+    stopped = web.client.post(f"/experiments/{run_id}/review", data=web.form(action="approve"))
     assert stopped.status_code == 503
     assert "The experiment stopped" in stopped.text and "the store is not answering" in stopped.text
     assert f'action="/experiments/{run_id}/resume"' in stopped.text
@@ -227,11 +222,11 @@ def test_an_experiment_that_stops_is_retried(
     page = web.client.get(f"/experiments/{run_id}").text
     assert ">Resume</button>" in page and "Stopped in the middle" in page
 
-    again = web.client.post(f"/experiments/{run_id}/resume", data=_form(web))
+    again = web.client.post(f"/experiments/{run_id}/resume", data=web.form())
     assert again.status_code == 503 and ">Retry</button>" in again.text
     monkeypatch.undo()
     resumed = web.client.post(
-        f"/experiments/{run_id}/resume", data=_form(web), follow_redirects=False
+        f"/experiments/{run_id}/resume", data=web.form(), follow_redirects=False
     )
     assert resumed.status_code == 303
     assert web.state.experiments.show(run_id).status == "completed"
@@ -246,7 +241,7 @@ def test_a_start_that_stops(lab: tuple[Web, list[str]], monkeypatch: pytest.Monk
 
     monkeypatch.setattr(web.services, "structured", unusable)
     refused = web.client.post(
-        "/experiments", data=_form(web, type="temporal", term="honra", content=ids)
+        "/experiments", data=web.form(type="temporal", term="honra", content=ids)
     )
     assert refused.status_code == 502
     assert "the configured LLM cannot be used: no model named nope" in refused.text
@@ -260,13 +255,13 @@ def test_a_start_that_stops(lab: tuple[Web, list[str]], monkeypatch: pytest.Monk
     monkeypatch.setattr(nodes_plan, "load_documents", down)
     monkeypatch.setattr("langgraph.pregel._retry.time.sleep", lambda seconds: None)
     stopped = web.client.post(
-        "/experiments", data=_form(web, type="temporal", term="honra", content=ids)
+        "/experiments", data=web.form(type="temporal", term="honra", content=ids)
     )
     assert stopped.status_code == 503 and "stopped in the middle and is kept" in stopped.text
     [kept] = web.state.experiments.experiments()
     assert kept.status == "interrupted" and f'href="/experiments/{kept.id}"' in stopped.text
     monkeypatch.undo()
-    resumed = web.client.post(f"/experiments/{kept.id}/resume", data=_form(web))
+    resumed = web.client.post(f"/experiments/{kept.id}/resume", data=web.form())
     assert resumed.status_code == 200 and "Proposed plan" in resumed.text
     assert web.state.experiments.show(kept.id).status == "awaiting_review"
 

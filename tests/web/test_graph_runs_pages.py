@@ -50,15 +50,10 @@ def web(make_web: MakeWeb) -> Web:
     return made
 
 
-def _form(web: Web, **fields: str) -> dict[str, str]:
-    web.client.get("/")  # the CSRF cookie
-    return {"csrf_token": web.client.cookies.get("zg_csrf") or "", **fields}
-
-
 def _start(web: Web, content_id: str, pack: str = "narrative") -> str:
     response = web.client.post(
         f"/sources/{content_id}/graph-extract",
-        data=_form(web, pack=pack),
+        data=web.form(pack=pack),
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
@@ -97,7 +92,7 @@ def test_start_from_the_source_page_review_and_approve(web: Web) -> None:
     assert _start(web, content_id) == run_id  # a double submit reopens it
 
     approved = web.client.post(
-        f"/graph-runs/{run_id}/approve", data=_form(web), follow_redirects=False
+        f"/graph-runs/{run_id}/approve", data=web.form(), follow_redirects=False
     )
     assert approved.status_code == 303 and approved.headers["location"] == f"/graph-runs/{run_id}"
     done = web.client.get(f"/graph-runs/{run_id}").text
@@ -107,18 +102,18 @@ def test_start_from_the_source_page_review_and_approve(web: Web) -> None:
     entities = web.client.get("/entities").text
     assert "Sancho" in entities and "La Mancha" in entities and "Dulcinea" not in entities
     assert f"/graph-runs/{run_id}" not in web.client.get("/").text
-    again = web.client.post(f"/graph-runs/{run_id}/approve", data=_form(web))
+    again = web.client.post(f"/graph-runs/{run_id}/approve", data=web.form())
     assert again.status_code == 409 and "not waiting for review" in again.text
 
 
 def test_feedback_then_abort(web: Web) -> None:
     content_id = web.content_id("El ingenioso hidalgo don Quijote de la Mancha")
     run_id = _start(web, content_id)
-    empty = web.client.post(f"/graph-runs/{run_id}/feedback", data=_form(web, feedback=" "))
+    empty = web.client.post(f"/graph-runs/{run_id}/feedback", data=web.form(feedback=" "))
     assert empty.status_code == 422
     sent = web.client.post(
         f"/graph-runs/{run_id}/feedback",
-        data=_form(web, feedback="Solo personas"),
+        data=web.form(feedback="Solo personas"),
         follow_redirects=False,
     )
     assert sent.status_code == 303
@@ -126,7 +121,7 @@ def test_feedback_then_abort(web: Web) -> None:
     page = web.client.get(f"/graph-runs/{run_id}").text
     assert "Round 1:" in page and "Solo personas" in page
 
-    aborted = web.client.post(f"/graph-runs/{run_id}/abort", data=_form(web))
+    aborted = web.client.post(f"/graph-runs/{run_id}/abort", data=web.form())
     assert aborted.status_code == 200 and "Aborted: nothing was written." in aborted.text
     assert web.state.graph_runs.view(run_id).status == "aborted"
     assert web.client.get("/entities").text.count("Sancho") == 0
@@ -150,17 +145,15 @@ def test_csrf_unknown_runs_and_bad_packs(web: Web) -> None:
     assert web.client.get("/graph-runs/graph-nope").status_code == 404
     concept_run = web.start_run(content_id)["run_id"]
     assert web.client.get(f"/graph-runs/{concept_run}").status_code == 404
-    assert web.client.post("/graph-runs/graph-nope/approve", data=_form(web)).status_code == 404
+    assert web.client.post("/graph-runs/graph-nope/approve", data=web.form()).status_code == 404
 
-    unknown = web.client.post(
-        f"/sources/{content_id}/graph-extract", data=_form(web, pack="novela")
-    )
+    unknown = web.client.post(f"/sources/{content_id}/graph-extract", data=web.form(pack="novela"))
     assert unknown.status_code == 422 and "no pack named" in unknown.text
     concepts_only = web.client.post(
-        f"/sources/{content_id}/graph-extract", data=_form(web, pack="zettelkasten")
+        f"/sources/{content_id}/graph-extract", data=web.form(pack="zettelkasten")
     )
     assert concepts_only.status_code == 422 and "no entity types" in concepts_only.text
-    missing = web.client.post("/sources/nope/graph-extract", data=_form(web, pack="narrative"))
+    missing = web.client.post("/sources/nope/graph-extract", data=web.form(pack="narrative"))
     assert missing.status_code == 404
 
 
@@ -215,11 +208,11 @@ def test_item_forms_and_api_decide_single_entities(web: Web) -> None:
     assert f'action="/graph-runs/{run_id}/items"' in page and 'id="item-n1"' in page
     dropped = web.client.post(
         f"/graph-runs/{run_id}/items",
-        data=_form(web, item="n2", action="drop"),
+        data=web.form(item="n2", action="drop"),
         follow_redirects=False,
     )
     assert dropped.status_code == 303 and dropped.headers["location"].endswith("#item-n2")
-    bad = web.client.post(f"/graph-runs/{run_id}/items", data=_form(web, item="n9", action="drop"))
+    bad = web.client.post(f"/graph-runs/{run_id}/items", data=web.form(item="n9", action="drop"))
     assert bad.status_code == 422 and "no item &#39;n9&#39;" in bad.text
     api = web.client.post(
         f"/api/graph-runs/{run_id}/items",

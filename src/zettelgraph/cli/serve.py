@@ -34,6 +34,7 @@ def serve(
 
     import uvicorn
 
+    from zettelgraph.services.web_secret import WebSecretError
     from zettelgraph.web.app import create_app
 
     services = open_services_or_fail(settings)
@@ -50,6 +51,10 @@ def serve(
     else:
         out.print(f"open {url}", markup=False, highlight=False)
     try:
-        uvicorn.run(create_app(settings, services=services), host=host, port=port, log_level="info")
+        try:
+            app = create_app(settings, services=services)
+        except WebSecretError as exc:
+            fail(str(exc), code=2)
+        uvicorn.run(app, host=host, port=port, log_level="info")
     finally:
         services.close()

@@ -330,25 +330,26 @@ def _entity_id_of(path: Path) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Replace `path` with `data` (text is written as UTF-8) so that a reader, or a crash, sees
     the old file or the new one, never half of one: a hidden temporary file in the same
     folder, flushed to disk, renamed over `path`. Creates missing folders; keeps an existing
-    file's permissions."""
+    file's permissions, unless `mode` is given: then the file has it from its first byte (a
+    secret is never readable by others, not even for a moment)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
+    kept = stat.S_IMODE(path.stat().st_mode) if mode is None and path.is_file() else None
     # A hidden name Obsidian ignores, short enough for any title length; the writer's process
     # id in it tells `vault sync` which leftovers belong to a process that died mid-write.
     temp = path.parent / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
         # 0o666 through the umask: a new note gets the same rights as any file the user makes.
-        with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
+        with os.fdopen(os.open(temp, flags, 0o666 if mode is None else mode), "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            temp.chmod(mode)
+        if kept is not None:
+            temp.chmod(kept)
         temp.replace(path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -319,8 +319,9 @@ def answers(web: Web, limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[
 
 @router.get("/csrf", response_model=CsrfOut)
 def csrf(request: Request) -> dict[str, str]:
-    """The CSRF token of this browser session (its `zg_csrf` cookie), for scripts that post
-    with cookies; a request with `Authorization: Bearer TOKEN` needs none."""
+    """The CSRF token of this browser session (its `zg_session_PORT` cookie, set by this
+    answer when it has none), for scripts that post with cookies; a request with
+    `Authorization: Bearer TOKEN` needs none."""
     token: str = request.state.csrf_token
     return {"csrf_token": token}
 

@@ -19,6 +19,7 @@ from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.services.web_secret import web_secret
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.web import (
@@ -37,7 +38,9 @@ from zettelgraph.workflows.context import Services, open_services
 
 
 def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
-    """The app; `services` may be injected (tests, benchmarks), else opened from settings."""
+    """The app; `services` may be injected (tests, benchmarks), else opened from settings.
+    Raises WebSecretError when the installation's secret cannot be read
+    (`services/web_secret.py`)."""
 
     settings = settings or (services.settings if services else Settings())
 
@@ -69,7 +72,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     token = settings.web_token.get_secret_value() if settings.web_token else None
     # Ids are read after the access rules: the middleware added last runs first.
     app.middleware("http")(whole_ids)
-    app.middleware("http")(access_middleware(token))
+    app.middleware("http")(access_middleware(token, web_secret(settings.home)))
     # Search and ask on a store embedded with another model: the same message as the CLI's.
     app.add_exception_handler(
         EmbedderMismatchError, lambda request, exc: refuse(request, 503, str(exc))

@@ -3,15 +3,27 @@
 - Without `ZETTELGRAPH_WEB_TOKEN` the app serves the loopback address only (`check_bind`), and
   answers only requests whose Host header is a loopback name, so a web page on another site
   cannot reach it through DNS rebinding.
-- With a token, every request must carry it: `Authorization: Bearer TOKEN`, or the `zg_token`
-  cookie a browser gets by opening any page once with `?token=TOKEN`.
-- Every state-changing request (POST) must carry the CSRF token: the `zg_csrf` cookie's value,
-  repeated in the `X-CSRF-Token` header or the form's `csrf_token` field (double submit). The
-  token is signed with a secret of the running app, so a cookie planted by another page (a
-  page on another localhost port shares the cookies of 127.0.0.1) is not one: any 32
-  characters used to pass when repeated in the form. A browser's POST whose Origin (or, without
-  one, Referer) is another site or port is refused too. A request authenticated by its
-  Authorization header (a script, not a browser) needs neither.
+- With a token, every request must carry it: `Authorization: Bearer TOKEN`, or the
+  `zg_token_PORT` cookie a browser gets by opening any page once with `?token=TOKEN`.
+- Every browser has a session: the `zg_session_PORT` cookie, a random value the app signed
+  with the installation's secret (`services/web_secret.py`). A cookie the app did not sign
+  (one a page on another localhost port planted: those share 127.0.0.1's cookies) is
+  replaced.
+- Every state-changing request (POST) carries the session's CSRF token (the pages have it; a
+  script asks `GET /api/csrf`) in the `X-CSRF-Token` header or the form's `csrf_token` field.
+  The token is the secret's signature of the session: good with that session only (copied
+  into another browser it is refused), made by this installation only (no value a page
+  chose passes, as any 32 characters repeated in a `zg_csrf` cookie and the form once did),
+  and still good after a restart.
+- A browser's POST from another site or port is refused: its `Sec-Fetch-Site` says
+  `cross-site` or `same-site` (another port of this host is the same site), or its Origin
+  (or, without one, Referer) names another origin.
+- Cookie names end with the port the browser addressed (`zg_session_8765`): browsers keep
+  cookies per host, not per port, so two apps on 127.0.0.1 would otherwise replace each
+  other's.
+
+A request authenticated by its Authorization header (a script, not a browser) needs no
+session, CSRF token or origin check.
 """
 
 from __future__ import annotations
@@ -28,7 +40,7 @@ from fastapi import HTTPException, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 TOKEN_COOKIE = "zg_token"
-CSRF_COOKIE = "zg_csrf"
+SESSION_COOKIE = "zg_session"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
@@ -100,25 +112,41 @@ def refuse(request: Request, status: int, message: str) -> Response:
     return PlainTextResponse(message, status_code=status)
 
 
-def signed_csrf(secret: bytes) -> str:
-    """A new CSRF token: a random value and its signature by the app's secret."""
+def cookie_name(request: Request, base: str) -> str:
+    """`base` and the port the browser addressed (`zg_session_8765`; 80 or 443 when the URL
+    names none): a cookie of one app is never sent as another port's."""
+    port = request.url.port or (443 if request.url.scheme == "https" else 80)
+    return f"{base}_{port}"
+
+
+def _signature(secret: bytes, purpose: str, value: str) -> str:
+    # The purpose keeps a session's signature from passing as its CSRF token, and back.
+    message = f"{purpose}\0{value}".encode("utf-8", "surrogatepass")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
+
+
+def new_session(secret: bytes) -> str:
+    """A new browser session: a random value and the installation's signature of it."""
     value = secrets.token_urlsafe(24)
-    return f"{value}.{_signature(secret, value)}"
+    return f"{value}.{_signature(secret, 'session', value)}"
 
 
-def _signature(secret: bytes, value: str) -> str:
-    return hmac.new(secret, value.encode(), hashlib.sha256).hexdigest()[:32]
+def valid_session(secret: bytes, session: str) -> bool:
+    """Whether `session` is one this installation made (not a value some page chose)."""
+    value, dot, signature = session.rpartition(".")
+    return bool(value and dot) and same_secret(signature, _signature(secret, "session", value))
 
 
-def valid_csrf(secret: bytes, token: str) -> bool:
-    """Whether `token` is one this app signed (not a value some other page chose)."""
-    value, dot, signature = token.rpartition(".")
-    return bool(value and dot) and same_secret(signature, _signature(secret, value))
+def csrf_token(secret: bytes, session: str) -> str:
+    """The CSRF token of one browser session."""
+    return _signature(secret, "csrf", session)
 
 
 def cross_origin(request: Request) -> bool:
     """Whether a browser says the request comes from another origin (site or port) than the
     app's own; a request that says nothing (a script) is not."""
+    if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+        return True
     source = request.headers.get("origin") or request.headers.get("referer")
     if not source or source == "null":
         return source == "null"
@@ -127,11 +155,10 @@ def cross_origin(request: Request) -> bool:
 
 
 def access_middleware(
-    token: str | None, secret: bytes | None = None
+    token: str | None, secret: bytes
 ) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    """The HTTP middleware enforcing the rules in the module docstring; `secret` signs the
-    CSRF tokens (a new one each time the app starts: a form opened before asks to reload)."""
-    signing = secret or secrets.token_bytes(32)
+    """The HTTP middleware enforcing the rules in the module docstring; `secret` is the
+    installation's (`services/web_secret.py`)."""
 
     async def middleware(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -141,6 +168,7 @@ def access_middleware(
             return refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
         bearer = False
         if token is not None:
+            token_cookie = cookie_name(request, TOKEN_COOKIE)
             given = request.query_params.get("token")
             if given is not None and request.method == "GET":
                 if not same_secret(given, token):
@@ -150,11 +178,11 @@ def access_middleware(
                 )
                 target = request.url.path + (f"?{query}" if query else "")
                 response: Response = RedirectResponse(target, status_code=303)
-                response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+                response.set_cookie(token_cookie, token, httponly=True, samesite="strict")
                 return response
             header = request.headers.get("authorization", "")
             bearer = header.startswith("Bearer ") and same_secret(header[7:], token)
-            cookie = request.cookies.get(TOKEN_COOKIE, "")
+            cookie = request.cookies.get(token_cookie, "")
             if not bearer and not (cookie and same_secret(cookie, token)):
                 return refuse(
                     request,
@@ -163,37 +191,38 @@ def access_middleware(
                     "/?token=TOKEN once in the browser",
                 )
         request.state.bearer = bearer
-        request.state.csrf_secret = signing
         if request.method not in SAFE_METHODS and not bearer and cross_origin(request):
             return refuse(request, 403, "a request from another site or port is refused")
-        csrf = request.cookies.get(CSRF_COOKIE)
-        fresh = csrf is None or not valid_csrf(signing, csrf)
-        request.state.csrf_token = signed_csrf(signing) if fresh else csrf
+        session_cookie = cookie_name(request, SESSION_COOKIE)
+        session = request.cookies.get(session_cookie, "")
+        known = bool(session) and valid_session(secret, session)
+        if not known:
+            session = new_session(secret)
+        request.state.csrf_token = csrf_token(secret, session)
+        # A session made just now has posted no page: no token can be right for it.
+        request.state.csrf_expected = request.state.csrf_token if known else None
         response = await call_next(request)
         # A download or an answer is never to be sniffed into HTML and run as a page.
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if fresh:
-            response.set_cookie(
-                CSRF_COOKIE, request.state.csrf_token, httponly=True, samesite="strict"
-            )
+        if not known:
+            response.set_cookie(session_cookie, session, httponly=True, samesite="strict")
         return response
 
     return middleware
 
 
 async def require_csrf(request: Request) -> None:
-    """Dependency of every state-changing route: the double-submitted CSRF token matches."""
+    """Dependency of every state-changing route: the request carries its session's CSRF
+    token."""
     if request.method in SAFE_METHODS or getattr(request.state, "bearer", False):
         return
-    expected = request.cookies.get(CSRF_COOKIE, "")
     given = request.headers.get(CSRF_HEADER, "")
     if not given and "form" in request.headers.get("content-type", ""):
         form = await request.form()  # cached on the request: the route's Form() reads it again
         value = form.get(CSRF_FIELD, "")
         given = value if isinstance(value, str) else ""
-    secret: bytes = request.state.csrf_secret
-    signed = bool(expected) and valid_csrf(secret, expected)
-    if not signed or not given or not same_secret(given, expected):
+    expected: str | None = getattr(request.state, "csrf_expected", None)
+    if expected is None or not given or not same_secret(given, expected):
         raise HTTPException(
             status_code=403,
             detail="missing or wrong CSRF token: reload the page and try again",
