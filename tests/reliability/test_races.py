@@ -7,6 +7,8 @@ The fake model answers with a little latency so both processes are really in fli
 from __future__ import annotations
 
 import json
+import multiprocessing
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 
 from reliability.conftest import Home, ingest, notes_file
 from zettelgraph.models import ChangeSet, utcnow
+from zettelgraph.services import study
 from zettelgraph.settings import Settings
 from zettelgraph.store import open_store
 
@@ -121,3 +124,83 @@ def test_a_run_started_before_another_committed_the_book_writes_nothing(
     assert view["status"] == "superseded"
     assert any("committed by another run" in w for w in view["warnings"])
     assert home.shape()["concepts"] == shape["concepts"]
+
+
+# --- one rating per shown card (issue 28, item 4) -----------------------------------------
+
+RATERS = 6
+
+
+def _rate_in_a_process(
+    url: str, item_id: str, seen: str, second: int, start: Any, outcomes: Any
+) -> None:
+    """One process rating the card shown as `seen`: what a second browser tab, a double
+    click served by another worker, or another machine sharing the store does."""
+    store = open_store(url)
+    try:
+        start.wait()
+        when = datetime(2026, 11, 27, 12, 0, second, tzinfo=UTC)
+        scheduler = study.scheduler_for(Settings())
+        study.rate(store, scheduler, item_id, 3, now=when, seen=seen)
+        outcomes.put("rated")
+    except study.AlreadyRatedError as exc:
+        outcomes.put(f"already: {exc}")
+    finally:
+        store.close()
+
+
+def _race(url: str, item_id: str, trial: int) -> list[str]:
+    """RATERS processes rating the card `item_id` as it is now, at once; what each was told."""
+    store = open_store(url)
+    try:
+        [shown] = store.get_learning_items([item_id])
+    finally:
+        store.close()
+    # Forked where the system can (the children start with everything imported), so all
+    # are ready at the barrier within moments; spawned elsewhere.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    start, outcomes = context.Barrier(RATERS), context.Queue()
+    seen = study.seen_mark(shown)
+    raters = [
+        context.Process(
+            target=_rate_in_a_process,
+            args=(url, item_id, seen, trial * RATERS + n, start, outcomes),
+        )
+        for n in range(RATERS)
+    ]
+    for rater in raters:
+        rater.start()
+    for rater in raters:
+        rater.join(timeout=180)
+    return sorted(outcomes.get(timeout=10) for _ in raters)
+
+
+def test_processes_rating_one_shown_card_at_once_store_one_rating(
+    make_home: Any, tmp_path: Path
+) -> None:
+    """Issue 28, item 4: a double click stored two ratings in 4 of 12 trials. A lock in one
+    process cannot see other processes: here each rating is a process of its own, all
+    released together (three races, each on the card as the last one left it), and the
+    store's compare-and-set lets exactly one through each time."""
+    home = make_home("home")
+    cid = ingest(home, notes_file(tmp_path / "notes", 3))
+    assert home.json("review", home.json("extract", cid)["run_id"], "--approve")
+    assert home.cli("cards", "generate", "--json").exit_code == 0
+    assert home.cli("cards", "approve", "--all").exit_code == 0
+    [card, *_] = home.json("cards", "list", "--status", "approved")
+    url = Settings(home=home.path, store=home.store_url).store_url
+    for trial in range(TRIALS):
+        results = _race(url, card["id"], trial)
+        assert results[-1] == "rated" and results.count("rated") == 1, (trial, results)
+        assert all("was rated a moment ago" in r for r in results[:-1]), results
+        store = open_store(url)
+        try:
+            logs = store.review_logs(card["id"])
+            [item] = store.get_learning_items([card["id"]])
+        finally:
+            store.close()
+        # One more rating each time, and the schedule moved once, by the rating kept.
+        assert len(logs) == trial + 1 and logs[0].state_before is None
+        assert item.due == logs[-1].due
+        assert datetime.fromisoformat(item.schedule["last_review"]) == logs[-1].reviewed_at

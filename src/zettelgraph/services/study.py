@@ -11,7 +11,6 @@ Every function takes `now`: the CLI and web pass the clock, tests a fixed one.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,7 +19,6 @@ from typing import Any
 from fsrs import Card, Rating, Scheduler, State
 
 from zettelgraph.models import (
-    ChangeSet,
     ItemStatus,
     LearningItem,
     NodeLabel,
@@ -188,12 +186,6 @@ class AlreadyRatedError(CardError):
     not a second answer."""
 
 
-# Ratings of one card are read and written one at a time: two requests of a double click
-# each read the card, then each wrote a review (4 of 12 trials stored two, moving the FSRS
-# schedule twice). The web app serves them on threads of one process.
-_RATING = threading.Lock()
-
-
 def seen_mark(item: LearningItem) -> str:
     """The card's state as a rating page shows it: a rating sent for an older state is a
     second submit of the same page."""
@@ -212,32 +204,16 @@ def rate(
 ) -> Studied:
     """Record one rating: the card's new FSRS state and its ReviewLog, in one write. With
     `seen` (the `seen_mark` the rating's page showed), a card rated since is not rated
-    again (AlreadyRatedError)."""
+    again (AlreadyRatedError). Without it, the state read here is the one rated.
+
+    The store writes only if the card is still in the state read (`record_rating`, a
+    compare-and-set): two requests of a double click, or two processes, each read the card
+    and each wrote a review before (4 of 12 trials stored two, moving the FSRS schedule
+    twice); now the one that comes second is told the card was rated."""
     if rating not in RATINGS:
         raise CardError(f"rating {rating!r}: use 1 (again), 2 (hard), 3 (good) or 4 (easy)")
-    with _RATING:
-        return _rate(store, scheduler, item_id, rating, now, duration_ms, seen)
-
-
-def _rate(
-    store: GraphStore,
-    scheduler: Scheduler,
-    item_id: str,
-    rating: int,
-    now: datetime,
-    duration_ms: int | None,
-    seen: str | None,
-) -> Studied:
     (item,) = get_items(store, [item_id])
-    if seen is not None and item.status == ItemStatus.APPROVED and seen != seen_mark(item):
-        raise AlreadyRatedError(
-            f"card {item.id[:8]} was rated a moment ago; the rating is kept once"
-        )
-    if item.status != ItemStatus.APPROVED:
-        raise CardError(
-            f"card {item.id[:8]} is {item.status}: approve it (`zettelgraph cards approve`) "
-            "before studying it"
-        )
+    _check_ratable(item, seen)
     before = card_of(item, now)
     card, _ = scheduler.review_card(
         before, Rating(rating), review_datetime=_utc(now), review_duration=duration_ms
@@ -252,8 +228,26 @@ def _rate(
         state_before=int(before.state) if item.schedule else None,
         due=card.due,
     )
-    store.apply(ChangeSet(learning_items=[studied], review_logs=[log]))
+    if not store.record_rating(item, studied, log):
+        # Another rating (or a decision) came between the read and the write: say which.
+        (now_stored,) = get_items(store, [item_id])
+        _check_ratable(now_stored, seen_mark(item))
+        raise _already_rated(item)
     return Studied(item=studied, log=log)
+
+
+def _check_ratable(item: LearningItem, seen: str | None) -> None:
+    if seen is not None and item.status == ItemStatus.APPROVED and seen != seen_mark(item):
+        raise _already_rated(item)
+    if item.status != ItemStatus.APPROVED:
+        raise CardError(
+            f"card {item.id[:8]} is {item.status}: approve it (`zettelgraph cards approve`) "
+            "before studying it"
+        )
+
+
+def _already_rated(item: LearningItem) -> AlreadyRatedError:
+    return AlreadyRatedError(f"card {item.id[:8]} was rated a moment ago; the rating is kept once")
 
 
 def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[int, timedelta]:

@@ -118,6 +118,14 @@ class GraphStore(Protocol):
         (with their twins) it names, then upsert every node, relation (with automatic
         reverses) and vector, in one write."""
 
+    def record_rating(self, shown: LearningItem, rated: LearningItem, log: ReviewLog) -> bool:
+        """Write a card's new study state (`rated`) and its rating's ReviewLog in one write,
+        only if the stored card is still as the rating saw it: approved and due at
+        `shown.due` (None: never studied). The check and the write are one step no other
+        process or machine can come between (a compare-and-set), so a shown card is rated
+        once whatever the concurrency. False, with nothing written, when another rating (or
+        a decision) got there first."""
+
     # --- reads -------------------------------------------------------------------------
     def get_content(self, content_id: str) -> Content | None: ...
 

@@ -46,6 +46,7 @@ from zettelgraph.models import (
     Concept,
     Content,
     Entity,
+    ItemStatus,
     LearningItem,
     Node,
     NodeLabel,
@@ -405,6 +406,27 @@ class CypherStore(ABC):
         statements.extend(self._relation_statements(relations))
         if statements:
             self._write(statements)
+
+    def record_rating(self, shown: LearningItem, rated: LearningItem, log: ReviewLog) -> bool:
+        rows = self._write_rows(
+            # Setting a property first write-locks the card on Neo4j, so the check reads the
+            # latest rating (its documented lost-update pattern); FalkorDB runs one write
+            # query at a time, whole.
+            "MATCH (n:Node:LearningItem {id: $id}) SET n.rating_lock = true "
+            "WITH n, n.status = $status AND coalesce(n.due, '') = $due AS unrated "
+            "SET n.rating_lock = null "
+            "WITH n, unrated WHERE unrated SET n += $item "
+            "MERGE (l:Node:ReviewLog {id: $log_id}) SET l += $log RETURN count(l)",
+            {
+                "id": shown.id,
+                "status": str(ItemStatus.APPROVED),
+                "due": sortable_time(shown.due) if shown.due is not None else "",
+                "item": node_properties(rated),
+                "log_id": log.id,
+                "log": node_properties(log),
+            },
+        )
+        return bool(rows and rows[0][0])
 
     def _node_statements(self, nodes: Sequence[AnyNode]) -> list[Statement]:
         by_label: dict[NodeLabel, list[dict[str, Any]]] = {}

@@ -25,6 +25,8 @@ from zettelgraph.models import (
     Answer,
     AnyNode,
     ChangeSet,
+    ItemStatus,
+    LearningItem,
     NodeLabel,
     PassageFilter,
     Quote,
@@ -203,6 +205,22 @@ class SQLiteStore(SQLiteReads):
             self._write_relations(changes.relations)
             labels = self._write_vectors(arrays)
         self._after_write(arrays, labels, deleted)
+
+    @locked
+    def record_rating(self, shown: LearningItem, rated: LearningItem, log: ReviewLog) -> bool:
+        # The due date compared as the record's JSON stores it (its offset kept).
+        due = shown.model_dump(mode="json")["due"]
+        label, approved = str(NodeLabel.LEARNING_ITEM), str(ItemStatus.APPROVED)
+        with self._transaction():
+            changed = self._db.execute(
+                "UPDATE nodes SET data = ? WHERE id = ? AND label = ? "
+                "AND json_extract(data, '$.status') = ? AND json_extract(data, '$.due') IS ?",
+                (rated.model_dump_json(), shown.id, label, approved, due),
+            ).rowcount
+            if changed != 1:
+                return False
+            self._upsert_node(log)
+        return True
 
     def _delete(self, changes: ChangeSet) -> list[str]:
         """Delete what `changes` names, before its upserts; the node ids deleted."""
