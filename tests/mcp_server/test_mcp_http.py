@@ -132,6 +132,28 @@ def test_without_a_token_only_loopback_is_served(tmp_path: Path) -> None:
             plain = c.post("/mcp", json=INITIALIZE, headers={**HEADERS, "host": "127.0.0.1:8"})
             assert plain.status_code != 400, plain.text
 
+        # A page of another app on this machine (another port): its browser says so, by Origin or
+        # Sec-Fetch-Site; the SDK allowed an Origin of any port on 127.0.0.1.
+        with TestClient(http_app(server, "127.0.0.1", None), base_url="http://127.0.0.1:8766") as c:
+            for said in (
+                {"origin": "http://127.0.0.1:9999"},
+                {"origin": "http://localhost:8765"},
+                {"sec-fetch-site": "same-site"},
+                {"sec-fetch-site": "cross-site", "origin": "http://127.0.0.1:8766"},
+            ):
+                other = c.post("/mcp", json=INITIALIZE, headers={**HEADERS, **said})
+                assert other.status_code == 403, said
+            own = c.post(
+                "/mcp",
+                json=INITIALIZE,
+                headers={
+                    **HEADERS,
+                    "origin": "http://127.0.0.1:8766",
+                    "sec-fetch-site": "same-origin",
+                },
+            )
+            assert own.status_code == 200, own.text
+
 
 def test_cli_refuses_other_hosts_and_transports(tmp_path: Path) -> None:
     runner = CliRunner()

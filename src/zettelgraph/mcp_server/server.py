@@ -12,13 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zettelgraph import __version__
 from zettelgraph.mcp_server import resources, tools_read, tools_review, tools_runs
 from zettelgraph.mcp_server.access import APPROVE_SETTING, ROOTS_SETTING
 from zettelgraph.mcp_server.state import McpState
-from zettelgraph.web.security import check_bind, host_name, is_loopback, same_secret
+from zettelgraph.web.security import (
+    check_bind,
+    cross_origin,
+    host_name,
+    is_loopback,
+    same_secret,
+)
 
 HTTP_PATH = "/mcp"
 
@@ -50,6 +57,12 @@ def build_server(state: McpState) -> MCPServer[Any]:
     return server
 
 
+async def _refuse(send: Send, status: int, message: str, *headers: tuple[bytes, bytes]) -> None:
+    start = [(b"content-type", b"text/plain; charset=utf-8"), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    await send({"type": "http.response.body", "body": message.encode()})
+
+
 class BearerToken:
     """ASGI middleware: every HTTP request carries `Authorization: Bearer TOKEN`."""
 
@@ -59,55 +72,33 @@ class BearerToken:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            given = headers.get(b"authorization", b"").decode("latin-1")
+            given = Headers(scope=scope).get("authorization", "")
             if not (given.startswith("Bearer ") and same_secret(given[7:], self.token)):
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"text/plain; charset=utf-8"),
-                            (b"www-authenticate", b"Bearer"),
-                        ],
-                    }
-                )
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "body": b"this server needs its token: send 'Authorization: Bearer TOKEN'",
-                    }
-                )
+                message = "this server needs its token: send 'Authorization: Bearer TOKEN'"
+                await _refuse(send, 401, message, (b"www-authenticate", b"Bearer"))
                 return
         await self.app(scope, receive, send)
 
 
 class LoopbackHost:
     """ASGI middleware: without a token, only requests whose Host header is exactly a
-    loopback `name[:port]`, by the web app's rule. The SDK's own check matched a prefix and
-    let `127.0.0.1:18766@evil.com` through."""
+    loopback `name[:port]`, by the web app's rule, and that no browser says come from another
+    origin. The SDK's own checks matched a Host prefix (letting `127.0.0.1:18766@evil.com`
+    through) and allowed an Origin of any port on 127.0.0.1 or localhost (so only the JSON
+    content type's preflight stood between a page of another local app and the tools)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            name = host_name(headers.get(b"host", b"").decode("latin-1"))
+            headers = Headers(scope=scope)
+            name = host_name(headers.get("host", ""))
             if name is None or not is_loopback(name):
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 400,
-                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-                    }
-                )
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "body": b"this server answers on 127.0.0.1 / localhost only",
-                    }
-                )
+                await _refuse(send, 400, "this server answers on 127.0.0.1 / localhost only")
+                return
+            if cross_origin(headers):
+                await _refuse(send, 403, "requests from another site or port are refused")
                 return
         await self.app(scope, receive, send)
 

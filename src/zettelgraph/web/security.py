@@ -33,7 +33,7 @@ import hmac
 import ipaddress
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import HTTPException, Request
@@ -142,16 +142,17 @@ def csrf_token(secret: bytes, session: str) -> str:
     return _signature(secret, "csrf", session)
 
 
-def cross_origin(request: Request) -> bool:
+def cross_origin(headers: Mapping[str, str]) -> bool:
     """Whether a browser says the request comes from another origin (site or port) than the
-    app's own; a request that says nothing (a script) is not."""
-    if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+    app's own; a request that says nothing (a script) is not. Used by the web app and the MCP
+    server alike."""
+    if headers.get("sec-fetch-site") in ("cross-site", "same-site"):
         return True
-    source = request.headers.get("origin") or request.headers.get("referer")
+    source = headers.get("origin") or headers.get("referer")
     if not source or source == "null":
         return source == "null"
     parts = urlsplit(source)
-    return parts.netloc.lower() != (request.headers.get("host") or "").lower()
+    return parts.netloc.lower() != (headers.get("host") or "").lower()
 
 
 def access_middleware(
@@ -191,7 +192,7 @@ def access_middleware(
                     "/?token=TOKEN once in the browser",
                 )
         request.state.bearer = bearer
-        if request.method not in SAFE_METHODS and not bearer and cross_origin(request):
+        if request.method not in SAFE_METHODS and not bearer and cross_origin(request.headers):
             return refuse(request, 403, "a request from another site or port is refused")
         session_cookie = cookie_name(request, SESSION_COOKIE)
         session = request.cookies.get(session_cookie, "")
