@@ -1,6 +1,8 @@
 """Web app page render times: a review of 100 concepts, a graph of 2,000 concepts.
 
     python benchmarks/web.py [--concepts 100] [--graph 2000] [--repeat 20]
+    python benchmarks/web.py load [--clients 20] [--duration 45]   (`web_load.py`: pages under
+                                                                  load, 20 clients at once)
 
 1. Review: 160 quotes are ingested and a concept-extraction run is driven to its review on the
    deterministic fake LLM, scripted so that its 4 extraction batches propose 25 concepts each
@@ -226,6 +228,11 @@ def browser_draw(services: Services, url_path: str, chromium: str, repeat: int) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["load"]:
+        import web_load  # benchmarks/ is the script's folder, so on sys.path
+
+        return web_load.main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concepts", type=int, default=100)
     parser.add_argument("--graph", type=int, default=2000)

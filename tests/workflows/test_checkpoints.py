@@ -14,7 +14,7 @@ from langgraph.types import Command, interrupt
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
-from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
+from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer, thread_heads
 from zettelgraph.settings import Settings
 from zettelgraph.store.falkordb_server import free_port
 
@@ -64,6 +64,39 @@ def test_a_paused_thread_survives_reopening(checkpoints_url: str, tmp_path: Path
     with open_checkpointer(settings) as saver:  # setup() again on existing tables is harmless
         final = counter_graph(saver).get_state(config)
         assert final.next == () and final.values["steps"] == ["start", "answer:yes"]
+
+
+def test_thread_heads_name_every_thread_and_move_with_its_state(
+    checkpoints_url: str, tmp_path: Path
+) -> None:
+    """Run listings read a run again only when its head moved: the head must move on every
+    change a listing shows, an interrupt written on the newest checkpoint included."""
+    settings = Settings(home=tmp_path / "home", checkpoints=checkpoints_url)
+    first = {"configurable": {"thread_id": "run-1"}}
+    with open_checkpointer(settings) as saver:
+        assert thread_heads(saver) == {}
+        graph = counter_graph(saver)
+        graph.invoke({"steps": []}, first)
+        paused = thread_heads(saver)
+        assert paused is not None and set(paused) == {"run-1"}
+
+        graph.invoke({"steps": []}, {"configurable": {"thread_id": "run-2"}})
+        both = thread_heads(saver)
+        assert both is not None and both["run-1"] == paused["run-1"]
+        listed = {item.config["configurable"]["thread_id"] for item in saver.list(None)}
+        assert set(both) == listed
+
+        graph.invoke(Command(resume="yes"), first)
+        done = thread_heads(saver)
+        assert done is not None and done["run-1"] != paused["run-1"]
+        assert done["run-2"] == both["run-2"]
+
+        # A write on the newest checkpoint (as an interrupt or a fan-out's result is) moves
+        # the head although no new checkpoint was made.
+        head = saver.get_tuple({"configurable": {"thread_id": "run-2"}})
+        assert head is not None
+        saver.put_writes(head.config, [("steps", ["late"])], task_id="task-late")
+        assert thread_heads(saver)["run-2"] != done["run-2"]  # type: ignore[index]
 
 
 def test_postgres_scheme_alias(postgres_database_url: str, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Quote, Relation, normalize_name
 from zettelgraph.relations import (
     DEFAULT_VOCABULARY,
+    QUOTED_IN,
     STRUCTURAL_TYPES,
     SUPPORTS,
     RelationVocabulary,
@@ -24,21 +25,27 @@ from zettelgraph.store.base import GraphStore
 def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
     """Every concept (or those whose title or summary contains `query`), by title."""
     wanted = normalize_name(query)
-    rows: list[dict[str, Any]] = []
-    for concept in store.list_concepts():
-        if wanted and wanted not in normalize_name(f"{concept.title} {concept.summary_short}"):
-            continue
-        incoming = store.relations(concept.id, direction="in")
-        rows.append(
-            {
-                "id": concept.id,
-                "title": concept.title,
-                "summary_short": concept.summary_short,
-                "relations": len(store.relations(concept.id)),
-                "quotes": sum(1 for r in incoming if r.type == SUPPORTS),
-                "vault_sync_pending": concept.vault_sync_pending,
-            }
-        )
+    concepts = [
+        concept
+        for concept in store.list_concepts()
+        if not wanted or wanted in normalize_name(f"{concept.title} {concept.summary_short}")
+    ]
+    # Counted by the store in two queries, not two relation reads per concept (172
+    # concepts: 96 ms before, on every load of the Concepts page).
+    ids = [concept.id for concept in concepts]
+    relations = store.relation_counts(ids)
+    quotes = store.relation_counts(ids, relation_type=SUPPORTS, direction="in")
+    rows: list[dict[str, Any]] = [
+        {
+            "id": concept.id,
+            "title": concept.title,
+            "summary_short": concept.summary_short,
+            "relations": relations[concept.id],
+            "quotes": quotes[concept.id],
+            "vault_sync_pending": concept.vault_sync_pending,
+        }
+        for concept in concepts
+    ]
     rows.sort(key=lambda row: (row["title"].casefold(), row["id"]))
     return rows
 
@@ -146,7 +153,12 @@ def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
 
 def content_rows(store: GraphStore) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for content in store.list_contents():
+    contents = store.list_contents()
+    # Every passage is QUOTED_IN its content: counted, not read.
+    passages = store.relation_counts(
+        [content.id for content in contents], relation_type=QUOTED_IN, direction="in"
+    )
+    for content in contents:
         author = store.author_of(content.id)
         rows.append(
             {
@@ -154,7 +166,7 @@ def content_rows(store: GraphStore) -> list[dict[str, Any]]:
                 "title": content.title,
                 "kind": content.kind,
                 "author": author.name if author else None,
-                "quotes": len(store.quotes_of(content.id)),
+                "quotes": passages[content.id],
                 "processed_date": content.processed_date,
                 "summary_short": content.summary_short,
             }

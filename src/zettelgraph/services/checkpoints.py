@@ -119,3 +119,47 @@ def _postgres_failure(url: str, what: str, exc: Exception) -> str:
         for secret in {password, unquote(password)} - {""}:
             detail = detail.replace(secret, "********")
     return f"ZETTELGRAPH_CHECKPOINTS={mask_url_password(url)}: {what}: {detail}"
+
+
+# The newest checkpoint of every thread and what has been written on it since (a step's
+# pending writes, an interrupt), in one query; each row says whether a thread changed.
+_HEADS = {
+    "sqlite": (
+        "SELECT c.thread_id, c.checkpoint_id, count(w.idx), total(length(w.value)) "
+        "FROM checkpoints c LEFT JOIN writes w ON w.thread_id = c.thread_id "
+        "AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id "
+        "WHERE c.checkpoint_ns = '' AND c.checkpoint_id = (SELECT max(checkpoint_id) "
+        "FROM checkpoints l WHERE l.thread_id = c.thread_id AND l.checkpoint_ns = '') "
+        "GROUP BY c.thread_id, c.checkpoint_id"
+    ),
+    "postgres": (
+        "SELECT c.thread_id, c.checkpoint_id, count(w.idx) AS writes, "
+        "coalesce(sum(length(w.blob)), 0) AS size "
+        "FROM (SELECT DISTINCT ON (thread_id) thread_id, checkpoint_ns, checkpoint_id "
+        "FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id, checkpoint_id DESC) c "
+        "LEFT JOIN checkpoint_writes w ON w.thread_id = c.thread_id "
+        "AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id "
+        "GROUP BY c.thread_id, c.checkpoint_id"
+    ),
+}
+
+
+def thread_heads(saver: BaseCheckpointSaver[Any]) -> dict[str, str] | None:
+    """Every thread's id with a mark of its latest state (newest checkpoint id, number and
+    size of the writes on it): the mark changes whenever the thread's state does. One query
+    on SQLite and PostgreSQL, where LangGraph's `list` reads and decodes every checkpoint of
+    every thread (74 ms for 5 runs, on every inbox load); None for another saver."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if isinstance(saver, SqliteSaver):
+        with saver.cursor(transaction=False) as cursor:
+            rows = cursor.execute(_HEADS["sqlite"]).fetchall()
+        return {str(t): f"{c}:{n}:{int(s)}" for t, c, n, s in rows}
+    if type(saver).__module__.startswith("langgraph.checkpoint.postgres"):
+        with saver._cursor() as cursor:  # type: ignore[attr-defined]
+            cursor.execute(_HEADS["postgres"])
+            found = cursor.fetchall()
+        return {
+            str(r["thread_id"]): f"{r['checkpoint_id']}:{r['writes']}:{r['size']}" for r in found
+        }
+    return None

@@ -74,6 +74,20 @@ def review_logs(store: GraphStore) -> Iterator[ReviewLog]:
     return every_node(store, NodeLabel.REVIEW_LOG, ReviewLog)
 
 
+@dataclass(frozen=True)
+class Deck:
+    """Every card and every rating, read once: what one page or command counts from. A
+    study page used to read the whole deck four times and every rating twice (600 cards:
+    288 ms a load, 70 ms of it per read of the deck)."""
+
+    items: list[LearningItem]
+    logs: list[ReviewLog]
+
+
+def read_deck(store: GraphStore) -> Deck:
+    return Deck(items=list(all_items(store)), logs=list(review_logs(store)))
+
+
 def _day_start(now: datetime) -> datetime:
     """Midnight of `now`'s day in the clock's own zone: "today" is the reader's day."""
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -101,16 +115,18 @@ def study_queue(
     now: datetime,
     which: ItemFilter | None = None,
     new_limit: int | None = None,
+    deck: Deck | None = None,
 ) -> StudyQueue:
     """Approved cards due by `now`, and new cards up to what is left of today's allowance."""
     which = which or ItemFilter()
+    deck = deck or read_deck(store)
     chosen = ItemFilter(
         status=ItemStatus.APPROVED,
         content_id=which.content_id,
         concept_id=which.concept_id,
         item_type=which.item_type,
     )
-    items = [item for item in all_items(store) if chosen.matches(item)]
+    items = [item for item in deck.items if chosen.matches(item)]
     due = sorted(
         (i for i in items if i.schedule and i.due is not None and _utc(i.due) <= _utc(now)),
         key=lambda i: (_utc(i.due or now), i.id),
@@ -119,7 +135,7 @@ def study_queue(
     start = _utc(_day_start(now))
     introduced = sum(
         1
-        for log in review_logs(store)
+        for log in deck.logs
         if log.state_before is None and start <= _utc(log.reviewed_at) <= _utc(now)
     )
     fresh = new_order([i for i in items if not i.schedule])
@@ -156,11 +172,13 @@ class Outlook:
     proposed: int
 
 
-def outlook(store: GraphStore, *, now: datetime, which: ItemFilter | None = None) -> Outlook:
+def outlook(
+    store: GraphStore, *, now: datetime, which: ItemFilter | None = None, deck: Deck | None = None
+) -> Outlook:
     which = which or ItemFilter()
     mine = [
         item
-        for item in all_items(store)
+        for item in (deck or read_deck(store)).items
         if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
     ]
     approved = [item for item in mine if item.status == ItemStatus.APPROVED]
@@ -336,14 +354,15 @@ class StudyStats:
         }
 
 
-def stats(store: GraphStore, *, now: datetime) -> StudyStats:
+def stats(store: GraphStore, *, now: datetime, deck: Deck | None = None) -> StudyStats:
     """Due today, retention (share of learned cards recalled when due) and counts per book."""
+    deck = deck or read_deck(store)
     total = DeckStats(title="all")
     books: dict[str, DeckStats] = {}
     book_of: dict[str, str] = {}
     proposed = 0
     end_of_day = _utc(_day_start(now) + timedelta(days=1))
-    for item in all_items(store):
+    for item in deck.items:
         if item.status == ItemStatus.PROPOSED:
             proposed += 1
         if item.status != ItemStatus.APPROVED:
@@ -353,21 +372,21 @@ def stats(store: GraphStore, *, now: datetime) -> StudyStats:
         if key not in books:
             content = store.get_content(key) if key else None
             books[key] = DeckStats(title=content.title if content else "(no book)")
-        for deck in (total, books[key]):
-            _count_card(deck, item, now, end_of_day)
+        for tally in (total, books[key]):
+            _count_card(tally, item, now, end_of_day)
     start, since = _utc(_day_start(now)), _utc(now) - timedelta(days=RETENTION_DAYS)
-    for log in review_logs(store):
+    for log in deck.logs:
         book = book_of.get(log.item_id)
         if book is None:
             continue  # a dropped card's history
         when = _utc(log.reviewed_at)
-        for deck in (total, books[book]):
+        for tally in (total, books[book]):
             if start <= when <= _utc(now):
-                deck.reviews_today += 1
+                tally.reviews_today += 1
             if log.state_before == State.Review and since <= when <= _utc(now):
-                deck.recall_checks += 1
-                deck.recalled += log.rating > 1
-    ordered = sorted(books.values(), key=lambda deck: deck.title.casefold())
+                tally.recall_checks += 1
+                tally.recalled += log.rating > 1
+    ordered = sorted(books.values(), key=lambda tally: tally.title.casefold())
     return StudyStats(total=total, books=ordered, proposed=proposed)
 
 

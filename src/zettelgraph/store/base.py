@@ -185,6 +185,17 @@ class GraphStore(Protocol):
     ) -> list[Relation]:
         """Relations touching `node_id` ("out", "in" or "both"), or all when None."""
 
+    def relation_counts(
+        self,
+        node_ids: Sequence[str],
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> dict[str, int]:
+        """How many relations `relations(id, ...)` would list for each of `node_ids` ("out"
+        or "in"), every id asked included (0 when none), counted by the database: a list of
+        concepts or sources shows its counts without one read per row."""
+
     def vector_search(
         self,
         label: NodeLabel,

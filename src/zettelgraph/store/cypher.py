@@ -637,6 +637,24 @@ class CypherStore(ABC):
                 found[relation.key] = relation
         return [found[key] for key in sorted(found)]
 
+    def relation_counts(
+        self,
+        node_ids: Sequence[str],
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> dict[str, int]:
+        patterns = {"out": "(n:Node {id: id})-[r]->(:Node)", "in": "(:Node)-[r]->(n:Node {id: id})"}
+        if direction not in patterns:
+            raise ValueError("direction must be 'out' or 'in'")
+        out = dict.fromkeys(node_ids, 0)
+        where = "WHERE type(r) = $type" if relation_type is not None else ""
+        # Each id anchored on the id index, counted in the database.
+        query = f"UNWIND $ids AS id MATCH {patterns[direction]} {where} RETURN id, count(r)"
+        for node_id, count in self._read(query, {"ids": list(out), "type": relation_type}):
+            out[node_id] = int(count)
+        return out
+
     def vector_search(
         self,
         label: NodeLabel,

@@ -58,6 +58,15 @@ def locked(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any
     return wrapper
 
 
+def _counted_side(direction: str) -> str:
+    """The column `relation_counts` groups by: the relations' source for "out", target for
+    "in"."""
+    sides = {"out": "source_id", "in": "target_id"}
+    if direction not in sides:
+        raise ValueError("direction must be 'out' or 'in'")
+    return sides[direction]
+
+
 class SQLiteReads:
     """Queries over the `nodes`, `edges`, `vectors` and `node_text` tables."""
 
@@ -249,6 +258,27 @@ class SQLiteReads:
             Relation(source_id=s, type=t, target_id=d, properties=json.loads(p), created_at=c)
             for s, t, d, p, c in rows
         ]
+
+    @locked
+    def relation_counts(
+        self,
+        node_ids: Sequence[str],
+        *,
+        relation_type: str | None = None,
+        direction: str = "out",
+    ) -> dict[str, int]:
+        side = _counted_side(direction)
+        out = dict.fromkeys(node_ids, 0)
+        sql = f"SELECT {side}, count(*) FROM edges WHERE {side} IN (SELECT value FROM json_each(?))"
+        params: list[Any] = [json.dumps(list(out))]
+        if relation_type is not None:
+            sql += " AND type = ?"
+            params.append(relation_type)
+        # One indexed lookup per id: the primary key starts with source_id, edges_target
+        # with target_id.
+        for node_id, count in self._db.execute(sql + f" GROUP BY {side}", params):
+            out[node_id] = count
+        return out
 
     @locked
     def text_search(

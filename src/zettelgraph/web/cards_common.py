@@ -20,6 +20,7 @@ from zettelgraph.services import browse
 from zettelgraph.services.cards import CardError, ItemFilter, all_items
 from zettelgraph.services.study import (
     RATINGS,
+    Deck,
     StudyQueue,
     interval_label,
     outlook,
@@ -91,19 +92,27 @@ def content_titles(store: GraphStore, content_ids: Iterable[str]) -> dict[str, s
     return out
 
 
-def books_with_cards(store: GraphStore, status: ItemStatus | None = None) -> list[dict[str, str]]:
-    """The books some card (of `status`, if given) cites, by title: a page's book filter."""
+def books_with_cards(
+    store: GraphStore, status: ItemStatus | None = None, items: Iterable[LearningItem] = ()
+) -> list[dict[str, str]]:
+    """The books some card of `items` (default: every card; of `status`, if given) cites, by
+    title: a page's book filter."""
     ids = (
-        c for item in all_items(store) if status in (None, item.status) for c in item.content_ids
+        c
+        for item in (items or all_items(store))
+        if status in (None, item.status)
+        for c in item.content_ids
     )
     titles = content_titles(store, ids)
     rows = [{"id": content_id, "title": title} for content_id, title in titles.items()]
     return sorted(rows, key=lambda row: (row["title"].casefold(), row["id"]))
 
 
-def next_due(store: GraphStore, which: ItemFilter, now: datetime) -> datetime | None:
+def next_due(
+    store: GraphStore, which: ItemFilter, now: datetime, deck: Deck | None = None
+) -> datetime | None:
     """When the first approved card already studied (of `which`) comes due after `now`."""
-    return outlook(store, now=now, which=which).next_due
+    return outlook(store, now=now, which=which, deck=deck).next_due
 
 
 def intervals(web: WebState, item: LearningItem, now: datetime) -> list[dict[str, Any]]:

@@ -105,7 +105,7 @@ def _cards_page(
         pages=pages,
         counts=counts,
         cards=card_views(store, window),
-        books=books_with_cards(store),
+        books=books_with_cards(store, items=mine if not content else ()),
         error=error,
         notice=notice or {},
     )

@@ -51,10 +51,12 @@ def _study_page(
     store = web.services.store
     now = clock()
     which = ItemFilter(content_id=content or None)
-    queue = study.study_queue(store, web.settings, now=now, which=which)
+    # One read of the cards and their ratings serves the queue, the counts and the filter.
+    cards = study.read_deck(store)
+    queue = study.study_queue(store, web.settings, now=now, which=which, deck=cards)
     if item is None and len(queue):
         item = queue.items[0]
-    summary = study.stats(store, now=now)
+    summary = study.stats(store, now=now, deck=cards)
     deck = summary.total
     if content:
         # Stats name each book by title; a book without approved cards has none to show.
@@ -62,14 +64,14 @@ def _study_page(
         title = book.title if book else content
         deck = next((d for d in summary.books if d.title == title), study.DeckStats(title=title))
     views = card_views(store, [item]) if item is not None else []
-    later = next_due(store, which, now) if item is None else None
+    later = next_due(store, which, now, cards) if item is None else None
     return render(
         request,
         "study.html",
         "study",
         status_code=status_code,
         content=content,
-        books=books_with_cards(store, ItemStatus.APPROVED),
+        books=books_with_cards(store, ItemStatus.APPROVED, cards.items),
         due=len(queue.due),
         new=len(queue.new),
         stats=deck.as_dict(),

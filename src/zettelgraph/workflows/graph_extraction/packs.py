@@ -28,20 +28,22 @@ def file_resolver(settings: Settings) -> PackResolver:
     changes (their paths and modification times are compared, a few `stat` calls)."""
     from zettelgraph.packs.loader import active_schema, available_packs
 
-    cache: dict[Any, PackSchema] = {}
+    # One schema per choice of packs: the Sources page asks for each active pack in turn,
+    # which with a single entry re-read every pack file on every load (about 90 ms).
+    cache: dict[tuple[str, ...] | None, tuple[Any, PackSchema]] = {}
     lock = threading.Lock()  # batches resolve from worker threads
 
     def resolve(names: Sequence[str] | None) -> PackSchema:
         files = available_packs(settings)
         stamp = tuple(sorted((name, path.stat().st_mtime_ns) for name, path in files.items()))
-        key = (tuple(names) if names is not None else None, stamp)
+        key = tuple(names) if names is not None else None
         with lock:
-            schema = cache.get(key)
-            if schema is None:
-                schema = active_schema(settings, names)
-                cache.clear()
-                cache[key] = schema
-            return schema
+            known = cache.get(key)
+            if known is None or known[0] != stamp:
+                if len(cache) >= 32:
+                    cache.clear()  # many choices of packs: start again, not grow
+                known = cache[key] = (stamp, active_schema(settings, names))
+            return known[1]
 
     return resolve
 
