@@ -1,5 +1,6 @@
 """The GraphStore contract for the reads pages make in one query instead of one per row
-(`relation_counts`): every backend must pass these, through the protocol only."""
+(`relation_counts`, `relations_of`, `get_concepts`): every backend must pass these, through
+the protocol only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zettelgraph.models import ChangeSet
+from zettelgraph.models import ChangeSet, Concept, Content
 from zettelgraph.relations import QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore
 
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
     from conftest import Builders
 
 
-def test_relation_counts_are_what_relations_lists(store: GraphStore, make: Builders) -> None:
+def small_graph(store: GraphStore, make: Builders) -> tuple[Content, list[Concept]]:
+    """A book whose first quote supports three concepts: a GENERALIZES b (and b SPECIFIC_OF
+    a), a SIMILAR_TO c (and back)."""
     book = make.book()
     store.apply(book)
     concepts = make.concepts_for(book, ["Neuroplasticidad", "Ejercicio", "Sueño"])
@@ -24,12 +27,16 @@ def test_relation_counts_are_what_relations_lists(store: GraphStore, make: Build
     store.apply(
         ChangeSet(
             relations=[
-                make.relation(a.id, "GENERALIZES", b.id),  # and b SPECIFIC_OF a
-                make.relation(a.id, "SIMILAR_TO", c.id),  # and c SIMILAR_TO a
+                make.relation(a.id, "GENERALIZES", b.id),
+                make.relation(a.id, "SIMILAR_TO", c.id),
             ]
         )
     )
-    content = book.contents[0]
+    return book.contents[0], concepts.concepts
+
+
+def test_relation_counts_are_what_relations_lists(store: GraphStore, make: Builders) -> None:
+    content, (a, b, c) = small_graph(store, make)
     asked = [a.id, b.id, c.id, content.id, "no-such-node"]
 
     for relation_type in (None, SUPPORTS, "SIMILAR_TO", QUOTED_IN):
@@ -52,3 +59,31 @@ def test_relation_counts_are_what_relations_lists(store: GraphStore, make: Build
 def test_relation_counts_rejects_an_unknown_direction(store: GraphStore) -> None:
     with pytest.raises(ValueError, match="direction"):
         store.relation_counts(["x"], direction="both")
+
+
+def test_relations_of_many_nodes_is_each_ones_relations_once(
+    store: GraphStore, make: Builders
+) -> None:
+    content, (a, b, c) = small_graph(store, make)
+    quote = store.quotes_of(content.id)[0]
+    everything = [a.id, b.id, c.id, content.id, quote.id, "no-such-node"]
+
+    for direction in ("out", "in", "both"):
+        for ids in ([a.id], [a.id, b.id], everything, [b.id, b.id], []):
+            expected = {r.key: r for i in ids for r in store.relations(i, direction=direction)}
+            assert store.relations_of(ids, direction=direction) == [
+                expected[key] for key in sorted(expected)
+            ], (direction, ids)
+    with pytest.raises(ValueError, match="direction"):
+        store.relations_of([a.id], direction="sideways")
+
+
+def test_get_concepts_returns_each_known_concept_once_in_the_order_asked(
+    store: GraphStore, make: Builders
+) -> None:
+    content, (a, _, c) = small_graph(store, make)
+    quote = store.quotes_of(content.id)[0]
+
+    found = store.get_concepts([c.id, "no-such-node", a.id, quote.id, c.id, content.id])
+    assert found == [store.get_concept(c.id), store.get_concept(a.id)]
+    assert store.get_concepts([]) == []

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from zettelgraph.models import Concept, Entity, NodeLabel
+from zettelgraph.models import Concept, Entity, NodeLabel, Relation
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import (
     CONCEPT_TYPE,
@@ -99,14 +99,15 @@ def get_node(store: GraphStore, node_id: str) -> Node | None:
 def _look_up(
     store: GraphStore, ids: list[str], looked: dict[str, Node | None], hops: dict[str, int]
 ) -> None:
-    """Read the nodes of `ids` not read yet into `looked`: the entities in one call, then the
-    concepts one by one (None for a passage or anything else)."""
+    """Read the nodes of `ids` not read yet into `looked`: the entities in one call, the
+    concepts in another (None for a passage or anything else)."""
     wanted = [i for i in dict.fromkeys(ids) if i not in looked and i not in hops]
     if not wanted:
         return
-    entities = {e.id: e for e in store.get_entities(wanted)}
+    nodes: dict[str, Node] = {e.id: e for e in store.get_entities(wanted)}
+    nodes.update((c.id, c) for c in store.get_concepts([i for i in wanted if i not in nodes]))
     for node_id in wanted:
-        looked[node_id] = entities.get(node_id) or store.get_concept(node_id)
+        looked[node_id] = nodes.get(node_id)
 
 
 def _summary(node: Node) -> str:
@@ -136,9 +137,10 @@ def _source_seeds(store: GraphStore, content_id: str) -> list[str]:
     passages = [
         r.source_id for r in store.relations(content_id, relation_type=QUOTED_IN, direction="in")
     ]
-    seeds: list[str] = []
-    for passage in passages:
-        seeds.extend(r.target_id for r in store.relations(passage, direction="out"))
+    supported: dict[str, list[str]] = {passage: [] for passage in passages}
+    for r in store.relations_of(passages, direction="out"):
+        supported[r.source_id].append(r.target_id)
+    seeds = [target for passage in passages for target in supported[passage]]
     found_in = set(passages)
     for entity in every_node(store, NodeLabel.ENTITY, Entity):
         listed = entity.provenance.get("passages")
@@ -164,8 +166,22 @@ def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter, limit: 
     nodes: list[Node] = [*concepts, *entities]
     if len(nodes) <= limit:
         return nodes
-    degree = {node.id: len(store.relations(node.id, direction="both")) for node in nodes}
-    return sorted(nodes, key=lambda node: -degree[node.id])[:limit]
+    ids = [node.id for node in nodes]
+    out, into = store.relation_counts(ids), store.relation_counts(ids, direction="in")
+    return sorted(nodes, key=lambda node: -(out[node.id] + into[node.id]))[:limit]
+
+
+def _ring_relations(store: GraphStore, ids: list[str], touching: dict[str, list[Relation]]) -> None:
+    """The relations the view draws of every node of `ids` not read yet, in one read: the
+    nodes waiting in the queue are the next ring (2,000 concepts: one read instead of 2,000)."""
+    wanted: dict[str, list[Relation]] = {i: [] for i in ids if i not in touching}
+    for r in store.relations_of(list(wanted)):
+        if r.type in STRUCTURAL_TYPES or r.source_id == r.target_id:
+            continue
+        for end in (r.source_id, r.target_id):
+            if end in wanted:
+                wanted[end].append(r)
+    touching.update(wanted)
 
 
 def graph_view(
@@ -218,13 +234,12 @@ def graph_view(
             queue.append(node.id)
     edges: dict[tuple[str, str, str], dict[str, Any]] = {}
     looked: dict[str, Node | None] = {}  # every neighbour read, found or not, read once
+    touching: dict[str, list[Relation]] = {}  # each node's relations, a ring read at once
     while queue:
         at = queue.popleft()
-        relations = [
-            r
-            for r in store.relations(at, direction="both")
-            if r.type not in STRUCTURAL_TYPES and r.source_id != r.target_id
-        ]
+        if at not in touching:
+            _ring_relations(store, [at, *queue], touching)
+        relations = touching.pop(at)
         if hops[at] < depth:
             _look_up(
                 store,

@@ -142,6 +142,9 @@ class GraphStore(Protocol):
 
     def list_concepts(self) -> list[Concept]: ...
 
+    def get_concepts(self, concept_ids: Sequence[str]) -> list[Concept]:
+        """The known Concepts among `concept_ids`, once each, in the order asked."""
+
     def nodes(self, label: NodeLabel, *, after: str = "", limit: int = 1000) -> list[AnyNode]:
         """Up to `limit` nodes of `label` with id > `after`, by id: a whole graph, page by page."""
 
@@ -184,6 +187,11 @@ class GraphStore(Protocol):
         direction: str = "out",
     ) -> list[Relation]:
         """Relations touching `node_id` ("out", "in" or "both"), or all when None."""
+
+    def relations_of(self, node_ids: Sequence[str], *, direction: str = "both") -> list[Relation]:
+        """Relations touching any of `node_ids` ("out", "in" or "both"), each once, by
+        (source, type, target): what `relations(id, direction=...)` lists for each id, in one
+        read (a graph view reads a whole ring of neighbours at a time)."""
 
     def relation_counts(
         self,

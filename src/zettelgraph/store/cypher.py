@@ -535,6 +535,9 @@ class CypherStore(ABC):
     def list_concepts(self) -> list[Concept]:
         return self._nodes(Concept, "MATCH (n:Concept) RETURN n.data ORDER BY n.id")
 
+    def get_concepts(self, concept_ids: Sequence[str]) -> list[Concept]:
+        return self._get_many(Concept, NodeLabel.CONCEPT, concept_ids)
+
     def quotes_of(self, content_id: str) -> list[Quote]:
         return self._nodes(
             Quote,
@@ -618,14 +621,15 @@ class CypherStore(ABC):
             queries = [f"MATCH (s:Node)-[r]->(t:Node) {where} {ret}"]
         else:
             # Each side anchored on the id index rather than filtering every relation.
-            patterns = {
-                "out": ["(s:Node {id: $id})-[r]->(t:Node)"],
-                "in": ["(s:Node)-[r]->(t:Node {id: $id})"],
-                "both": ["(s:Node {id: $id})-[r]->(t:Node)", "(s:Node)-[r]->(t:Node {id: $id})"],
-            }[direction]
+            patterns = _sides(direction, "$id")
             queries = [f"MATCH {pattern} {where} {ret}" for pattern in patterns]
+        return self._relation_rows([(query, params) for query in queries])
+
+    def _relation_rows(self, reads: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Relation]:
+        """The relations the reads return (source id, type, target id, data, created_at),
+        each once, by key."""
         found: dict[tuple[str, str, str], Relation] = {}
-        for query in queries:
+        for query, params in reads:
             for source, rtype, target, data, created in self._read(query, params):
                 relation = Relation(
                     source_id=source,
@@ -636,6 +640,19 @@ class CypherStore(ABC):
                 )
                 found[relation.key] = relation
         return [found[key] for key in sorted(found)]
+
+    def relations_of(self, node_ids: Sequence[str], *, direction: str = "both") -> list[Relation]:
+        patterns = _sides(direction, "id")
+        ids = list(dict.fromkeys(node_ids))
+        ret = "RETURN s.id, type(r), t.id, r.data, r.created_at"
+        # Each id anchored on the id index, as `relations` does for one.
+        return self._relation_rows(
+            [
+                (f"UNWIND $ids AS id MATCH {pattern} {ret}", {"ids": ids[i : i + _READ_BATCH]})
+                for pattern in patterns
+                for i in range(0, len(ids), _READ_BATCH)
+            ]
+        )
 
     def relation_counts(
         self,
@@ -742,6 +759,18 @@ class CypherStore(ABC):
         out["relations"] = self._count("MATCH (:Node)-[r]->(:Node) RETURN count(r)")
         out["vectors"] = self._count("MATCH (n:Node) WHERE n.embedding IS NOT NULL RETURN count(n)")
         return out
+
+
+def _sides(direction: str, anchor: str) -> list[str]:
+    """The patterns that find the relations of the node whose id is `anchor` ("out", "in"
+    or "both"), as `s`-[`r`]->`t`."""
+    out, into = (
+        f"(s:Node {{id: {anchor}}})-[r]->(t:Node)",
+        f"(s:Node)-[r]->(t:Node {{id: {anchor}}})",
+    )
+    if direction not in ("out", "in", "both"):
+        raise ValueError("direction must be 'out', 'in' or 'both'")
+    return {"out": [out], "in": [into], "both": [out, into]}[direction]
 
 
 def _dead_here(owner: str) -> bool:

@@ -58,6 +58,14 @@ def locked(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any
     return wrapper
 
 
+def _relations(rows: Sequence[tuple[str, str, str, str, str]]) -> list[Relation]:
+    """Relations from rows of (source_id, type, target_id, data, created_at)."""
+    return [
+        Relation(source_id=s, type=t, target_id=d, properties=json.loads(p), created_at=c)
+        for s, t, d, p, c in rows
+    ]
+
+
 def _counted_side(direction: str) -> str:
     """The column `relation_counts` groups by: the relations' source for "out", target for
     "in"."""
@@ -173,6 +181,10 @@ class SQLiteReads:
         return self._load(Concept, rows)
 
     @locked
+    def get_concepts(self, concept_ids: Sequence[str]) -> list[Concept]:
+        return self._get_many(Concept, NodeLabel.CONCEPT, concept_ids)
+
+    @locked
     def quotes_of(self, content_id: str) -> list[Quote]:
         return self._children(Quote, NodeLabel.QUOTE, content_id)
 
@@ -254,10 +266,26 @@ class SQLiteReads:
             "ORDER BY source_id, type, target_id",
             params,
         ).fetchall()
-        return [
-            Relation(source_id=s, type=t, target_id=d, properties=json.loads(p), created_at=c)
-            for s, t, d, p, c in rows
+        return _relations(rows)
+
+    @locked
+    def relations_of(self, node_ids: Sequence[str], *, direction: str = "both") -> list[Relation]:
+        if direction not in ("out", "in", "both"):
+            raise ValueError("direction must be 'out', 'in' or 'both'")
+        sides = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
+        ids = json.dumps(list(dict.fromkeys(node_ids)))
+        # One indexed lookup per id and side (the primary key, edges_target); UNION drops
+        # an edge found from both of its ends.
+        selects = [
+            "SELECT source_id, type, target_id, data, created_at FROM edges "
+            f"WHERE {side} IN (SELECT value FROM json_each(?))"
+            for side in sides[direction]
         ]
+        rows = self._db.execute(
+            " UNION ".join(selects) + " ORDER BY source_id, type, target_id",
+            [ids] * len(selects),
+        ).fetchall()
+        return _relations(rows)
 
     @locked
     def relation_counts(
