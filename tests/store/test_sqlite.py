@@ -6,7 +6,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -321,20 +321,39 @@ def test_a_version_1_file_is_upgraded_in_place(db_path: Path, make: Builders) ->
 def test_section_and_answer_reads_use_an_index(
     sqlite_store: SQLiteStore, db_path: Path, method: str, index: str
 ) -> None:
+    read = getattr(sqlite_store, method)
+    plan = plan_of(sqlite_store, db_path, lambda: read() if method == "answers" else read("x"))
+    assert f"USING INDEX {index}" in plan, plan
+
+
+def plan_of(store: SQLiteStore, db_path: Path, read: Callable[[], object]) -> str:
+    """SQLite's query plan for the one node query `read` makes."""
     statements: list[str] = []
-    sqlite_store._db.set_trace_callback(statements.append)
+    store._db.set_trace_callback(statements.append)
     try:
-        read = getattr(sqlite_store, method)
-        read() if method == "answers" else read("some-content-id")
+        read()
     finally:
-        sqlite_store._db.set_trace_callback(None)
+        store._db.set_trace_callback(None)
     (query,) = [s for s in statements if s.startswith("SELECT data FROM nodes")]
     connection = raw(db_path)
     try:
-        plan = " ".join(str(row[-1]) for row in connection.execute(f"EXPLAIN QUERY PLAN {query}"))
+        return " ".join(str(row[-1]) for row in connection.execute(f"EXPLAIN QUERY PLAN {query}"))
     finally:
         connection.close()
-    assert f"USING INDEX {index}" in plan, plan
+
+
+@pytest.mark.parametrize("method", ["nodes", "list_concepts"])
+def test_a_whole_label_is_read_in_id_order_without_sorting(
+    sqlite_store: SQLiteStore, db_path: Path, method: str
+) -> None:
+    """A deck of cards is read on every study page: from the index, in its order."""
+    read = getattr(sqlite_store, method)
+    plan = plan_of(
+        sqlite_store,
+        db_path,
+        lambda: read(NodeLabel.LEARNING_ITEM) if method == "nodes" else read(),
+    )
+    assert "USING INDEX nodes_label_id" in plan and "TEMP B-TREE" not in plan, plan
 
 
 def test_a_store_indexed_before_stemming_is_reanalysed(

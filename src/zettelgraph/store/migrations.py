@@ -69,4 +69,13 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             rebuild_text_index,
         ],
     ),
+    (
+        4,
+        [
+            # A whole label page by page in id order (`nodes`, `list_concepts`: a deck of
+            # cards on every study page) was an index search plus a sort of every row of
+            # the label: 600 cards, 9.6 ms; with the id in the index, 1.7 ms.
+            "CREATE INDEX nodes_label_id ON nodes(label, id)",
+        ],
+    ),
 ]
