@@ -25,7 +25,9 @@ the body, so it includes waiting for the server's threads and the store's lock.
 
 Prints JSON: per kind and overall p50 / p95 / max in ms, requests and errors (any status
 other than 200), requests per second, the store's counts, the machine's load average before
-and after (other processes on the machine share its CPUs) and the server's CPU seconds.
+and after (other processes on the machine share its CPUs), the server's CPU seconds under
+load and per request, and then, one request at a time (`--repeat` of each kind), the server's
+CPU milliseconds per page: the cost of a page whatever else the machine runs.
 """
 
 from __future__ import annotations
@@ -220,6 +222,25 @@ def hammer(
     }
 
 
+def server_cpu_per_page(
+    base: str, kinds: dict[str, list[str]], pid: int, repeat: int
+) -> dict[str, float | None]:
+    """The server's CPU milliseconds per request of each kind, one request at a time: what a
+    page costs whatever else the machine runs (the latencies under load depend on that)."""
+    out: dict[str, float | None] = {}
+    with httpx.Client(base_url=base, timeout=120) as http:
+        for kind in sorted(kinds):
+            urls = (kinds[kind] * repeat)[:repeat]
+            http.get(urls[0])
+            before = _cpu_seconds(pid)
+            for url in urls:
+                http.get(url)
+            after = _cpu_seconds(pid)
+            done = before is not None and after is not None
+            out[kind] = round((after - before) * 1000 / repeat, 1) if done else None  # type: ignore[operator]
+    return out
+
+
 def _cpu_seconds(pid: int) -> float | None:
     """User + system CPU seconds of a process so far (Linux /proc), None elsewhere."""
     try:
@@ -235,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=45.0, help="seconds counted")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds not counted")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=20, help="requests per page, one at a time")
     parser.add_argument("--embeddings", default="hash")
     parser.add_argument("--keep", type=Path, help="build the home here and keep it")
     args = parser.parse_args(argv)
@@ -261,6 +283,12 @@ def main(argv: list[str] | None = None) -> int:
             report["load_after"] = os.getloadavg()
             if cpu is not None and after is not None:
                 report["server_cpu_s"] = round(after - cpu, 1)
+                report["server_cpu_ms_per_request"] = round(
+                    (after - cpu) * 1000 / max(1, report["overall"]["requests"]), 1
+                )
+            report["server_cpu_ms_alone"] = server_cpu_per_page(
+                base, kinds, server.pid, args.repeat
+            )
         finally:
             server.terminate()
             server.wait(timeout=30)
