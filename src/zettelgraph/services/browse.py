@@ -112,32 +112,34 @@ def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
     do not say it, see `pointing_here`), its supporting passages and its provenance."""
     outgoing: list[dict[str, Any]] = []
     own = store.relations(concept.id)
+    into = store.relations(concept.id, direction="in")
+    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
+    here = pointing_here(own, into, vocabulary)
+    # The concepts at the other ends in one read, not one per relation.
+    ends = [r.target_id for r in own] + [r.source_id for r in here]
+    titles = {c.id: c.title for c in store.get_concepts(ends)}
     for r in own:
         if r.type in STRUCTURAL_TYPES:
             continue
-        target = store.get_concept(r.target_id)
         outgoing.append(
             {
                 "type": r.type,
                 "target_id": r.target_id,
-                "target": target.title if target else r.target_id,
+                "target": titles.get(r.target_id, r.target_id),
                 "explanation": r.properties.get("explanation", ""),
                 "inferred": "inferred_reverse_of" in r.properties,
             }
         )
     incoming: list[dict[str, Any]] = []
-    into = store.relations(concept.id, direction="in")
     quote_ids = [r.source_id for r in into if r.type == SUPPORTS]
-    vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
-    for r in pointing_here(own, into, vocabulary):
-        source = store.get_concept(r.source_id)
-        if source is None:
+    for r in here:
+        if r.source_id not in titles:
             continue
         incoming.append(
             {
                 "type": r.type,
                 "source_id": r.source_id,
-                "source": source.title,
+                "source": titles[r.source_id],
                 "explanation": r.properties.get("explanation", ""),
                 "inferred": "inferred_reverse_of" in r.properties,
             }

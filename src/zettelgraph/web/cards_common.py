@@ -61,10 +61,8 @@ def card_views(store: GraphStore, items: Iterable[LearningItem]) -> list[dict[st
     book and place) and `books` ({id, title}) resolved; every lookup done once per id."""
     items = list(items)
     concept_ids = list(dict.fromkeys(c for item in items for c in item.concept_ids))
-    titles: dict[str, str | None] = {}
-    for concept_id in concept_ids:
-        concept = store.get_concept(concept_id)
-        titles[concept_id] = concept.title if concept else None
+    titles: dict[str, str | None] = dict.fromkeys(concept_ids)
+    titles.update((c.id, c.title) for c in store.get_concepts(concept_ids))
     quote_ids = list(dict.fromkeys(q for item in items for q in item.quote_ids))
     views = browse.passage_views(store, store.get_quotes(quote_ids))
     passages = {view["id"]: view for view in views}

@@ -62,20 +62,24 @@ def _reading_groups(store: GraphStore, detail: dict[str, Any]) -> list[dict[str,
     """Passages in reading order, grouped under their section, each with the concepts it
     supports."""
     titles = {s["id"]: s["title"] for s in detail["sections"]}
-    concept_titles: dict[str, str | None] = {}
+    # Every passage's SUPPORTS and the concepts they reach in two reads, not two per passage.
+    supported: dict[str, list[str]] = {p["id"]: [] for p in detail["quotes"]}
+    for r in store.relations_of(list(supported), direction="out"):
+        if r.type == SUPPORTS:
+            supported[r.source_id].append(r.target_id)
+    wanted = [c for targets in supported.values() for c in targets]
+    concept_titles = {c.id: c.title for c in store.get_concepts(wanted)}
     groups: list[dict[str, Any]] = []
     for passage in detail["quotes"]:
         key = passage["section_id"] or passage["section"] or ""
         if not groups or groups[-1]["key"] != key:
             title = titles.get(key, "") if passage["section_id"] else (passage["section"] or "")
             groups.append({"key": key, "title": title, "passages": []})
-        supports = []
-        for r in store.relations(passage["id"], relation_type=SUPPORTS):
-            if r.target_id not in concept_titles:
-                concept = store.get_concept(r.target_id)
-                concept_titles[r.target_id] = concept.title if concept else None
-            if concept_titles[r.target_id] is not None:
-                supports.append({"id": r.target_id, "title": concept_titles[r.target_id]})
+        supports = [
+            {"id": c, "title": concept_titles[c]}
+            for c in supported[passage["id"]]
+            if c in concept_titles
+        ]
         groups[-1]["passages"].append({**passage, "concepts": supports})
     return groups
 

@@ -53,11 +53,9 @@ def _committed_links(web: WebState, committed: dict[str, Any]) -> dict[str, list
     store = web.services.store
     out: dict[str, list[dict[str, str]]] = {}
     for key in ("concepts", "touched_existing"):
-        rows = []
-        for concept_id in committed.get(key, []):
-            concept = store.get_concept(concept_id)
-            rows.append({"id": concept_id, "title": concept.title if concept else concept_id})
-        out[key] = rows
+        ids = list(committed.get(key, []))
+        titles = {c.id: c.title for c in store.get_concepts(ids)}
+        out[key] = [{"id": i, "title": titles.get(i, i)} for i in ids]
     return out
 
 
