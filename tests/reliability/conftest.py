@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +22,20 @@ from typer.testing import CliRunner
 
 from web.conftest import make_web  # noqa: F401 (the web app fixture, for test_web_inputs)
 from zettelgraph.cli.app import app
-from zettelgraph.models import NodeLabel
+from zettelgraph.models import Entity, NodeLabel
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore, open_store
+from zettelgraph.store.base import every_node
 
 
 @dataclass
 class Home:
-    """One user's zettelgraph: a home folder and a store URL (None: SQLite in the home)."""
+    """One user's zettelgraph: a home folder, a store URL (None: SQLite in the home) and any
+    other settings (ZETTELGRAPH_* variables)."""
 
     path: Path
     store_url: str | None
+    settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def env(self) -> dict[str, str]:
@@ -40,7 +43,7 @@ class Home:
         env["ZETTELGRAPH_EMBEDDINGS"] = "hash"
         if self.store_url:
             env["ZETTELGRAPH_STORE"] = self.store_url
-        return env
+        return {**env, **self.settings}
 
     def cli(self, *args: str) -> Any:
         """`zettelgraph ARGS` in this process; the result has exit_code, stdout, stderr."""
@@ -99,8 +102,21 @@ class Home:
             processed = sorted(
                 (c.title, c.processed_date is not None) for c in store.list_contents()
             )
+            entities = sorted(
+                (
+                    e.name,
+                    e.entity_type,
+                    e.description,
+                    e.pack,
+                    as_text(e.properties),
+                    as_text(lasting(e.provenance)),
+                    len(e.provenance.get("llm_calls") or []),
+                )
+                for e in every_node(store, NodeLabel.ENTITY, Entity)
+            )
             return {
                 "concepts": concepts,
+                "entities": entities,
                 "relations": relations,
                 "processed": processed,
                 "counts": store.counts(),
@@ -125,6 +141,20 @@ def replace(self, target):
     return real_replace(self, target)
 pathlib.Path.replace = replace
 """
+
+
+def as_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+# What differs between two runs of the same notes: the run's id, when it was approved, and
+# the model calls' ids (which name the run).
+RUN_ONLY = ("run", "runs", "approved_at", "llm_calls")
+
+
+def lasting(provenance: dict[str, Any]) -> dict[str, Any]:
+    """An entity's provenance without what only names the run that wrote it."""
+    return {k: v for k, v in provenance.items() if k not in RUN_ONLY}
 
 
 @pytest.fixture(params=["sqlite", "falkordb"])

@@ -2,12 +2,16 @@
 words that send it nowhere harmful, and the graph holds everything once.
 
 The fake model answers with a little latency so both processes are really in flight together.
+Two "machines" (homes with lock folders of their own, one store and one checkpoint database)
+meet at a barrier after each has looked for an open run and found none: only the store can
+tell them apart then.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +36,7 @@ def slow(home: Home) -> Home:
         def env(self) -> dict[str, str]:
             return {**super().env, "ZETTELGRAPH_LLM": SLOW}
 
-    return Slow(home.path, home.store_url)
+    return Slow(home.path, home.store_url, home.settings)
 
 
 def both(home: Home, args: list[str]) -> list[tuple[int, str, str]]:
@@ -204,3 +208,64 @@ def test_processes_rating_one_shown_card_at_once_store_one_rating(
         assert len(logs) == trial + 1 and logs[0].state_before is None
         assert item.due == logs[-1].due
         assert datetime.fromisoformat(item.schedule["last_review"]) == logs[-1].reviewed_at
+
+
+# Each child, once it has looked for an open run of the content (and found none), waits until
+# the other has looked too: both go on to start a run, as two machines would at one moment.
+MET_AFTER_LOOKING = textwrap.dedent(
+    """
+    import os, pathlib, time
+    import zettelgraph.services.runs as _runs
+    _looked = _runs.WorkflowRuns.open_run_of
+    _met = []
+
+    def _open_run_of(self, content_id):
+        found = _looked(self, content_id)
+        if not _met:
+            _met.append(True)
+            folder = pathlib.Path({folder!r})
+            (folder / str(os.getpid())).touch()
+            deadline = time.monotonic() + 60
+            while len(list(folder.iterdir())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return found
+
+    _runs.WorkflowRuns.open_run_of = _open_run_of
+    """
+)
+
+
+def machines(make_home: Any, backend: str, tmp_path: Path, request: Any) -> list[Home]:
+    """Two homes (each its own lock folder, as on two machines) sharing one store and one
+    checkpoint database: a shared SQLite file, or FalkorDB with PostgreSQL checkpoints."""
+    if backend == "falkordb":
+        store = make_home("shared").store_url
+        checkpoints = request.getfixturevalue("postgres_database_url")
+    else:
+        store = f"sqlite:///{tmp_path / 'shared' / 'zettelgraph.db'}"
+        checkpoints = f"sqlite:///{tmp_path / 'shared' / 'checkpoints.db'}"
+    settings = {"ZETTELGRAPH_CHECKPOINTS": checkpoints}
+    return [Home(tmp_path / name, store, settings) for name in ("machine-a", "machine-b")]
+
+
+@pytest.mark.parametrize("command", ["extract", "graph-extract"])
+def test_two_machines_starting_a_run_of_one_book_start_one(
+    make_home: Any, backend: str, tmp_path: Path, request: pytest.FixtureRequest, command: str
+) -> None:
+    """No lock file is shared: the store's claim on the content decides alone. One trial per
+    workflow: the meeting point makes every trial the worst case."""
+    one, other = machines(make_home, backend, tmp_path, request)
+    cid = ingest(one, notes_file(tmp_path / "notes", 3))
+    folder = tmp_path / "met"
+    folder.mkdir()
+    prelude = MET_AFTER_LOOKING.format(folder=str(folder))
+    children = [home.child([command, cid, "--json"], prelude=prelude) for home in (one, other)]
+    outputs = [c.communicate(timeout=180) for c in children]
+    results = [(c.returncode, out, err) for c, (out, err) in zip(children, outputs, strict=True)]
+    won = [json.loads(out) for code, out, _ in results if code == 0]
+    lost = [" ".join(err.split()) for code, _, err in results if code != 0]
+    assert len(won) == 1 and len(lost) == 1, results
+    assert won[0]["status"] == "awaiting_review"
+    assert won[0]["run_id"] in lost[0], lost[0]
+    runs = [r for r in one.json("runs") if r["content_id"] == cid]
+    assert [r["run_id"] for r in runs] == [won[0]["run_id"]]

@@ -176,3 +176,31 @@ def test_runs_are_listed_from_postgres(
     assert not (home / "checkpoints.db").exists()  # the run's thread lives in Postgres
     listed = json.loads(runner.invoke(app, [*args, "runs", "--json"]).stdout)
     assert [(r["run_id"], r["status"]) for r in listed] == [(run["run_id"], "awaiting_review")]
+
+
+def test_processes_opening_a_new_postgres_database_at_once_all_set_it_up(
+    postgres_database_url: str, tmp_path: Path
+) -> None:
+    """Two machines' first commands on a new checkpoint database: each sets up the tables,
+    none fails on another's migration (they took turns on PostgreSQL's advisory lock)."""
+    import threading
+
+    openers = 6
+    gate = threading.Barrier(openers)
+    failures: list[Exception] = []
+    settings = Settings(home=tmp_path, checkpoints=postgres_database_url)
+
+    def open_once() -> None:
+        gate.wait()
+        try:
+            with open_checkpointer(settings):
+                pass
+        except CheckpointError as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_once) for _ in range(openers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []

@@ -23,6 +23,10 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # A server that does not answer is reported after this many seconds instead of hanging a run.
 CONNECT_TIMEOUT_SECONDS = 10
 SETUP_TRIES = 50
+# The PostgreSQL advisory lock held while the checkpoint tables are set up (any fixed number
+# the database's other users do not take).
+SETUP_LOCK = 0x7A6B_7370
+SETUP_WAIT_SECONDS = 60
 
 
 class CheckpointError(ValueError):
@@ -100,7 +104,24 @@ def _postgres_saver(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
     try:
         saver = postgres.PostgresSaver(connection)
         try:
-            saver.setup()
+            # Two processes (two machines) opening a new database at once would both run the
+            # first migration, and one would fail on the other's version row: one at a time.
+            # Polled, not waited for: a session waiting on the lock is a transaction the
+            # holder's CREATE INDEX CONCURRENTLY waits for in turn (a deadlock).
+            deadline = time.monotonic() + SETUP_WAIT_SECONDS
+            while not connection.execute(
+                "SELECT pg_try_advisory_lock(%s) AS taken", (SETUP_LOCK,)
+            ).fetchone()["taken"]:
+                if time.monotonic() > deadline:
+                    raise CheckpointError(
+                        f"{what}: another process has been setting up the checkpoint tables "
+                        f"for {SETUP_WAIT_SECONDS} s; try again"
+                    )
+                time.sleep(0.1)
+            try:
+                saver.setup()
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
         except psycopg.Error as exc:
             raise CheckpointError(
                 _postgres_failure(url, "cannot create the checkpoint tables", exc)

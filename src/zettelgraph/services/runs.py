@@ -10,9 +10,10 @@ last finished step instead of starting over. The run rules live here and nowhere
 - one process at a time drives a run (a lock file per run under ZETTELGRAPH_HOME/locks): a
   second decision or resume while one is in progress is refused as such, not as "interrupted";
 - the decisions a reader can take are ACTIONS.
-The store re-checks at commit, inside its transaction, that no other run committed the content
-since this one started (ChangeSet.expect_processed), which covers what file locks cannot (two
-machines sharing a checkpoint database).
+What file locks cannot see (two machines sharing a store and a checkpoint database) the store
+settles: a start claims its content there (`run_claims`), and the commit re-checks inside its
+transaction that no other run committed the content since this one started
+(ChangeSet.expect_processed).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from zettelgraph.services import card_generation
+from zettelgraph.services import card_generation, run_claims
 from zettelgraph.services.checkpoints import thread_heads
 from zettelgraph.services.errors import MODEL_UNUSABLE
 from zettelgraph.services.ids import IdKind, resolve_id
@@ -219,12 +220,45 @@ class WorkflowRuns:
         run_id = self.new_run_id()
         payload = {**payload, "content_id": content_id, "run_id": run_id}
         busy = "another run of this content is being started right now; `zettelgraph runs`"
-        with self._exclusive(self._content_lock(content_id), busy + " lists it"):
+        key = self._content_lock(content_id)
+        with self._exclusive(key, busy + " lists it"):
             existing = self.open_run_of(content_id)
             if existing is not None:
                 raise OpenRunError(existing)
-            self._launch(run_id, payload, on_step, busy)
+            # What the lock file cannot see (another machine) the store's claim settles.
+            mine = self._claim(key, run_id)
+            try:
+                self._launch(run_id, payload, on_step, busy)
+            except MODEL_UNUSABLE:
+                run_claims.release(self.services.store, key, mine)
+                raise
         return self.view(run_id)
+
+    def _claim(self, key: str, run_id: str) -> run_claims.Claim:
+        """Claim the content for `run_id` in the store, or refuse naming the run that holds
+        it: OpenRunError once that run is in the checkpoint database, BusyError before."""
+        claim, won = run_claims.claim(self.services.store, key, run_id, self._claim_holds)
+        if won:
+            return claim
+        try:
+            view = self.view(claim.run_id)
+        except RunError:
+            view = None
+        if view is not None and view.status in OPEN_STATUSES:
+            raise OpenRunError(view)
+        host = claim.holder.partition(":")[0]
+        raise BusyError(
+            f"run {claim.run_id} of this content is being started right now (on {host}); "
+            "`zettelgraph runs` lists it"
+        )
+
+    def _claim_holds(self, claim: run_claims.Claim) -> bool:
+        """Whether the run a claim names still owns its content."""
+        try:
+            return self.view(claim.run_id).status in OPEN_STATUSES
+        except RunError:
+            # Not in the checkpoint database: being started, or its start died.
+            return claim.starting()
 
     def new_run_id(self) -> str:
         return f"{self.run_prefix}{uuid.uuid4().hex[:12]}"

@@ -126,6 +126,12 @@ class GraphStore(Protocol):
         once whatever the concurrency. False, with nothing written, when another rating (or
         a decision) got there first."""
 
+    def swap_claim(self, key: str, expected: str | None, value: str | None) -> str | None:
+        """Set the claim `key` to `value` (None: remove it) if it holds `expected` now (None:
+        no claim), in one atomic step every process using the store sees, whatever machine
+        it runs on; returns what `key` holds after the call. A run start claims its content
+        here (`services/run_claims.py`)."""
+
     # --- reads -------------------------------------------------------------------------
     def get_content(self, content_id: str) -> Content | None: ...
 

@@ -25,8 +25,6 @@ full-text indexes and their queries.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -60,7 +58,7 @@ from zettelgraph.models import (
     label_of,
     normalize_name,
 )
-from zettelgraph.processes import alive
+from zettelgraph.processes import dead_here, this_process
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import (
     EmbedderMismatchError,
@@ -320,7 +318,7 @@ class CypherStore(ABC):
         other writer may interleave with. A holder that dies frees it after LEASE_SECONDS, or
         at once when it ran on this machine (its process id is gone): a run resumed right
         after a crash does not wait out the dead process's lease."""
-        token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"
+        token = f"{this_process()}:{uuid.uuid4().hex}"
         key = f"lease:{name}"
         deadline = time.monotonic() + wait
         while True:
@@ -339,7 +337,7 @@ class CypherStore(ABC):
                     "MATCH (l:ZettelgraphMeta {key: $key}) RETURN l.lease_owner", {"key": key}
                 )
                 owner = str(holder[0][0]) if holder and holder[0][0] else ""
-                if _dead_here(owner):
+                if dead_here(owner):
                     rows = self._write_rows(
                         "MATCH (l:ZettelgraphMeta {key: $key}) WHERE l.lease_owner = $dead "
                         "SET l.lease_until = $until, l.lease_owner = $token RETURN l.lease_owner",
@@ -360,6 +358,21 @@ class CypherStore(ABC):
                 "SET l.lease_until = 0 RETURN l.key",
                 {"key": key, "token": token},
             )
+
+    def swap_claim(self, key: str, expected: str | None, value: str | None) -> str | None:
+        name = f"claim:{key}"
+        # One conditional write. Its first SET write-locks the node, so the WHERE reads the
+        # latest claim (as in `_lease`); FalkorDB runs writes one at a time anyway.
+        rows = self._write_rows(
+            "MERGE (m:ZettelgraphMeta {key: $key}) SET m.claim_touched = $now "
+            "WITH m WHERE coalesce(m.claim, '') = $expected SET m.claim = $value "
+            "RETURN m.key",
+            {"key": name, "now": time.time() * 1000, "expected": expected or "", "value": value},
+        )
+        if rows:
+            return value
+        held = self._read("MATCH (m:ZettelgraphMeta {key: $key}) RETURN m.claim", {"key": name})
+        return str(held[0][0]) if held and held[0][0] is not None else None
 
     def apply(self, changes: ChangeSet) -> None:
         if not changes.expect_processed:
@@ -771,10 +784,3 @@ def _sides(direction: str, anchor: str) -> list[str]:
     if direction not in ("out", "in", "both"):
         raise ValueError("direction must be 'out', 'in' or 'both'")
     return {"out": [out], "in": [into], "both": [out, into]}[direction]
-
-
-def _dead_here(owner: str) -> bool:
-    """Whether a lease owner ("host:pid:token") is a process of this machine that is gone."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    return host == socket.gethostname() and pid.isdigit() and not alive(int(pid))

@@ -222,6 +222,24 @@ class SQLiteStore(SQLiteReads):
             self._upsert_node(log)
         return True
 
+    def swap_claim(self, key: str, expected: str | None, value: str | None) -> str | None:
+        name = f"claim:{key}"
+        # Under BEGIN IMMEDIATE no other process writes between the read and the write.
+        with self._transaction():
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+            held = str(row[0]) if row else None
+            if held != expected:
+                return held
+            if value is None:
+                self._db.execute("DELETE FROM meta WHERE key = ?", (name,))
+            else:
+                self._db.execute(
+                    "INSERT INTO meta(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (name, value),
+                )
+        return value
+
     def _delete(self, changes: ChangeSet) -> list[str]:
         """Delete what `changes` names, before its upserts; the node ids deleted."""
         if changes.delete_relations:
