@@ -235,9 +235,11 @@ def sync_entity_notes(
     if entity_ids is None:
         entities = list(every_node(store, NodeLabel.ENTITY, Entity))
         packs = {pack.name for pack in schema.packs} | {entity.pack for entity in entities}
-        _tidy(vault, sorted(packs), check, report)
     else:
         entities = store.get_entities(list(dict.fromkeys(entity_ids)))
+        # A run's notes (resumed after a kill mid-write) tidy the folders they go to.
+        packs = {entity.pack for entity in entities}
+    _tidy(vault, sorted(packs), check, report)
     # Oldest first, so when two entities share a name the older one keeps the plain name.
     for entity in sorted(entities, key=lambda e: (e.created_at, e.id)):
         try:

@@ -49,11 +49,15 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> dict[s
     stored = {e.id: e for e in store.get_entities([d["id"] for d in drafts])}
     entities: list[Entity] = []
     embed: list[Entity] = []
+    # A commit replayed after a kill finds the entities its first attempt wrote: they are
+    # still this run's new ones (reported so), and embedded again, since on a store that
+    # cannot roll back (FalkorDB) the first attempt may have stopped before their vectors.
+    ours = {i for i, e in stored.items() if e.provenance.get("run") == run_id}
     for draft in drafts:
         before = stored.get(draft["id"])
         entity = _entity(draft, before, schema, versions, common, approved_at)
         entities.append(entity)
-        if before is None or before.description != entity.description:
+        if before is None or entity.id in ours or before.description != entity.description:
             embed.append(entity)
     warnings: list[str] = []
     types = {e.id: e.entity_type for e in entities}
@@ -98,12 +102,13 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> dict[s
             vectors={e.id: vectors[i] for i, e in enumerate(embed)} if vectors is not None else {},
         )
     )
-    new = [e.id for e in entities if e.id not in stored]
+    new = [e.id for e in entities if e.id not in stored or e.id in ours]
+    updated = [e.id for e in entities if e.id in stored and e.id not in ours]
     return {
         "status": "committed",
         "committed": {
             "entities_new": new,
-            "entities_updated": [e.id for e in entities if e.id in stored],
+            "entities_updated": updated,
             "relationships": len(relations),
             "relationships_dropped_at_commit": len(proposal["relationships"]) - len(relations),
             "left_out": left_out,

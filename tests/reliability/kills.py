@@ -1,0 +1,93 @@
+"""SIGKILL a child process at a chosen point, then check what recovery left: the machinery of
+the kill tests (`test_kill.py`, `test_kill_graph.py`, `test_kill_experiment.py`).
+
+The child kills itself with SIGKILL: no cleanup, no finally blocks, as when a laptop's lid
+closes on a dying battery. A point is a function (`package.module:Name.attr`) and whether the
+process dies just before or just after its `nth` call. A workflow node patched so dies before
+the node runs, or after it returned and before its checkpoint is written (LangGraph saves a
+step's checkpoint after the node returns). Note writes are killed at `NOTE_WRITE`: the
+temporary file is written and synced, not yet renamed over the note.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from reliability.conftest import Home
+
+# Every write through `vault.writer.atomic_write` renames a temporary file over its target.
+NOTE_WRITE = "pathlib:Path.replace"
+
+_HOOK = """
+import importlib, os, signal, threading
+
+def _zg_kill_at(target, when, nth):
+    module_name, _, attribute = target.partition(":")
+    owner = importlib.import_module(module_name)
+    *path, name = attribute.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    real = getattr(owner, name)
+    seen = [0]
+    lock = threading.Lock()
+    temp_only = target == {note_write!r}
+
+    def hooked(*args, **kwargs):
+        if temp_only and not args[0].name.startswith(".zettelgraph-"):
+            return real(*args, **kwargs)
+        with lock:
+            seen[0] += 1
+            mine = seen[0]
+        if mine == nth and when == "before":
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = real(*args, **kwargs)
+        if mine == nth and when == "after":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    setattr(owner, name, hooked)
+
+_zg_kill_at({target!r}, {when!r}, {nth})
+"""
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where a child dies: just `when` the `nth` call of `target`."""
+
+    target: str
+    when: Literal["before", "after"] = "before"
+    nth: int = 1
+
+    def prelude(self) -> str:
+        """Python a child runs before the CLI: the hook that kills it at this point."""
+        return _HOOK.format(note_write=NOTE_WRITE, target=self.target, when=self.when, nth=self.nth)
+
+
+def killed(home: Home, args: list[str], point: Point) -> None:
+    """Run `zettelgraph ARGS` in a child process that dies at `point`; it must have died."""
+    child = home.child(args, prelude=point.prelude())
+    out, err = child.communicate(timeout=180)
+    assert child.returncode == -signal.SIGKILL, (point, child.returncode, out, err)
+
+
+def ok(home: Home, *args: str) -> Any:
+    """`zettelgraph ARGS --json` in this process, which must succeed: its JSON."""
+    result = home.cli(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def run_status(home: Home, run_id: str) -> str:
+    return str(next(r["status"] for r in home.json("runs") if r["run_id"] == run_id))
+
+
+def assert_vault_clean(home: Home) -> None:
+    """`vault sync --check` finds nothing to repair, and no temporary file of a write is left
+    in the vault or in the home (where experiments keep their reports)."""
+    report = ok(home, "vault", "sync", "--check")
+    assert report["temp_files"] == [] and report["drift"] == [] and report["errors"] == []
+    assert list(home.path.rglob(".zettelgraph-*.tmp")) == []
