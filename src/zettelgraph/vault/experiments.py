@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zettelgraph.vault.report import EXPERIMENT_NOTE, NotesReport
-from zettelgraph.vault.writer import Vault, VaultError, atomic_write, safe_note_name
+from zettelgraph.vault.writer import (
+    Vault,
+    VaultError,
+    atomic_write,
+    remove_stray_temp_files,
+    safe_note_name,
+)
 
 EXPERIMENTS_DIR = "10 - Experiments"
 ATTACHMENTS_DIR = "attachments"
@@ -80,6 +86,7 @@ def write_experiment_note(
     """Write the report (charts linked by file name) and its attachments; the note's path.
     Attachments first: a note never links a chart that is not there."""
     folder = _folder(root)
+    remove_stray_temp_files(folder)
     for name, data in attachments.items():
         atomic_write(_attachment(folder, experiment_id, name), data)
     path = _existing(folder, experiment_id) or folder / f"{safe_note_name(title)}.md"

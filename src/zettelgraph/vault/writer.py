@@ -142,17 +142,7 @@ class Vault:
     def stray_temp_files(self) -> list[Path]:
         """Temporary files of note writes whose process died before renaming them (a kill or
         a power cut mid-write). A write in progress in a live process is not one."""
-        if not self.ideas.is_dir():
-            return []
-        stray = []
-        for path in sorted(self.ideas.rglob(f"{TEMP_PREFIX}*.tmp")):
-            match = _TEMP_NAME.fullmatch(path.name)
-            if match is None:
-                continue
-            pid = int(match.group(1)) if match.group(1) else None  # older names had no pid
-            if pid is None or (pid != os.getpid() and not alive(pid)):
-                stray.append(path)
-        return stray
+        return stray_temp_files(self.ideas)
 
     def tidy(self, report: NotesReport, kind: str, *, check: bool = False) -> None:
         """Remove the `stray_temp_files` (with `check`, only list them) into `report`, as
@@ -328,6 +318,30 @@ def _entity_id_of(path: Path) -> str | None:
         match = _ENTITY_ID_LINE.search(front)
         value = match.group(1) if match else None
     return str(value) if value not in (None, "") else None
+
+
+def stray_temp_files(folder: Path) -> list[Path]:
+    """The temporary files `atomic_write` left in `folder` (and below) in processes that died
+    before renaming them (a kill or a power cut mid-write); a live process's are not."""
+    if not folder.is_dir():
+        return []
+    stray = []
+    for path in sorted(folder.rglob(f"{TEMP_PREFIX}*.tmp")):
+        match = _TEMP_NAME.fullmatch(path.name)
+        if match is None:
+            continue
+        pid = int(match.group(1)) if match.group(1) else None  # older names had no pid
+        if pid is None or (pid != os.getpid() and not alive(pid)):
+            stray.append(path)
+    return stray
+
+
+def remove_stray_temp_files(folder: Path) -> None:
+    """Remove what writes killed mid-way left in `folder`: a step that writes there again
+    after a kill (a resumed run) leaves it as an uninterrupted one would."""
+    for path in stray_temp_files(folder):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:

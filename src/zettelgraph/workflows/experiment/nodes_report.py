@@ -9,7 +9,7 @@ from typing import Any
 from zettelgraph.analysis.charts import Chart, drift_chart, frequency_chart
 from zettelgraph.models import utcnow
 from zettelgraph.vault.experiments import write_experiment_note
-from zettelgraph.vault.writer import VaultError, atomic_write
+from zettelgraph.vault.writer import VaultError, atomic_write, remove_stray_temp_files
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.report import (
     drift_by_group,
@@ -51,6 +51,7 @@ def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
     folder = services.settings.home / "experiments" / run_id
     charts = charts_of(state)
     files = {f"{name}.{fmt}": data for name, chart in charts.items() for fmt, data in chart.items()}
+    remove_stray_temp_files(folder)
     for name, data in files.items():
         atomic_write(folder / name, data)
     pictures = note_charts(files)
