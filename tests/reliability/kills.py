@@ -5,7 +5,7 @@ The child kills itself with SIGKILL: no cleanup, no finally blocks, as when a la
 closes on a dying battery. A point is a function (`package.module:Name.attr`) and whether the
 process dies just before or just after its `nth` call. A workflow node patched so dies before
 the node runs, or after it returned and before its checkpoint is written (LangGraph saves a
-step's checkpoint after the node returns). Note writes are killed at `NOTE_WRITE`: the
+step's checkpoint after the node returns). Note writes are killed at `note_write`: the
 temporary file is written and synced, not yet renamed over the note.
 """
 
@@ -18,13 +18,10 @@ from typing import Any, Literal
 
 from reliability.conftest import Home
 
-# Every write through `vault.writer.atomic_write` renames a temporary file over its target.
-NOTE_WRITE = "pathlib:Path.replace"
-
 _HOOK = """
 import importlib, os, signal, threading
 
-def _zg_kill_at(target, when, nth):
+def _zg_kill_at(target, when, nth, only):
     module_name, _, attribute = target.partition(":")
     owner = importlib.import_module(module_name)
     *path, name = attribute.split(".")
@@ -33,10 +30,9 @@ def _zg_kill_at(target, when, nth):
     real = getattr(owner, name)
     seen = [0]
     lock = threading.Lock()
-    temp_only = target == {note_write!r}
 
     def hooked(*args, **kwargs):
-        if temp_only and not args[0].name.startswith(".zettelgraph-"):
+        if only not in repr(args):
             return real(*args, **kwargs)
         with lock:
             seen[0] += 1
@@ -50,21 +46,33 @@ def _zg_kill_at(target, when, nth):
 
     setattr(owner, name, hooked)
 
-_zg_kill_at({target!r}, {when!r}, {nth})
+_zg_kill_at({target!r}, {when!r}, {nth}, {only!r})
+{setup}
 """
 
 
 @dataclass(frozen=True)
 class Point:
-    """Where a child dies: just `when` the `nth` call of `target`."""
+    """Where a child dies: just `when` the `nth` call of `target` whose arguments' repr
+    contains `only`; `setup` is Python the child runs first."""
 
     target: str
     when: Literal["before", "after"] = "before"
     nth: int = 1
+    only: str = ""
+    setup: str = ""
 
     def prelude(self) -> str:
         """Python a child runs before the CLI: the hook that kills it at this point."""
-        return _HOOK.format(note_write=NOTE_WRITE, target=self.target, when=self.when, nth=self.nth)
+        return _HOOK.format(
+            target=self.target, when=self.when, nth=self.nth, only=self.only, setup=self.setup
+        )
+
+
+def note_write(nth: int = 1) -> Point:
+    """In the `nth` write through `vault.writer.atomic_write`: its temporary file written and
+    synced, not yet renamed over the file."""
+    return Point("pathlib:Path.replace", nth=nth, only=".zettelgraph-")
 
 
 def killed(home: Home, args: list[str], point: Point) -> None:

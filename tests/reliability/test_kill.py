@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from reliability.conftest import Home, ingest, notes_file
-from reliability.kills import NOTE_WRITE, Point, assert_vault_clean, killed, ok, run_status
+from reliability.kills import Point, assert_vault_clean, killed, note_write, ok, run_status
 
 TRIALS = 10
 COMMIT = "zettelgraph.workflows.concept_extraction.nodes_commit:commit"
 POINTS = {
     "approved": Point(COMMIT, "before"),
     "committed": Point(COMMIT, "after"),
-    "note_write": Point(NOTE_WRITE),
+    "note_write": note_write(),
 }
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from experiment_books import BOOKS
 from reliability.conftest import Home, ingest
-from reliability.kills import NOTE_WRITE, Point, assert_vault_clean, killed, ok
+from reliability.kills import Point, assert_vault_clean, killed, note_write, ok
 
 WORKFLOW = "zettelgraph.workflows.experiment"
 POINTS = {
@@ -30,8 +30,8 @@ POINTS = {
     "recommending": (Point(f"{WORKFLOW}.nodes_plan:recommend", "before"), "new"),
     "tools": (Point(f"{WORKFLOW}.nodes_execute:run_tools", "before", 2), "approve"),
     "synthesized": (Point(f"{WORKFLOW}.nodes_synthesis:synthesize", "after"), "approve"),
-    "results_write": (Point(NOTE_WRITE, "before", 2), "approve"),
-    "note_write": (Point(NOTE_WRITE, "before", 3), "approve"),
+    "results_write": (note_write(2), "approve"),
+    "note_write": (note_write(3), "approve"),
 }
 # What an experiment's outcome is; its times, ids and model-call log are not.
 OUTCOME = (
