@@ -240,6 +240,8 @@ class WorkflowRuns:
         claim, won = run_claims.claim(self.services.store, key, run_id, self._claim_holds)
         if won:
             return claim
+        if claim.run_id == run_id:  # others kept replacing the claim: no run to name
+            raise BusyError("another run of this content is being started right now; try again")
         try:
             view = self.view(claim.run_id)
         except RunError:

@@ -371,7 +371,10 @@ class CypherStore(ABC):
         )
         if rows:
             return value
-        held = self._read("MATCH (m:ZettelgraphMeta {key: $key}) RETURN m.claim", {"key": name})
+        # Read as a write is (Neo4j routes it to the leader): the claim as it is now.
+        held = self._write_rows(
+            "MATCH (m:ZettelgraphMeta {key: $key}) RETURN m.claim", {"key": name}
+        )
         return str(held[0][0]) if held and held[0][0] is not None else None
 
     def apply(self, changes: ChangeSet) -> None:
