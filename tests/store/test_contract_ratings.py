@@ -123,3 +123,30 @@ def test_ratings_of_one_shown_card_sent_together_store_one(
     assert sorted(won) == [False] * 5 + [True]
     [log] = store.review_logs(shown.id)
     assert store.get_learning_items([shown.id])[0].due == log.due
+
+
+def test_card_states_are_what_the_study_rules_read(store: GraphStore, make: Builders) -> None:
+    """`card_states`: every card's status, type, difficulty, books, concepts, FSRS state and
+    due (as the same instant, whatever offset it was written with), in id order, no text."""
+    new = _card(store, make, front="¿Qué es la neurogénesis?", content_ids=["c1"])
+    rated, log = _rating(_card(store, make, difficulty="hard"), WHEN)
+    later = rated.model_copy(update={"due": WHEN.astimezone(timezone(timedelta(hours=-5)))})
+    store.record_rating(rated.model_copy(update={"schedule": {}, "due": None}), later, log)
+    states = {state.id: state for state in store.card_states()}
+    assert [s.id for s in store.card_states()] == sorted(states)
+    fresh, studied = states[new.id], states[rated.id]
+    assert (fresh.status, fresh.item_type, fresh.difficulty) == (
+        ItemStatus.APPROVED,
+        ItemType.FLASHCARD,
+        "easy",
+    )
+    assert (fresh.content_ids, fresh.concept_ids, fresh.schedule, fresh.due) == (
+        ["c1"],
+        new.concept_ids,
+        {},
+        None,
+    )
+    assert fresh.created_at == new.created_at
+    assert studied.difficulty == "hard"
+    assert studied.schedule == {"state": 2}
+    assert studied.due == WHEN

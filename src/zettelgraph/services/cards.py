@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelgraph.models import (
+    CardState,
     ChangeSet,
     ItemStatus,
     ItemType,
@@ -48,7 +49,7 @@ class ItemFilter:
     concept_id: str | None = None
     item_type: ItemType | None = None
 
-    def matches(self, item: LearningItem) -> bool:
+    def matches(self, item: LearningItem | CardState) -> bool:
         return (
             (self.status is None or item.status == self.status)
             and (self.content_id is None or self.content_id in item.content_ids)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from datetime import datetime
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,10 +19,14 @@ from numpy.typing import NDArray
 from zettelgraph.models import (
     Answer,
     AnyNode,
+    CardState,
     ChangeSet,
     Concept,
     Content,
+    Difficulty,
     Entity,
+    ItemStatus,
+    ItemType,
     LearningItem,
     NodeLabel,
     PassageFilter,
@@ -175,6 +180,9 @@ class GraphStore(Protocol):
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         """The known LearningItems among `item_ids`, once each, in the order asked."""
 
+    def card_states(self) -> list[CardState]:
+        """Every LearningItem's study state (`CardState`: no text), in id order."""
+
     def review_logs(self, item_id: str) -> list[ReviewLog]:
         """An item's study history, oldest first (by reviewed_at, ties by id)."""
 
@@ -272,3 +280,20 @@ def every_node(store: GraphStore, label: NodeLabel, model: type[NodeT]) -> Itera
         if len(page) < _PAGE:
             return
         after = page[-1].id
+
+
+def card_state(record: dict[str, Any]) -> CardState:
+    """A CardState from a LearningItem's stored JSON (whole, or the fields it needs)."""
+    schedule = record.get("schedule") or {}
+    due = record.get("due")
+    return CardState(
+        id=record["id"],
+        item_type=ItemType(record["item_type"]),
+        difficulty=Difficulty(record.get("difficulty") or Difficulty.EASY),
+        status=ItemStatus(record.get("status") or ItemStatus.PROPOSED),
+        concept_ids=list(record["concept_ids"]),
+        content_ids=list(record.get("content_ids") or []),
+        created_at=datetime.fromisoformat(record["created_at"]),
+        schedule={"state": schedule.get("state")} if schedule else {},
+        due=datetime.fromisoformat(due) if due else None,
+    )

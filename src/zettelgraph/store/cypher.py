@@ -40,6 +40,7 @@ from zettelgraph.models import (
     NODE_TYPES,
     Answer,
     AnyNode,
+    CardState,
     ChangeSet,
     Concept,
     Content,
@@ -65,6 +66,7 @@ from zettelgraph.store.base import (
     EmbeddingInfo,
     IntegrityError,
     StoreError,
+    card_state,
     check_expectations,
 )
 from zettelgraph.store.cypher_props import node_properties
@@ -590,6 +592,11 @@ class CypherStore(ABC):
 
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    def card_states(self) -> list[CardState]:
+        # Arrays and the FSRS state live only in `data`; json.loads, not the whole model.
+        rows = self._read("MATCH (n:Node:LearningItem) RETURN n.data ORDER BY n.id")
+        return [card_state(json.loads(row[0])) for row in rows]
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         return self._get_many(Entity, NodeLabel.ENTITY, entity_ids)

@@ -21,6 +21,7 @@ from zettelgraph.models import (
     NODE_TYPES,
     Answer,
     AnyNode,
+    CardState,
     Concept,
     Content,
     Entity,
@@ -35,6 +36,7 @@ from zettelgraph.models import (
     Section,
     normalize_name,
 )
+from zettelgraph.store.base import card_state
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
 from zettelgraph.store.sqlite_text import match_expression
 
@@ -221,6 +223,31 @@ class SQLiteReads:
     @locked
     def get_learning_items(self, item_ids: Sequence[str]) -> list[LearningItem]:
         return self._get_many(LearningItem, NodeLabel.LEARNING_ITEM, item_ids)
+
+    @locked
+    def card_states(self) -> list[CardState]:
+        # The fields the study rules read, not the cards' text: 600 cards in ~3 ms where
+        # parsing them whole took ~25 ms.
+        fields = ("item_type", "difficulty", "status", "created_at", "due")
+        rows = self._db.execute(
+            "SELECT id, "
+            + ", ".join(f"json_extract(data, '$.{name}')" for name in fields)
+            + ", json_extract(data, '$.concept_ids'), json_extract(data, '$.content_ids'), "
+            "json_extract(data, '$.schedule.state') "
+            "FROM nodes WHERE label = 'LearningItem' ORDER BY id"
+        ).fetchall()
+        return [
+            card_state(
+                {
+                    "id": row[0],
+                    **dict(zip(fields, row[1:6], strict=True)),
+                    "concept_ids": json.loads(row[6]),
+                    "content_ids": json.loads(row[7] or "[]"),
+                    "schedule": {"state": row[8]} if row[8] is not None else {},
+                }
+            )
+            for row in rows
+        ]
 
     @locked
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import HTTPException
 
-from zettelgraph.models import ItemStatus, LearningItem
+from zettelgraph.models import CardState, ItemStatus, LearningItem
 from zettelgraph.services import browse
 from zettelgraph.services.cards import CardError, ItemFilter, all_items
 from zettelgraph.services.study import (
@@ -91,7 +91,9 @@ def content_titles(store: GraphStore, content_ids: Iterable[str]) -> dict[str, s
 
 
 def books_with_cards(
-    store: GraphStore, status: ItemStatus | None = None, items: Iterable[LearningItem] = ()
+    store: GraphStore,
+    status: ItemStatus | None = None,
+    items: Iterable[LearningItem | CardState] = (),
 ) -> list[dict[str, str]]:
     """The books some card of `items` (default: every card; of `status`, if given) cites, by
     title: a page's book filter."""
