@@ -61,18 +61,25 @@ class ItemFilter:
 def list_items(store: GraphStore, which: ItemFilter | None = None) -> list[LearningItem]:
     """Items in a stable order for people: by book, then concept, then difficulty and type."""
     which = which or ItemFilter()
-    items = [item for item in all_items(store) if which.matches(item)]
+    return sorted((item for item in all_items(store) if which.matches(item)), key=list_order)
+
+
+def list_states(store: GraphStore, which: ItemFilter | None = None) -> list[CardState]:
+    """`list_items`' cards and order, as study states: a page that shows some of them reads
+    only those whole (the Cards page parsed all 600 cards to show 50)."""
+    which = which or ItemFilter()
+    return sorted((s for s in store.card_states() if which.matches(s)), key=list_order)
+
+
+def list_order(item: LearningItem | CardState) -> tuple[Any, ...]:
     order = {"easy": 0, "medium": 1, "hard": 2}
-    items.sort(
-        key=lambda i: (
-            i.content_ids[:1],
-            i.concept_ids[:1],
-            order[str(i.difficulty)],
-            str(i.item_type),
-            i.id,
-        )
+    return (
+        item.content_ids[:1],
+        item.concept_ids[:1],
+        order[str(item.difficulty)],
+        str(item.item_type),
+        item.id,
     )
-    return items
 
 
 def cards_testing(

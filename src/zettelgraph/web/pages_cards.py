@@ -88,7 +88,7 @@ def _cards_page(
     status_code: int = 200,
 ) -> HTMLResponse:
     store = web.services.store
-    mine = card_service.list_items(store, ItemFilter(content_id=content or None))
+    mine = card_service.list_states(store, ItemFilter(content_id=content or None))
     counts = {s: sum(1 for item in mine if item.status == s) for s in STATUSES}
     shown = [item for item in mine if item.status == status]
     pages = max(1, -(-len(shown) // PAGE_SIZE))
@@ -104,7 +104,7 @@ def _cards_page(
         page=page,
         pages=pages,
         counts=counts,
-        cards=card_views(store, window),
+        cards=card_views(store, store.get_learning_items([state.id for state in window])),
         books=books_with_cards(store, items=mine if not content else ()),
         error=error,
         notice=notice or {},
