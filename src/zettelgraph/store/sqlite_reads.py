@@ -226,8 +226,9 @@ class SQLiteReads:
 
     @locked
     def card_states(self) -> list[CardState]:
-        # The fields the study rules read, not the cards' text: 600 cards in ~3 ms where
-        # parsing them whole took ~25 ms.
+        # The fields the study rules read, not the cards' text: 600 cards in 11 ms of CPU
+        # (7 ms of it SQLite reading the JSON) where reading them whole took 35 ms. Every
+        # row is read, so an index on these fields would not save the JSON reads.
         fields = ("item_type", "difficulty", "status", "created_at", "due")
         rows = self._db.execute(
             "SELECT id, "
