@@ -91,8 +91,8 @@ def study(
             styled(
                 "[bold]{}[/]: {} due, {} new. Enter shows the answer, q quits.",
                 count(len(items), "card"),
-                min(len(queue.due), len(items)),
-                max(0, len(items) - len(queue.due)),
+                min(len(queue.due_states), len(items)),
+                max(0, len(items) - len(queue.due_states)),
             )
         )
         session = Session(started=common.now())

@@ -28,6 +28,7 @@ from zettelgraph.web.cards_common import (
     intervals,
     known_items,
     next_due,
+    queue_counts,
 )
 from zettelgraph.web.security import require_csrf
 from zettelgraph.web.state import WebState, state
@@ -223,12 +224,11 @@ def next_card(web: Web, content: IdQuery = None) -> dict[str, Any]:
     which = ItemFilter(content_id=content)
     deck = study.read_deck(store)
     queue = study.study_queue(store, web.settings, now=now, which=which, deck=deck)
-    item = queue.items[0] if len(queue) else None
+    item = queue.first()
     later = next_due(store, which, now, deck) if item is None else None
     return {
         "card": card_views(store, [item])[0] if item is not None else None,
-        "due": len(queue.due),
-        "new": len(queue.new),
+        **queue_counts(queue),
         "intervals": intervals(web, item, now) if item is not None else [],
         "next_due": later.isoformat() if later is not None else None,
     }

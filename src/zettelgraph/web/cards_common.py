@@ -130,4 +130,4 @@ def intervals(web: WebState, item: LearningItem, now: datetime) -> list[dict[str
 
 
 def queue_counts(queue: StudyQueue) -> dict[str, int]:
-    return {"due": len(queue.due), "new": len(queue.new)}
+    return {"due": len(queue.due_states), "new": len(queue.new_states)}

@@ -25,6 +25,7 @@ from zettelgraph.web.cards_common import (
     intervals,
     known_items,
     next_due,
+    queue_counts,
 )
 from zettelgraph.web.pages_cards import ContentField, card_href, study_href
 from zettelgraph.web.pages_common import HTMLRoute, Web, error_page, render, see_other
@@ -54,8 +55,8 @@ def _study_page(
     # One read of the cards and their ratings serves the queue, the counts and the filter.
     cards = study.read_deck(store)
     queue = study.study_queue(store, web.settings, now=now, which=which, deck=cards)
-    if item is None and len(queue):
-        item = queue.items[0]
+    if item is None:
+        item = queue.first()
     summary = study.stats(store, now=now, deck=cards)
     deck = summary.total
     if content:
@@ -72,8 +73,7 @@ def _study_page(
         status_code=status_code,
         content=content,
         books=books_with_cards(store, ItemStatus.APPROVED, cards.items),
-        due=len(queue.due),
-        new=len(queue.new),
+        **queue_counts(queue),
         stats=deck.as_dict(),
         proposed=summary.proposed,
         retention_days=study.RETENTION_DAYS,
