@@ -125,24 +125,6 @@ class Home:
             store.close()
 
 
-# Python for a child's prelude: SIGKILL the process when it is about to rename the `nth`
-# temporary file of a vault write whose folder passes `{where}` (an expression of `folder`), as
-# if it died with the file written and synced but not in place.
-DIE_AT_RENAME = """
-import os, pathlib, signal
-real_replace = pathlib.Path.replace
-seen = [0]
-def replace(self, target):
-    folder = self.parent.name
-    if self.name.startswith(".zettelgraph-") and ({where}):
-        seen[0] += 1
-        if seen[0] == {nth}:
-            os.kill(os.getpid(), signal.SIGKILL)
-    return real_replace(self, target)
-pathlib.Path.replace = replace
-"""
-
-
 def as_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 

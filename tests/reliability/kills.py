@@ -1,5 +1,6 @@
 """SIGKILL a child process at a chosen point, then check what recovery left: the machinery of
-the kill tests (`test_kill.py`, `test_kill_graph.py`, `test_kill_experiment.py`).
+the kill tests (`test_kill.py`, `test_kill_graph.py`, `test_kill_experiment.py`,
+`test_kill_vault.py`).
 
 The child kills itself with SIGKILL: no cleanup, no finally blocks, as when a laptop's lid
 closes on a dying battery. A point is a function (`package.module:Name.attr`) and whether the

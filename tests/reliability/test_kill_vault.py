@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reliability.conftest import DIE_AT_RENAME, QUOTES, Home, ingest, notes_file
+from reliability.conftest import QUOTES, Home, ingest, notes_file
+from reliability.kills import Point, killed
 
 POINTS = [("stored", 1), ("card_write", 1), ("card_write", 2)]
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 # Dies when the approval has written the store and is about to write the card files.
-DIE_AT_CARD_FILES = """
-import os, signal
-import zettelgraph.services.cards as cards
-cards.refresh_vault = lambda services: os.kill(os.getpid(), signal.SIGKILL)
-"""
+AT_CARD_FILES = Point("zettelgraph.services.cards:refresh_vault")
 
 
 def cards_proposed(home: Home) -> None:
@@ -80,13 +76,9 @@ def test_a_kill_while_approving_cards_is_repaired_by_vault_sync(
 ) -> None:
     home: Home = make_home("home")
     cards_proposed(home)
-    if point == "stored":
-        prelude = DIE_AT_CARD_FILES
-    else:
-        prelude = DIE_AT_RENAME.format(where="folder == 'Cards'", nth=nth)
-    child = home.child(["cards", "approve", "--all"], prelude=prelude)
-    out, err = child.communicate(timeout=120)
-    assert child.returncode == -signal.SIGKILL, (child.returncode, out, err)
+    # A card file's write: its temporary file in Cards/ written and synced, not renamed.
+    card_write = Point("pathlib:Path.replace", nth=nth, only="Cards/.zettelgraph-")
+    killed(home, ["cards", "approve", "--all"], AT_CARD_FILES if point == "stored" else card_write)
     expected = reference(tmp_path_factory.getbasetemp() / "kill-cards-reference")
     books = sorted(name for name in expected if name.startswith("Cards/"))
     assert len(books) == 2, books
