@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from zettelgraph.models import ChangeSet, NodeLabel
+from zettelgraph.models import (
+    ChangeSet,
+    ItemStatus,
+    ItemType,
+    LearningItem,
+    NodeLabel,
+    learning_item_id,
+)
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store import StoreError, open_store
 from zettelgraph.store.base import IntegrityError
@@ -378,3 +385,52 @@ def test_a_store_indexed_before_stemming_is_reanalysed(
         assert [hit.id for hit in reopened.text_search("ciudad", 5)] == [book.quotes[0].id]
     finally:
         reopened.close()
+
+
+def test_repeated_reads_see_every_write_from_this_and_another_handle(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders
+) -> None:
+    """Relation and card-state reads are reused while the file is unchanged (the web app's
+    heaviest pages), never once anything was written, here or by another process."""
+    book = make.book()
+    sqlite_store.apply(book)
+    sqlite_store.apply(make.concepts_for(book))
+    a, b = (make.concept(title) for title in ("Uno", "Dos"))
+    sqlite_store.apply(ChangeSet(concepts=[a, b]))
+    ids = [a.id, b.id]
+
+    def links() -> set[tuple[str, str]]:
+        return {(r.source_id, r.target_id) for r in sqlite_store.relations_of(ids)}
+
+    assert links() == set()
+    assert sqlite_store.card_states() == []
+
+    other = SQLiteStore(db_path)
+    try:
+        other.apply(ChangeSet(relations=[make.relation(a.id, "RELATES_TO", b.id)]))
+        assert (a.id, b.id) in links()  # another handle's commit is seen at once
+        card = make_card(make, book, a.id)
+        other.apply(ChangeSet(learning_items=[card]))
+        assert [s.id for s in sqlite_store.card_states()] == [card.id]
+    finally:
+        other.close()
+
+    sqlite_store.apply(ChangeSet(delete_relations=[(a.id, "RELATES_TO", b.id)]))
+    assert (a.id, b.id) not in links()  # and this handle's own writes
+    sqlite_store.apply(ChangeSet(learning_items=[card.model_copy(update={"difficulty": "hard"})]))
+    assert [s.difficulty for s in sqlite_store.card_states()] == ["hard"]
+    first, second = sqlite_store.relations_of(ids), sqlite_store.relations_of(ids)
+    assert first == second and first is not second  # a caller's list is its own
+
+
+def make_card(make: Builders, book: ChangeSet, concept_id: str) -> LearningItem:
+    front = "¿Qué mejora el ejercicio aeróbico?"
+    return LearningItem(
+        id=learning_item_id("flashcard", [concept_id], front),
+        item_type=ItemType.FLASHCARD,
+        front=front,
+        back="La memoria.",
+        concept_ids=[concept_id],
+        quote_ids=[book.quotes[0].id],
+        status=ItemStatus.APPROVED,
+    )

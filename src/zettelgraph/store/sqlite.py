@@ -45,6 +45,7 @@ from zettelgraph.store.base import (
     check_expectations,
 )
 from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.rules import (
     check_deletions,
     check_dims,
@@ -94,6 +95,7 @@ class SQLiteStore(SQLiteReads):
             ) from exc
         self._indexes: dict[NodeLabel, VectorIndex] | None = None
         self._seen_version = self._data_version()
+        self._memo = ReadMemo(self._db)
 
     # --- lifecycle -----------------------------------------------------------------------
     @locked
