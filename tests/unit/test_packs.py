@@ -319,6 +319,19 @@ def test_a_user_pack_is_found_and_replaces_a_shipped_one_of_its_name(tmp_path: P
     assert narrative.version == "1-mine"
 
 
+def test_a_pack_file_edited_while_the_app_runs_is_read_again(tmp_path: Path) -> None:
+    """Packs are kept between requests, but only while their file is unchanged: an edit (even
+    one that keeps the file's size), a fix of a broken pack, and a break are all seen."""
+    path = write(tmp_path / "packs" / "ships.yaml", GOOD)
+    assert read_pack(path).version == "1"
+    write(path, GOOD.replace('"1"', '"2"'))  # same size, within one clock tick
+    assert read_pack(path).version == "2"
+    write(path, GOOD.replace("name: ships", "nombre: ships"))
+    assert "ships.yaml:1" in error_of(path)
+    write(path, GOOD.replace('"1"', '"3"'))
+    assert read_pack(path).version == "3"
+
+
 def test_two_user_files_for_one_pack_are_an_error_naming_both(tmp_path: Path) -> None:
     first = write(tmp_path / "packs" / "ships.yaml", GOOD)
     second = write(tmp_path / "packs" / "ships.yml", GOOD)

@@ -202,6 +202,16 @@ def read_pack(path: Path, *, expected_name: str | None = None) -> Pack:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError(f"{path}: cannot read the pack: {exc}") from None
+    return _pack_of(path, text, expected_name)
+
+
+# Parsed again only when the file's text changes: the web app and the MCP server resolve the
+# active packs on every request, and parsing them (bounded YAML, then validation) was about
+# 5% of a page's CPU under load, where reading a few kilobytes is not. Keyed on the text, not
+# the file's time, so two edits within one tick of the file system's clock are both seen. A
+# broken pack raises, so it is never kept.
+@functools.lru_cache(maxsize=64)
+def _pack_of(path: Path, text: str, expected_name: str | None) -> Pack:
     tree, data = _parse(path, text)
     if not isinstance(data, dict):
         raise PackError(
