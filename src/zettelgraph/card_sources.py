@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from zettelgraph.locations import quote_place
 from zettelgraph.models import (
+    DIFFICULTY_RANK,
     Concept,
     Content,
     ItemStatus,
@@ -23,7 +24,6 @@ from zettelgraph.models import (
 from zettelgraph.store.base import GraphStore, every_node
 
 _NOT_A_TAG_CHARACTER = re.compile(r"[^\w]+")
-_DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def card_order(card: CardSources) -> tuple[str, str, int, str, str]:
     return (
         normalize_name(card.book_title),
         normalize_name(concept),
-        _DIFFICULTY_ORDER.get(str(card.item.difficulty), 3),
+        DIFFICULTY_RANK.get(card.item.difficulty, 3),
         str(card.item.item_type),
         card.item.id,
     )

@@ -248,6 +248,10 @@ class Difficulty(StrEnum):
     HARD = "hard"
 
 
+# Easy before hard: the order cards are listed and new cards met in.
+DIFFICULTY_RANK: dict[str, int] = {Difficulty.EASY: 0, Difficulty.MEDIUM: 1, Difficulty.HARD: 2}
+
+
 class LearningItem(Node):
     """A card made from reviewed concepts, citing the concepts and quotes it tests.
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelgraph.models import (
+    DIFFICULTY_RANK,
     CardState,
     ChangeSet,
     ItemStatus,
@@ -72,11 +73,10 @@ def list_states(store: GraphStore, which: ItemFilter | None = None) -> list[Card
 
 
 def list_order(item: LearningItem | CardState) -> tuple[Any, ...]:
-    order = {"easy": 0, "medium": 1, "hard": 2}
     return (
         item.content_ids[:1],
         item.concept_ids[:1],
-        order[str(item.difficulty)],
+        DIFFICULTY_RANK[item.difficulty],
         str(item.item_type),
         item.id,
     )

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from fsrs import Card, Rating, Scheduler, State
 
 from zettelgraph.models import (
+    DIFFICULTY_RANK,
     CardState,
     ItemStatus,
     LearningItem,
@@ -168,17 +169,21 @@ def new_order(items: list[CardT]) -> list[CardT]:
     """New cards in the order to meet them: easy before hard, so a linked idea comes after
     the ideas it links; and siblings apart: every concept's first card before any concept's
     second, so a cloze does not follow the flashcard that just showed its quote."""
-    order = {"easy": 0, "medium": 1, "hard": 2}
-
-    def plain(item: CardT) -> tuple[Any, ...]:
-        return (order[str(item.difficulty)], item.content_ids[:1], item.created_at, item.id)
-
+    # Each card's key computed once (600 cards: the study page's and next card's largest
+    # cost after the store reads).
+    keyed = sorted(
+        (
+            ((DIFFICULTY_RANK[i.difficulty], i.content_ids[:1], i.created_at, i.id), i)
+            for i in items
+        ),
+        key=lambda pair: pair[0],
+    )
     seen: dict[str, int] = {}
     ranked = []
-    for item in sorted(items, key=plain):
+    for plain, item in keyed:
         sibling = seen.get(item.concept_ids[0], 0)
         seen[item.concept_ids[0]] = sibling + 1
-        ranked.append((order[str(item.difficulty)], sibling, plain(item), item))
+        ranked.append((plain[0], sibling, plain, item))
     return [item for *_, item in sorted(ranked, key=lambda row: row[:3])]
 
 
