@@ -1,7 +1,7 @@
 """Web pages under load: 20 clients at once on `zettelgraph serve` over a graph of a few books.
 
     python benchmarks/web.py load [--clients 20] [--duration 45] [--warmup 5] [--seed 7]
-                                  [--embeddings hash] [--keep HOME]
+                                  [--embeddings hash] [--keep HOME] [--workers 1]
 
 The store is built first, in a fresh home, on the deterministic `fake` LLM (about 30 s):
 
@@ -106,12 +106,14 @@ def _free_port() -> int:
         return port
 
 
-def start_server(home: Path, embeddings: str, port: int) -> subprocess.Popen[bytes]:
+def start_server(
+    home: Path, embeddings: str, port: int, workers: int = 1
+) -> subprocess.Popen[bytes]:
     """`zettelgraph serve` on the home, as a user starts it; returns once it answers."""
     command = [sys.executable, "-c", "from zettelgraph.cli.app import main; main()"]
     flags = ["--home", str(home), "--llm", "fake", "--embeddings", embeddings]
     server = subprocess.Popen(
-        [*command, *flags, "serve", "--port", str(port)],
+        [*command, *flags, "serve", "--port", str(port), "--workers", str(workers)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -242,12 +244,32 @@ def server_cpu_per_page(
 
 
 def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a process so far (Linux /proc), None elsewhere."""
+    """User + system CPU seconds so far of a process and its children (the workers of
+    `serve --workers N`) (Linux /proc), None elsewhere."""
+    total = 0.0
+    for one in [pid, *_children(pid)]:
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            if one == pid:
+                return None
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _children(pid: int) -> list[int]:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=20, help="requests per page, one at a time")
     parser.add_argument("--embeddings", default="hash")
+    parser.add_argument("--workers", type=int, default=1, help="`serve --workers`")
     parser.add_argument("--keep", type=Path, help="build the home here and keep it")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {
@@ -272,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (home / "zettelgraph.db").exists():
             report["store"] = build_home(home, args.embeddings)
         port = _free_port()
-        server = start_server(home, args.embeddings, port)
+        server = start_server(home, args.embeddings, port, args.workers)
+        report["workers"] = args.workers
         try:
             base = f"http://127.0.0.1:{port}"
             kinds = page_kinds(base)

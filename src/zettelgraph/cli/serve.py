@@ -21,6 +21,14 @@ def serve(
         typer.Option(help="Address to listen on; beyond 127.0.0.1 needs ZETTELGRAPH_WEB_TOKEN."),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=32,
+            help="Processes serving requests (each loads its own models; Linux and macOS).",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web app: review runs, browse concepts and the graph, search and ask."""
     from zettelgraph.web.security import WebConfigError, check_bind
@@ -37,6 +45,8 @@ def serve(
     from zettelgraph.services.web_secret import WebSecretError
     from zettelgraph.web.app import create_app
 
+    # Opened here even for several workers: a configuration problem is one clear error
+    # before anything listens (each worker then opens its own; `web/workers.py`).
     services = open_services_or_fail(settings)
     # An IPv6 address needs brackets in a URL.
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
@@ -55,6 +65,16 @@ def serve(
             app = create_app(settings, services=services)
         except WebSecretError as exc:
             fail(str(exc), code=2)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        if workers == 1:
+            uvicorn.run(app, host=host, port=port, log_level="info")
+            return
     finally:
         services.close()
+    from zettelgraph.web.workers import WorkersError, serve_workers
+
+    try:
+        code = serve_workers(lambda: create_app(settings), host, port, workers)
+    except WorkersError as exc:
+        fail(str(exc), code=2)
+    if code:
+        raise typer.Exit(code)
