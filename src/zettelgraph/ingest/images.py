@@ -52,21 +52,25 @@ class ImageReadError(Exception):
         self.too_large = too_large
 
 
-def bytes_per_pixel(image: Image.Image) -> int:
-    """The bytes each pixel of `image`'s current frame takes while it is prepared (see the
-    module's docstring)."""
-    mode = image.mode
-    stored = 1 if mode in _ONE_BYTE else 2 if mode in _SIXTEEN_BITS else 4
+def bytes_per_pixel(mode: str, *, transparent: bool = False) -> int:
+    """The bytes each pixel of a frame in Pillow's `mode` takes while it is prepared (see the
+    module's docstring); `transparent`: it has an alpha channel or a transparent colour."""
+    stored = stored_bytes(mode)
     copy = stored if mode in _SIXTEEN_BITS + _THIRTY_TWO_BITS else 0
-    if _transparent(image) and mode not in ("RGBA", "LA"):
+    if transparent and mode not in ("RGBA", "LA"):
         copy = 4  # made RGBA first
     return stored + copy + 3
+
+
+def stored_bytes(mode: str) -> int:
+    """The bytes Pillow stores a pixel of `mode` in (RGB is padded to 4)."""
+    return 1 if mode in _ONE_BYTE else 2 if mode in _SIXTEEN_BITS else 4
 
 
 def check_frame(image: Image.Image, where: str) -> None:
     """ImageReadError when `image`'s current frame (not decoded yet) would take more than
     IMAGE_MEMORY to prepare; `where` names it ("the image", "page 3 of 8")."""
-    cost = bytes_per_pixel(image)
+    cost = bytes_per_pixel(image.mode, transparent=_transparent(image))
     allowed = IMAGE_MEMORY // cost
     if image.width * image.height > allowed:
         raise ImageReadError(
