@@ -86,6 +86,49 @@ def png(width: int, height: int, colour: bool) -> bytes:
     )
 
 
+def pdf_image(width: int, height: int, stream: bytes, *, place: str = "page") -> bytes:
+    """A one-page PDF with no text whose page draws one RGB image of the declared (width,
+    height), its data `stream` deflated: an XObject of the page (`place` "page"), of a form
+    the page draws ("form"), or inline in the page's content ("inline")."""
+    image = f"/Width {width} /Height {height} /ColorSpace /DeviceRGB /BitsPerComponent 8"
+    inline = f"BI /W {width} /H {height} /CS /RGB /BPC 8 /F /Fl ID ".encode()
+    content, resources = b"q 595 0 0 842 0 0 cm /Im0 Do Q", b"/XObject << /Im0 5 0 R >>"
+    if place == "inline":
+        content, resources = b"q 595 0 0 842 0 0 cm\n" + inline + stream + b"\nEI Q", b""
+    elif place == "form":
+        content, resources = b"q /Fm0 Do Q", b"/XObject << /Fm0 6 0 R >>"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << " + resources + b" >> >>",
+        _stream(b"", content),
+        _stream(f"/Type /XObject /Subtype /Image {image} /Filter /FlateDecode".encode(), stream),
+        _stream(
+            b"/Type /XObject /Subtype /Form /BBox [0 0 595 842] "
+            b"/Resources << /XObject << /Im0 5 0 R >> >>",
+            b"q 595 0 0 842 0 0 cm /Im0 Do Q",
+        ),
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def _stream(keys: bytes, data: bytes) -> bytes:
+    return b"<< %s /Length %d >>\nstream\n%s\nendstream" % (keys, len(data), data)
+
+
 def image_file(name: str, make: Callable[[], bytes]) -> Callable[[Path], list[str]]:
     return lambda folder: bytes_file(name, make())(folder)
 
@@ -103,6 +146,8 @@ def nested_anchors() -> str:
     return "\n".join(lines) + "\n"
 
 
+HUGE = (20_000, 20_000)  # 1.2 GB of RGB samples declared
+ZEROS = _deflated_zeros(1_000_000)  # 1 kB: pypdf stops at the end of the data, not before
 BIG = (12_000, 12_000)  # 144 million pixels, 144 MB a frame in grey
 KEYS = "\n".join(f"clave{i}: {i}" for i in range(200_000))
 
@@ -135,6 +180,16 @@ BOMBS: list[Case] = [
         ("no text",),
         max_rss_mb=600,
     ),
+    *[
+        Case(
+            f"PDF: a scanned page of 20,000 x 20,000 RGB pixels, {where}",
+            image_file("escaneo.pdf", lambda place=place: pdf_image(*HUGE, ZEROS, place=place)),
+            "error",
+            ("page 1:", "20,000 x 20,000 pixels (RGB)", "4,000 MB", "split the pdf"),
+            max_rss_mb=600,
+        )
+        for place, where in (("page", "on the page"), ("form", "in a form"), ("inline", "inline"))
+    ],
     Case(
         "pack: nine levels of nested anchors",
         pack_file(nested_anchors()),

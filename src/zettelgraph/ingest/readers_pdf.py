@@ -21,8 +21,10 @@ from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import Destination
 
+from zettelgraph.ingest.images import ImageReadError, check_frame
 from zettelgraph.ingest.ocr import Ocr, OcrError
 from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
+from zettelgraph.ingest.pdf_images import checked_images
 from zettelgraph.ingest.readers_office import clean, guard, meta_text
 
 _HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])([-\u00ad])\n(?=([^\W\d_]))")
@@ -88,7 +90,10 @@ def read_pdf(
                 for text in paragraphs
             )
             continue
-        read = _scanned_page(page, ocr, location, group, group_title)
+        try:
+            read = _scanned_page(page, ocr, location, group, group_title)
+        except ImageReadError as exc:  # an image over the budget, refused before decoding
+            raise DocumentError(str(exc), path=str(path)) from exc
         if read is None:
             warnings.append(f"page {index + 1}: no text (a blank page, or text drawn as shapes?)")
             continue
@@ -156,27 +161,34 @@ def _place(
 def _scanned_page(
     page: PageObject, ocr: Ocr, location: dict[str, Any], group: str, group_title: str
 ) -> list[Block] | None:
-    """OCR of a page without a text layer, image by image; None when it has no image."""
+    """OCR of a page without a text layer, image by image; None when it has no image.
+    ImageReadError (too large) when an image would take more memory to decode than images
+    are given, before any is decoded (`pdf_images.py`)."""
     number = location["page"]
     try:
-        images = page.images
-        total = len(images)
-    except Exception as exc:  # a damaged resource dictionary
+        names = checked_images(page, f"page {number}")
+    except Exception as exc:  # a damaged resource or image dictionary
+        if isinstance(exc, ImageReadError) and exc.too_large:
+            raise
         ocr.warnings.append(f"page {number}: its images could not be listed ({exc})")
         return []
+    total = len(names)
     if total == 0:
         return None
     blocks: list[Block] = []
-    for position in range(total):
-
-        def load(position: int = position) -> tuple[bytes, Image.Image]:
-            found = images[position]  # pypdf decodes the image here
-            if found.image is None:
-                raise OcrError("the image could not be decoded")
-            return found.data, found.image
-
+    for position, name in enumerate(names):
         many = {"image": position + 1} if total > 1 else {}
         where = f"page {number}" + (f", image {position + 1}" if many else "")
+
+        def load(name: str | list[str] = name, where: str = where) -> tuple[bytes, Image.Image]:
+            found = page.images[name]  # pypdf decodes the image here, one at a time
+            if found.image is None:
+                raise OcrError("the image could not be decoded")
+            # pypdf hands back its picture re-encoded, not decoded yet: checked again, in
+            # case what it made is larger than the dictionary said.
+            check_frame(found.image, where)
+            return found.data, found.image
+
         blocks.extend(
             ocr.picture_blocks(
                 load,
