@@ -1,6 +1,6 @@
 """The images of a PDF page, each sized from its dictionary before pypdf decodes it, and
 refused when decoding it would take more than the memory images are given (`images.py`'s
-IMAGE_MEMORY, issue 28, item 5).
+IMAGE_MEMORY).
 
 pypdf decodes a picture whole as soon as it is asked for (`page.images[i]`), and pypdf 5.9
 (pyproject allows 5 and later) did not bound the result: a 5 kB PDF whose one image declares
