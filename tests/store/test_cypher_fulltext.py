@@ -13,7 +13,7 @@ import pytest
 
 from zettelgraph.models import NodeLabel, PassageFilter
 from zettelgraph.store import open_store
-from zettelgraph.store.cypher import TextTerm, text_terms
+from zettelgraph.store.cypher_search import TextTerm, text_terms
 from zettelgraph.store.falkordb import FalkorDBStore, bm25
 
 if TYPE_CHECKING:

@@ -38,7 +38,8 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
-from zettelgraph.store.cypher import INDEXED_LABELS, CypherStore, TextTerm
+from zettelgraph.store.cypher import CypherStore
+from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 
 DEFAULT_GRAPH = "zettelgraph"
