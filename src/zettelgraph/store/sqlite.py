@@ -7,15 +7,18 @@
   written to the file (`PRAGMA data_version`).
 - Full-text search uses FTS5 over an analysed copy of each passage (stemmed in its language,
   accent-folded: `sqlite_text.py`), so "aerobico" finds "aeróbico" and "ciudad" "ciudades".
+
+One class in three modules, as the Cypher store is split: `sqlite_reads.py` (lookups,
+relations, counts), `sqlite_search.py` (vector and full-text search, the passage filter) and
+this one (opening, the embedder and every write); `sqlite_connection.py` opens and migrates
+the file and holds the lock and transaction rules all three use.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,23 +31,14 @@ from zettelgraph.models import (
     ItemStatus,
     LearningItem,
     NodeLabel,
-    PassageFilter,
     Quote,
     Relation,
     ReviewLog,
-    SearchHit,
     Section,
     label_of,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.store.base import (
-    EmbedderMismatchError,
-    EmbeddingInfo,
-    IntegrityError,
-    StoreError,
-    check_expectations,
-)
-from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.base import EmbedderMismatchError, IntegrityError, check_expectations
 from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.rules import (
     check_deletions,
@@ -58,16 +52,14 @@ from zettelgraph.store.rules import (
     relations_to_write,
     sortable_time,
 )
-from zettelgraph.store.scope import active_filter
+from zettelgraph.store.sqlite_connection import Transaction, connect, locked
 from zettelgraph.store.sqlite_delete import delete_edges, delete_nodes
-from zettelgraph.store.sqlite_reads import SQLiteReads, locked
+from zettelgraph.store.sqlite_search import SQLiteSearch
 from zettelgraph.store.sqlite_text import index_text, rebuild_text_index
 from zettelgraph.store.vector_index import VectorIndex
 
-_LOAD_BATCH = 4096
 
-
-class SQLiteStore(SQLiteReads):
+class SQLiteStore(SQLiteSearch):
     """GraphStore on a local SQLite file."""
 
     def __init__(self, path: Path | str, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY):
@@ -75,24 +67,7 @@ class SQLiteStore(SQLiteReads):
         self.url = f"sqlite:///{self.path}"
         self.vocabulary = vocabulary
         self._lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: we issue BEGIN/COMMIT ourselves.
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=10000")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            self._db.close()  # do not leak the handle of a file we refuse
-            raise StoreError(
-                f"cannot open the store at {self.path}: {exc}. Is it a zettelgraph database? "
-                "Point ZETTELGRAPH_STORE elsewhere or move the file away."
-            ) from exc
+        self._db = connect(self.path)
         self._indexes: dict[NodeLabel, VectorIndex] | None = None
         self._seen_version = self._data_version()
         self._memo = ReadMemo(self._db)
@@ -102,32 +77,6 @@ class SQLiteStore(SQLiteReads):
     def close(self) -> None:
         self._db.close()
 
-    def _migrate(self) -> None:
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations "
-            "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
-        )
-        done = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
-        for version, statements in MIGRATIONS:
-            if version in done:
-                continue
-            with self._transaction():
-                # Another process may have applied it while we waited for the write lock.
-                applied = self._db.execute(
-                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
-                ).fetchone()
-                if applied is not None:
-                    continue
-                for statement in statements:
-                    if isinstance(statement, str):
-                        self._db.execute(statement)
-                    else:
-                        statement(self._db)
-                self._db.execute("INSERT INTO schema_migrations(version) VALUES (?)", (version,))
-
-    def _data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
     @locked
     def rebuild_fulltext(self) -> int:
         """Re-analyse every searched node into the full-text index (`zettelgraph reindex`);
@@ -136,17 +85,6 @@ class SQLiteStore(SQLiteReads):
             return rebuild_text_index(self._db)
 
     # --- embedder ------------------------------------------------------------------------
-    @locked
-    def embedding_info(self) -> EmbeddingInfo | None:
-        rows = dict(
-            self._db.execute(
-                "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')"
-            ).fetchall()
-        )
-        if "embedding_model" not in rows:
-            return None
-        return EmbeddingInfo(model=rows["embedding_model"], dim=int(rows["embedding_dim"]))
-
     @locked
     def ensure_embedder(self, model: str, dim: int) -> None:
         info = self.embedding_info()
@@ -321,115 +259,5 @@ class SQLiteStore(SQLiteReads):
                 ),
             )
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db, "BEGIN IMMEDIATE")
-
-    def _snapshot(self) -> _Transaction:
-        """A read transaction: several SELECTs that see one consistent state."""
-        return _Transaction(self._db, "BEGIN")
-
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Hold one read transaction: every read until the block ends sees the file as it was
-        when it began. In WAL mode the writers of other connections go on meanwhile (the WAL
-        grows until the block ends); a long `store copy` reads through one."""
-        with self._lock, self._snapshot():
-            # A deferred BEGIN takes its snapshot at the first read, not at BEGIN.
-            self._db.execute("SELECT count(*) FROM meta").fetchone()
-            yield
-
-    def _after_write(
-        self,
-        arrays: Mapping[str, NDArray[np.float32]],
-        labels: Mapping[str, str],
-        deleted: Sequence[str] = (),
-    ) -> None:
-        """Bring the loaded vector indexes up to date with a write this store just made."""
-        if self._indexes is None or not (arrays or deleted):
-            return
-        if self._data_version() != self._seen_version:
-            # Another connection committed since the indexes were loaded; patching in only
-            # our own rows would hide its writes, so reload on the next search instead.
-            self._indexes = None
-            return
-        for index in self._indexes.values():
-            for node_id in deleted:
-                index.remove(node_id)
-        by_label: dict[str, list[str]] = {}
-        for node_id in arrays:
-            by_label.setdefault(labels[node_id], []).append(node_id)
-        for label, ids in by_label.items():
-            matrix = np.stack([arrays[node_id] for node_id in ids])
-            index = self._indexes.setdefault(NodeLabel(label), VectorIndex(matrix.shape[1]))
-            index.upsert_matrix(ids, matrix)
-
-    @locked
-    def vector_search(
-        self,
-        label: NodeLabel,
-        vector: NDArray[np.float32],
-        k: int,
-        *,
-        min_score: float | None = None,
-        passages: PassageFilter | None = None,
-    ) -> list[SearchHit]:
-        chosen = active_filter(label, passages)
-        index = self._vector_indexes().get(label)
-        if index is None:
-            return []
-        # A filter: exact numpy over the admitted passages' rows of the cached matrix.
-        among = self._scope(chosen) if chosen is not None else None
-        return [
-            SearchHit(id=node_id, label=label, score=score)
-            for node_id, score in index.search(vector, k, min_score, among)
-        ]
-
-    def _vector_indexes(self) -> dict[NodeLabel, VectorIndex]:
-        # data_version changes only when another connection commits: one cheap PRAGMA per
-        # search keeps a long-lived store (web app, CLI) current with other processes.
-        version = self._data_version()
-        if self._indexes is None or version != self._seen_version:
-            self._indexes = self._load_indexes()
-            self._seen_version = version
-        return self._indexes
-
-    def _load_indexes(self) -> dict[NodeLabel, VectorIndex]:
-        indexes: dict[NodeLabel, VectorIndex] = {}
-        with self._snapshot():
-            info = self.embedding_info()
-            if info is None:
-                return indexes
-            sizes = self._db.execute("SELECT label, count(*) FROM vectors GROUP BY label")
-            for label, size in sizes.fetchall():
-                index = VectorIndex(info.dim, capacity=size)
-                cursor = self._db.execute(
-                    "SELECT id, vector FROM vectors WHERE label = ?", (label,)
-                )
-                while batch := cursor.fetchmany(_LOAD_BATCH):
-                    blob = b"".join(row[1] for row in batch)
-                    if len(blob) != len(batch) * info.dim * 4:
-                        raise StoreError(
-                            f"the store at {self.path} holds vectors that are not {info.dim} "
-                            "dims; run `zettelgraph reindex` to re-embed them"
-                        )
-                    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), info.dim)
-                    index.upsert_matrix([row[0] for row in batch], matrix)
-                indexes[NodeLabel(label)] = index
-        return indexes
-
-
-class _Transaction:
-    """`BEGIN [IMMEDIATE]` ... `COMMIT`, or `ROLLBACK` on any exception."""
-
-    def __init__(self, db: sqlite3.Connection, begin: str) -> None:
-        self._db = db
-        self._begin = begin
-
-    def __enter__(self) -> None:
-        self._db.execute(self._begin)
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db, "BEGIN IMMEDIATE")

@@ -1,17 +1,17 @@
-"""Read side of the SQLite store: node lookups, relations, full-text search and counts.
+"""Read side of the SQLite store: node lookups, relations, vectors, counts and snapshots.
 
-Kept apart from `sqlite.py` (connection, writes, vector index) so each stays readable; the
-only state it needs is the connection.
+Kept apart from `sqlite.py` (writes) and `sqlite_search.py` (vector and full-text search) so
+each stays readable; the only state it needs is the connection.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,38 +27,18 @@ from zettelgraph.models import (
     Entity,
     LearningItem,
     NodeLabel,
-    PassageFilter,
     Person,
     Quote,
     Relation,
     ReviewLog,
-    SearchHit,
     Section,
     normalize_name,
 )
-from zettelgraph.store.base import card_state
+from zettelgraph.store.base import EmbeddingInfo, card_state
 from zettelgraph.store.read_memo import ReadMemo
-from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
-from zettelgraph.store.sqlite_text import match_expression
+from zettelgraph.store.sqlite_connection import Transaction, locked
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def locked(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
-    """Hold the store's lock for the whole call.
-
-    One connection serves every thread of a run (parallel workflow branches): without the
-    lock two branches could interleave statements or begin two transactions at once.
-    """
-
-    def wrapper(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self._lock:
-            return method(self, *args, **kwargs)
-
-    functools.update_wrapper(wrapper, method)
-    return wrapper
 
 
 def _relations(rows: Sequence[tuple[str, str, str, str, str]]) -> list[Relation]:
@@ -79,11 +59,36 @@ def _counted_side(direction: str) -> str:
 
 
 class SQLiteReads:
-    """Queries over the `nodes`, `edges`, `vectors` and `node_text` tables."""
+    """Queries over the `nodes`, `edges`, `vectors` and `meta` tables."""
 
     _db: sqlite3.Connection
     _lock: threading.RLock
     _memo: ReadMemo
+
+    @locked
+    def embedding_info(self) -> EmbeddingInfo | None:
+        rows = dict(
+            self._db.execute(
+                "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')"
+            ).fetchall()
+        )
+        if "embedding_model" not in rows:
+            return None
+        return EmbeddingInfo(model=rows["embedding_model"], dim=int(rows["embedding_dim"]))
+
+    def _snapshot(self) -> Transaction:
+        """A read transaction: several SELECTs that see one consistent state."""
+        return Transaction(self._db, "BEGIN")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Hold one read transaction: every read until the block ends sees the file as it was
+        when it began. In WAL mode the writers of other connections go on meanwhile (the WAL
+        grows until the block ends); a long `store copy` reads through one."""
+        with self._lock, self._snapshot():
+            # A deferred BEGIN takes its snapshot at the first read, not at BEGIN.
+            self._db.execute("SELECT count(*) FROM meta").fetchone()
+            yield
 
     def _labels(self, ids: set[str]) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -348,82 +353,6 @@ class SQLiteReads:
         for node_id, count in self._db.execute(sql + f" GROUP BY {side}", params):
             out[node_id] = count
         return out
-
-    @locked
-    def text_search(
-        self,
-        query: str,
-        k: int,
-        *,
-        label: NodeLabel | None = None,
-        passages: PassageFilter | None = None,
-    ) -> list[SearchHit]:
-        match = match_expression(query)
-        chosen = active_filter(label, passages)
-        scope = self._scope(chosen) if chosen is not None else None
-        if not match or k <= 0 or scope == []:
-            return []
-        sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
-        params: list[Any] = [match]
-        if scope is not None:
-            # Filtered before the LIMIT, so k hits come back whenever k admitted ones match.
-            label = NodeLabel.QUOTE
-            sql += " AND id IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(scope))
-        if label is not None:
-            sql += " AND label = ?"
-            params.append(str(label))
-        sql += " ORDER BY rank, id LIMIT ?"
-        params.append(k)
-        return [
-            SearchHit(id=node_id, label=NodeLabel(lab), score=-float(rank))
-            for node_id, lab, rank in self._db.execute(sql, params)
-        ]
-
-    def _scope(self, passages: PassageFilter) -> list[str]:
-        """Ids of the Quotes the filter admits: Contents by id, kind and author in SQL, then
-        the places of their passages checked over `page` and `location` (scope.in_places)."""
-        contents: list[str] | None = None
-        if passages.by_content:
-            clauses, params = ["label = 'Content'"], []
-            if passages.content_ids:
-                clauses.append("id IN (SELECT value FROM json_each(?))")
-                params.append(json.dumps(list(passages.content_ids)))
-            if passages.kinds:
-                clauses.append(
-                    "lower(json_extract(data, '$.kind')) IN (SELECT value FROM json_each(?))"
-                )
-                params.append(json.dumps(kind_keys(passages)))
-            if passages.authors:
-                clauses.append(
-                    "id IN (SELECT e.source_id FROM edges e JOIN nodes p ON p.id = e.target_id "
-                    "WHERE e.type = 'AUTHORED_BY' AND p.label = 'Person' "
-                    "AND p.name_key IN (SELECT value FROM json_each(?)))"
-                )
-                params.append(json.dumps(author_keys(passages)))
-            rows = self._db.execute(f"SELECT id FROM nodes WHERE {' AND '.join(clauses)}", params)
-            contents = [row[0] for row in rows]
-            if not contents:
-                return []
-        where = "label = 'Quote'"
-        params = []
-        if contents is not None:
-            # A Quote's parent_id is its Content: one index lookup per Content.
-            where += " AND parent_id IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(contents))
-        if not passages.places:
-            rows = self._db.execute(f"SELECT id FROM nodes WHERE {where}", params)
-            return [row[0] for row in rows]
-        found = self._db.execute(
-            "SELECT id, json_extract(data, '$.page'), json_extract(data, '$.location') "
-            f"FROM nodes WHERE {where}",
-            params,
-        )
-        return [
-            node_id
-            for node_id, page, location in found
-            if in_places(json.loads(location) if location else {}, page, passages.places)
-        ]
 
     def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
         # A generator runs after `locked` would have returned: take the lock for the query.

@@ -1,0 +1,195 @@
+"""Search in the SQLite store: exact vector search over matrices kept in memory, FTS5
+full-text search, and the passage filter applied inside both.
+
+Kept apart from `sqlite.py` (writes) and `sqlite_reads.py` so each stays readable, as the
+Cypher store's `cypher_search.py` is. The vectors of each label are loaded into a numpy
+matrix (`VectorIndex`) on the first search, patched after each write of this store
+(`_after_write`), and reloaded when another connection has committed (`PRAGMA
+data_version`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.models import NodeLabel, PassageFilter, SearchHit
+from zettelgraph.store.base import StoreError
+from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
+from zettelgraph.store.sqlite_connection import locked
+from zettelgraph.store.sqlite_reads import SQLiteReads
+from zettelgraph.store.sqlite_text import match_expression
+from zettelgraph.store.vector_index import VectorIndex
+
+_LOAD_BATCH = 4096
+
+
+class SQLiteSearch(SQLiteReads):
+    """Vector and full-text search over the `vectors` and `node_text` tables."""
+
+    path: Path
+    _indexes: dict[NodeLabel, VectorIndex] | None
+    _seen_version: int
+
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    @locked
+    def vector_search(
+        self,
+        label: NodeLabel,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        min_score: float | None = None,
+        passages: PassageFilter | None = None,
+    ) -> list[SearchHit]:
+        chosen = active_filter(label, passages)
+        index = self._vector_indexes().get(label)
+        if index is None:
+            return []
+        # A filter: exact numpy over the admitted passages' rows of the cached matrix.
+        among = self._scope(chosen) if chosen is not None else None
+        return [
+            SearchHit(id=node_id, label=label, score=score)
+            for node_id, score in index.search(vector, k, min_score, among)
+        ]
+
+    def _vector_indexes(self) -> dict[NodeLabel, VectorIndex]:
+        # data_version changes only when another connection commits: one cheap PRAGMA per
+        # search keeps a long-lived store (web app, CLI) current with other processes.
+        version = self._data_version()
+        if self._indexes is None or version != self._seen_version:
+            self._indexes = self._load_indexes()
+            self._seen_version = version
+        return self._indexes
+
+    def _load_indexes(self) -> dict[NodeLabel, VectorIndex]:
+        indexes: dict[NodeLabel, VectorIndex] = {}
+        with self._snapshot():
+            info = self.embedding_info()
+            if info is None:
+                return indexes
+            sizes = self._db.execute("SELECT label, count(*) FROM vectors GROUP BY label")
+            for label, size in sizes.fetchall():
+                index = VectorIndex(info.dim, capacity=size)
+                cursor = self._db.execute(
+                    "SELECT id, vector FROM vectors WHERE label = ?", (label,)
+                )
+                while batch := cursor.fetchmany(_LOAD_BATCH):
+                    blob = b"".join(row[1] for row in batch)
+                    if len(blob) != len(batch) * info.dim * 4:
+                        raise StoreError(
+                            f"the store at {self.path} holds vectors that are not {info.dim} "
+                            "dims; run `zettelgraph reindex` to re-embed them"
+                        )
+                    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), info.dim)
+                    index.upsert_matrix([row[0] for row in batch], matrix)
+                indexes[NodeLabel(label)] = index
+        return indexes
+
+    def _after_write(
+        self,
+        arrays: Mapping[str, NDArray[np.float32]],
+        labels: Mapping[str, str],
+        deleted: Sequence[str] = (),
+    ) -> None:
+        """Bring the loaded vector indexes up to date with a write this store just made."""
+        if self._indexes is None or not (arrays or deleted):
+            return
+        if self._data_version() != self._seen_version:
+            # Another connection committed since the indexes were loaded; patching in only
+            # our own rows would hide its writes, so reload on the next search instead.
+            self._indexes = None
+            return
+        for index in self._indexes.values():
+            for node_id in deleted:
+                index.remove(node_id)
+        by_label: dict[str, list[str]] = {}
+        for node_id in arrays:
+            by_label.setdefault(labels[node_id], []).append(node_id)
+        for label, ids in by_label.items():
+            matrix = np.stack([arrays[node_id] for node_id in ids])
+            index = self._indexes.setdefault(NodeLabel(label), VectorIndex(matrix.shape[1]))
+            index.upsert_matrix(ids, matrix)
+
+    @locked
+    def text_search(
+        self,
+        query: str,
+        k: int,
+        *,
+        label: NodeLabel | None = None,
+        passages: PassageFilter | None = None,
+    ) -> list[SearchHit]:
+        match = match_expression(query)
+        chosen = active_filter(label, passages)
+        scope = self._scope(chosen) if chosen is not None else None
+        if not match or k <= 0 or scope == []:
+            return []
+        sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
+        params: list[Any] = [match]
+        if scope is not None:
+            # Filtered before the LIMIT, so k hits come back whenever k admitted ones match.
+            label = NodeLabel.QUOTE
+            sql += " AND id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(scope))
+        if label is not None:
+            sql += " AND label = ?"
+            params.append(str(label))
+        sql += " ORDER BY rank, id LIMIT ?"
+        params.append(k)
+        return [
+            SearchHit(id=node_id, label=NodeLabel(lab), score=-float(rank))
+            for node_id, lab, rank in self._db.execute(sql, params)
+        ]
+
+    def _scope(self, passages: PassageFilter) -> list[str]:
+        """Ids of the Quotes the filter admits: Contents by id, kind and author in SQL, then
+        the places of their passages checked over `page` and `location` (scope.in_places)."""
+        contents: list[str] | None = None
+        if passages.by_content:
+            clauses, params = ["label = 'Content'"], []
+            if passages.content_ids:
+                clauses.append("id IN (SELECT value FROM json_each(?))")
+                params.append(json.dumps(list(passages.content_ids)))
+            if passages.kinds:
+                clauses.append(
+                    "lower(json_extract(data, '$.kind')) IN (SELECT value FROM json_each(?))"
+                )
+                params.append(json.dumps(kind_keys(passages)))
+            if passages.authors:
+                clauses.append(
+                    "id IN (SELECT e.source_id FROM edges e JOIN nodes p ON p.id = e.target_id "
+                    "WHERE e.type = 'AUTHORED_BY' AND p.label = 'Person' "
+                    "AND p.name_key IN (SELECT value FROM json_each(?)))"
+                )
+                params.append(json.dumps(author_keys(passages)))
+            rows = self._db.execute(f"SELECT id FROM nodes WHERE {' AND '.join(clauses)}", params)
+            contents = [row[0] for row in rows]
+            if not contents:
+                return []
+        where = "label = 'Quote'"
+        params = []
+        if contents is not None:
+            # A Quote's parent_id is its Content: one index lookup per Content.
+            where += " AND parent_id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(contents))
+        if not passages.places:
+            rows = self._db.execute(f"SELECT id FROM nodes WHERE {where}", params)
+            return [row[0] for row in rows]
+        found = self._db.execute(
+            "SELECT id, json_extract(data, '$.page'), json_extract(data, '$.location') "
+            f"FROM nodes WHERE {where}",
+            params,
+        )
+        return [
+            node_id
+            for node_id, page, location in found
+            if in_places(json.loads(location) if location else {}, page, passages.places)
+        ]
