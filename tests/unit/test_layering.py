@@ -1,8 +1,11 @@
 """The layers hold: `cli/`, `web/` and `mcp_server/` call `services/`, which calls the
-workflows, the store, the vault and retrieval; nothing below calls up; and no module imports
-itself back through others (an import circle). Read from the source with `ast`, imports
-inside functions included (the CLI imports late to start fast), `if TYPE_CHECKING:` blocks
-left out."""
+workflows, the store, the vault and retrieval; nothing below calls up; no module imports
+itself back through others (an import circle); and no package's parts import each other in
+a circle either (`store` -> `text_analysis` -> `retrieval` -> `store` is one even when no
+single module closes it). Read from the source with `ast`, every import an edge: those
+inside functions (the CLI imports late to start fast) and those under `if TYPE_CHECKING:`
+(a circle that type checking alone closes still ties the modules together: neither can be
+read, moved or tested without the other)."""
 
 from __future__ import annotations
 
@@ -41,27 +44,36 @@ def _imports(name: str, path: Path) -> set[str]:
     """Modules of the package that `name` imports."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                continue
-            if isinstance(child, ast.Import):
-                out.update(alias.name for alias in child.names)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    anchor = package.split(".")[: len(package.split(".")) - child.level + 1]
-                    base = ".".join([*anchor, base] if base else anchor)
-                out.add(base)
-                out.update(f"{base}.{alias.name}" for alias in child.names)
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
     return {m for m in out if m in MODULES and m != name}
 
 
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+# Imports that still close a circle, each named by the edge that should go (the one against
+# the layers' direction, or the type-only one). Debt, not permission: remove an entry when
+# its edge goes (`test_every_known_circle_edge_is_still_there` says when); never add one for
+# new code.
+KNOWN_CIRCLE_EDGES = {
+    # Type-only, back to the `Services` bundle that builds the enricher; goes when
+    # `author_enricher` takes settings and models instead of `Services` (issue 29).
+    ("zettelgraph.workflows.author_search", "zettelgraph.workflows.context"),
+    # Type-only, back to the runs that call calibration after an approval; goes when
+    # calibration takes what it reads of a run instead of `ExtractionRuns`.
+    ("zettelgraph.services.calibration", "zettelgraph.services.runs"),
+    # Upward: the text analysis the store indexes with reads search's stopword lists, so
+    # store -> text_analysis -> retrieval -> store; goes with the `text/` floor (issue 29).
+    ("zettelgraph.text_analysis", "zettelgraph.retrieval.stopwords"),
+}
 
 
 def _under(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -102,8 +114,8 @@ def test_front_ends_reach_the_lower_layers_only_through_services() -> None:
     assert wrong == []
 
 
-def test_no_import_circle() -> None:
-    """Tarjan's strongly connected components: every one must be a single module."""
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of more than one node: the circles."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -114,7 +126,7 @@ def test_no_import_circle() -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for target in GRAPH[node]:
+        for target in graph.get(node, ()):
             if target not in index:
                 connect(target)
                 low[node] = min(low[node], low[target])
@@ -131,7 +143,52 @@ def test_no_import_circle() -> None:
             if len(component) > 1:
                 circles.append(sorted(component))
 
-    for node in GRAPH:
+    for node in graph:
         if node not in index:
             connect(node)
-    assert circles == []
+    return circles
+
+
+def _graph_without_known_edges() -> dict[str, set[str]]:
+    return {
+        name: {target for target in targets if (name, target) not in KNOWN_CIRCLE_EDGES}
+        for name, targets in GRAPH.items()
+    }
+
+
+def test_no_import_circle() -> None:
+    assert _circles(_graph_without_known_edges()) == []
+
+
+def _parts_of(package: str, graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The imports between the direct parts of `package` (its modules and subpackages, each
+    part standing for everything inside it)."""
+    depth = package.count(".") + 2
+
+    def part(name: str) -> str | None:
+        inside = name.startswith(package + ".")
+        return ".".join(name.split(".")[:depth]) if inside else None
+
+    parts: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        source = part(name)
+        if source is None:
+            continue
+        for target in targets:
+            other = part(target)
+            if other is not None and other != source:
+                parts.setdefault(source, set()).add(other)
+    return parts
+
+
+def test_no_circle_between_the_parts_of_a_package() -> None:
+    graph = _graph_without_known_edges()
+    packages = sorted(name for name, path in MODULES.items() if path.name == "__init__.py")
+    circles = {package: _circles(_parts_of(package, graph)) for package in packages}
+    assert {package: found for package, found in circles.items() if found} == {}
+
+
+def test_every_known_circle_edge_is_still_there() -> None:
+    """An edge that has gone comes off `KNOWN_CIRCLE_EDGES`, so the list stays the debt."""
+    gone = [edge for edge in KNOWN_CIRCLE_EDGES if edge[1] not in GRAPH.get(edge[0], set())]
+    assert gone == []
