@@ -24,25 +24,34 @@ def test_a_claim_is_set_only_over_what_the_caller_expects(empty_store: GraphStor
 
 
 def test_of_writers_claiming_at_once_exactly_one_wins(empty_store: GraphStore) -> None:
-    """Eight connections (as eight processes would have) claim one key at the same moment."""
-    writers = 8
-    gate = threading.Barrier(writers)
-    results: dict[str, str | None] = {}
+    """Eight connections (as eight processes would have) claim one new key at the same
+    moment, twenty times over: the claim node does not exist yet, so all eight go to create
+    it at once (on FalkorDB, 1 race in 6 to 8 had several winners before its key was made
+    unique)."""
+    writers, rounds = 8, 20
     stores = [open_store(empty_store.url) for _ in range(writers)]
-
-    def claim(index: int) -> None:
-        gate.wait()
-        results[f"run-{index}"] = stores[index].swap_claim("content-a", None, f"run-{index}")
-
-    threads = [threading.Thread(target=claim, args=(i,)) for i in range(writers)]
     try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        for key in (f"content-{n}" for n in range(rounds)):
+            gate = threading.Barrier(writers)
+            results: dict[str, str | None] = {}
+
+            def claim(
+                index: int,
+                key: str = key,
+                gate: threading.Barrier = gate,
+                results: dict[str, str | None] = results,
+            ) -> None:
+                gate.wait()
+                results[f"run-{index}"] = stores[index].swap_claim(key, None, f"run-{index}")
+
+            threads = [threading.Thread(target=claim, args=(i,)) for i in range(writers)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            winners = [run for run, held in results.items() if held == run]
+            assert len(winners) == 1, (key, results)
+            assert set(results.values()) == {winners[0]}
     finally:
         for store in stores:
             store.close()
-    winners = [run for run, held in results.items() if held == run]
-    assert len(winners) == 1, results
-    assert set(results.values()) == {winners[0]}

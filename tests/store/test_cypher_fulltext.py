@@ -14,7 +14,8 @@ import pytest
 from zettelgraph.models import NodeLabel, PassageFilter
 from zettelgraph.store import open_store
 from zettelgraph.store.cypher_search import TextTerm, text_terms
-from zettelgraph.store.falkordb import FalkorDBStore, bm25
+from zettelgraph.store.falkordb import FalkorDBStore
+from zettelgraph.store.falkordb_query import bm25
 
 if TYPE_CHECKING:
     from conftest import Builders, HashEmbedder

@@ -12,7 +12,8 @@ import pytest
 from zettelgraph.models import ChangeSet, Concept, NodeLabel
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
-from zettelgraph.store.falkordb import FalkorDBStore, literal
+from zettelgraph.store.falkordb import FalkorDBStore
+from zettelgraph.store.falkordb_query import literal
 
 if TYPE_CHECKING:
     from conftest import Builders
@@ -128,3 +129,30 @@ def test_literals_round_trip_awkward_values(falkordb: FalkorDBStore) -> None:
     assert literal(np.array([1e-38, -2.5], dtype=np.float32)).startswith("[9.99")
     with pytest.raises(ValueError):
         literal(float("nan"))
+
+
+def test_twin_claims_from_before_the_unique_key_are_repaired_on_open(falkordb_url: str) -> None:
+    """A graph where an earlier race left two meta nodes of one key (the state that gave a
+    claim two winners) opens with one of them, the most recently touched, and the key made
+    unique from then on."""
+    from falkordb import FalkorDB
+
+    name = f"zg_only_{uuid.uuid4().hex[:12]}"
+    host, port = falkordb_url.removeprefix("falkordb://").split(":")
+    graph = FalkorDB(host=host, port=int(port)).select_graph(name)
+    graph.query(
+        "CREATE (:ZettelgraphMeta {key: 'claim:c', claim: 'run-old', claim_touched: 1}), "
+        "(:ZettelgraphMeta {key: 'claim:c', claim: 'run-new', claim_touched: 2})"
+    )
+    store = open_store(f"{falkordb_url}/{name}")
+    try:
+        assert isinstance(store, FalkorDBStore)
+        assert store.swap_claim("c", "run-new", "run-new") == "run-new"
+        assert store.swap_claim("c", None, "run-other") == "run-new"
+        twins = graph.query("MATCH (m:ZettelgraphMeta {key: 'claim:c'}) RETURN count(m)")
+        assert twins.result_set == [[1]]
+        with pytest.raises(Exception, match="unique constraint"):
+            graph.query("CREATE (:ZettelgraphMeta {key: 'claim:c'})")
+    finally:
+        store.drop()
+        store.close()

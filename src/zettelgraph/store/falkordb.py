@@ -23,15 +23,10 @@
 
 from __future__ import annotations
 
-import json
-import math
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
-
-import numpy as np
 
 from zettelgraph.extras import require
 from zettelgraph.models import NodeLabel
@@ -41,6 +36,7 @@ from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
 from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
+from zettelgraph.store.falkordb_query import bm25, with_params
 
 DEFAULT_GRAPH = "zettelgraph"
 DEFAULT_PORT = 6379
@@ -48,70 +44,9 @@ DEFAULT_PORT = 6379
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 200
 HNSW_EF_RUNTIME = 400
-# BM25's usual constants, the ones SQLite's FTS5 and Lucene (Neo4j) use.
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
-def literal(value: Any) -> str:
-    """A parameter value as FalkorDB's query header reads it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        number = float(value)
-        if not math.isfinite(number):
-            raise ValueError(f"cannot store the number {number}")
-        return repr(number)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, np.ndarray):
-        # json.dumps writes each float with repr: exact for the float32 values it came from.
-        return json.dumps(value.astype(np.float64).tolist())
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(literal(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ",".join(f"`{key}`:{literal(item)}" for key, item in value.items()) + "}"
-    raise TypeError(f"cannot send a {type(value).__name__} to FalkorDB")
-
-
-def with_params(query: str, params: Mapping[str, Any] | None) -> str:
-    if not params:
-        return query
-    header = " ".join(f"{name}={literal(value)}" for name, value in params.items())
-    return f"CYPHER {header} {query}"
-
-
-def bm25(
-    terms: Sequence[TextTerm],
-    matches: Sequence[tuple[str, str]],
-    found_in: Sequence[int],
-    documents: int,
-    mean_length: float,
-) -> list[tuple[str, float]]:
-    """(id, BM25 score) of each (id, analysed text) in `matches`, best first (ties by id).
-
-    `found_in[i]` is how many documents of the whole index hold `terms[i]`, `documents` how
-    many there are and `mean_length` their mean length in words. The idf is Lucene's,
-    ln(1 + (N - n + 0.5) / (n + 0.5)), never negative for a term most documents hold.
-    """
-    mean_length = mean_length or 1.0
-    idf = [math.log(1 + (documents - n + 0.5) / (n + 0.5)) for n in found_in]
-    scored = []
-    for node_id, text in matches:
-        tokens = text.split()  # `text_stems` is its words joined by one space
-        counts = Counter(tokens)
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / mean_length)
-        score = 0.0
-        for weight, term in zip(idf, terms, strict=True):
-            count = term.count_in(tokens, counts)
-            score += weight * count * (BM25_K1 + 1) / (count + norm)
-        scored.append((node_id, score))
-    scored.sort(key=lambda hit: (-hit[1], hit[0]))
-    return scored
+_UNIQUE_VIOLATION = "unique constraint violation"
 
 
 class FalkorDBStore(CypherStore):
@@ -184,7 +119,18 @@ class FalkorDBStore(CypherStore):
         return list(result.result_set)
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
-        result = self._call(self._graph.query, with_params(query, params))
+        for attempt in range(3):
+            try:
+                result = self._call(self._graph.query, with_params(query, params))
+                break
+            except self._redis.exceptions.ResponseError as exc:
+                # Writers that MERGE one new meta node at the same moment (a claim, a lease,
+                # the embedder record) can all find it missing: FalkorDB matches a MERGE's
+                # pattern before it takes the write lock. The key's unique constraint
+                # refuses every creation but the first, whole; run again, the MERGE finds
+                # that node. (Before the constraint, 1 race in 5 had several winners.)
+                if _UNIQUE_VIOLATION not in str(exc) or attempt == 2:
+                    raise
         return list(result.result_set)
 
     def _write_rows(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
@@ -246,11 +192,61 @@ class FalkorDBStore(CypherStore):
             ("ReviewLog", "item_id"),
             # chat_answers: the turns of a conversation.
             ("Answer", "chat_id"),
+            # claims, leases and the embedder record; the unique constraint needs it.
+            ("ZettelgraphMeta", "key"),
         )
         for label, field in lookups:
             if self._has_index(label, field, "RANGE") is None:
                 self._run(f"CREATE INDEX FOR (n:{label}) ON (n.{field})")
+        self._ensure_unique_meta_key()
         self._upgrade_text_index()
+
+    def _ensure_unique_meta_key(self) -> None:
+        """One meta node per key, enforced by the server (see `_run`). A graph written
+        before the constraint may hold twins of a key from an earlier race: the most
+        recently touched one is kept, as the state the last writer saw."""
+        for _ in range(2):
+            status = self._meta_constraint()
+            if status == "OPERATIONAL":
+                return
+            if status == "FAILED":
+                self._constraint("DROP")
+                self._run(
+                    "MATCH (m:ZettelgraphMeta) WITH m ORDER BY "
+                    "coalesce(m.claim_touched, m.lease_touched, 0) DESC "
+                    "WITH m.key AS key, collect(m) AS twins WHERE size(twins) > 1 "
+                    "UNWIND twins[1..] AS twin DELETE twin"
+                )
+            if status in (None, "FAILED"):
+                self._constraint("CREATE")
+            deadline = time.monotonic() + 30
+            while (status := self._meta_constraint()) == "PENDING":
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"FalkorDB at {mask_url_password(self.url)} did not finish building "
+                        "a constraint within 30 s; try again"
+                    )
+                time.sleep(0.05)
+            if status == "OPERATIONAL":
+                return
+        raise StoreError(
+            f"FalkorDB at {mask_url_password(self.url)} cannot keep one meta node per key "
+            f"in graph {self.graph_name!r}: its unique constraint failed to build"
+        )
+
+    def _constraint(self, action: str) -> None:
+        self._call(
+            self._db.connection.execute_command,
+            *("GRAPH.CONSTRAINT", action, self.graph_name, "UNIQUE", "NODE", "ZettelgraphMeta"),
+            *("PROPERTIES", "1", "key"),
+        )
+
+    def _meta_constraint(self) -> str | None:
+        """The status of the meta key's unique constraint (PENDING, OPERATIONAL, FAILED)."""
+        for row in self._read("CALL db.constraints()"):
+            if row[0] == "UNIQUE" and row[1] == "ZettelgraphMeta" and list(row[2]) == ["key"]:
+                return str(row[4])
+        return None
 
     def _ensure_text_indexes(self) -> bool:
         replaced = False
