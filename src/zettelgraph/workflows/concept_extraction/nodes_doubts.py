@@ -37,6 +37,7 @@ from zettelgraph.guards.relations import End
 from zettelgraph.llm.logprobs import first_token_logprobs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import check_idea, check_relation, check_statement
+from zettelgraph.workflows.calls import CallRecord, call_record
 from zettelgraph.workflows.concept_extraction.doubt_questions import (
     idea_check,
     relation_check,
@@ -44,7 +45,6 @@ from zettelgraph.workflows.concept_extraction.doubt_questions import (
     statement_check,
 )
 from zettelgraph.workflows.concept_extraction.nodes_checks import relation_ends
-from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.numbering import nothing_decided, numbered_as_shown
 from zettelgraph.workflows.concept_extraction.proposal import with_keys
 from zettelgraph.workflows.concept_extraction.state import (
@@ -218,13 +218,13 @@ class Checks:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.enabled = services.settings.doubt_check is not False
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[CallRecord] = []
         self.failure: str | None = None
 
     def _top(self, name: str, key: str, messages: list[BaseMessage]) -> Any:
         """The first token's top log-probabilities; None (and no more asking) on failure."""
         services = self.services
-        self.calls.append(llm_call(name, services.llms.main_spec, key))
+        self.calls.append(call_record(name, services.llms.main_spec, key))
         try:
             top = first_token_logprobs(
                 services.llms.main,

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.models import NodeLabel, utcnow
+from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.text import short_summary, tidy_statement
 from zettelgraph.text_analysis import key_words
+from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.proposal import (
     quote_map,
     resolve_quotes,
@@ -34,10 +34,6 @@ from zettelgraph.workflows.concept_extraction.state import (
 from zettelgraph.workflows.context import Services
 
 log = logging.getLogger(__name__)
-
-
-def llm_call(name: str, model: str, subject: str = "") -> dict[str, Any]:
-    return {"call": name, "model": model, "subject": subject, "at": utcnow().isoformat()}
 
 
 def check_content_processed(state: ExtractionState, services: Services) -> dict[str, Any]:
@@ -132,27 +128,26 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
     subject = f"batch {payload['index']}"
     # A task's first calls (a gloss, a translation) before the extraction itself.
-    prepared = prepare(data, services)
+    prepared = prepare(data, services, subject)
     data = prepared.data
-    calls = [llm_call(name, services.llms.main_spec, subject) for name in prepared.calls]
-    calls.append(llm_call(extract_concepts.NAME, services.llms.main_spec, subject))
     warnings: list[str] = [f"{where}: {warning}" for warning in prepared.warnings]
-    try:
-        result = services.structured(
-            services.llms.main,
-            name=extract_concepts.NAME,
-            messages=extract_concepts.messages(data),
-            response_model=extract_concepts.response_model(data),
-            sampling=extract_concepts.sampling(data),
-        )
-    except SOFT_LLM_ERRORS as exc:
-        error = f"{where} failed, its {len(quotes)} quotes were not read: {exc}"
+    asked = ask(
+        services,
+        name=extract_concepts.NAME,
+        messages=extract_concepts.messages(data),
+        response_model=extract_concepts.response_model(data),
+        sampling=extract_concepts.sampling(data),
+        subject=subject,
+    )
+    calls = [*prepared.calls, asked.record]
+    if asked.answer is None:
+        lost = f"{where} failed, its {len(quotes)} quotes were not read"
         return {
             "batch_results": [{"index": payload["index"], "candidates": [], "failed": True}],
-            "warnings": [*warnings, error],
-            "errors": [error],
+            **asked.failure(lost, error=True, warnings=warnings),
             "llm_calls": calls,
         }
+    result = asked.answer
     batch_ids = {q["id"] for q in quotes}
     candidates = []
     for item in result.candidate_concepts:
@@ -306,21 +301,20 @@ def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[s
             for cid, c in existing.items()
         ],
     )
-    call = llm_call(detect_duplicate.NAME, services.llms.main_spec, candidate["key"])
     where = f"{detect_duplicate.NAME} ({candidate['title']!r})"
-    try:
-        result = services.structured(
-            services.llms.main,
-            name=detect_duplicate.NAME,
-            messages=detect_duplicate.messages(data),
-            response_model=detect_duplicate.DuplicateDecision,
-        )
-    except SOFT_LLM_ERRORS as exc:
+    asked = ask(
+        services,
+        name=detect_duplicate.NAME,
+        messages=detect_duplicate.messages(data),
+        response_model=detect_duplicate.DuplicateDecision,
+        subject=candidate["key"],
+    )
+    if asked.answer is None:
         return {
             "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}],
-            "warnings": [f"{where} failed, kept as new: {exc}"],
-            "llm_calls": [call],
+            **asked.failure(f"{where} failed, kept as new"),
         }
+    result = asked.answer
     warnings: list[str] = []
     decision.update(llm=True, reason=result.reasoning, confidence=result.confidence)
     if result.is_duplicate:
@@ -331,7 +325,7 @@ def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[s
             moved = resolve_quotes(result.quote_ids_to_transfer, qmap, where, warnings)
             moved = [q for q in moved if q in candidate["quote_ids"]] or candidate["quote_ids"]
             decision.update(duplicate_of=target, title=existing[target].title, quote_ids=moved)
-    return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [call]}
+    return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [asked.record]}
 
 
 def collect_duplicates(state: ExtractionState, services: Services) -> dict[str, Any]:

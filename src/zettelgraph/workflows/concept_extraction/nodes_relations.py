@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.store.vector_index import normalize_rows
-from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
+from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.proposal import check_relation, dedupe_relations
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
@@ -25,34 +24,32 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
     vocabulary = services.concept_vocabulary
     if not vocabulary.types:  # the active packs relate no concepts: search by title only
         return {"relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}]}
-    call = llm_call(relation_queries.NAME, services.llms.fast_spec, concept["key"])
-    try:
-        result = services.structured(
-            services.llms.fast,
-            name=relation_queries.NAME,
-            messages=relation_queries.messages(
-                relation_queries.RelationQueriesInput(
-                    title=concept["title"],
-                    concept=concept["concept"],
-                    language=services.settings.concept_language,
-                ),
-                vocabulary,
-            ),
-            response_model=relation_queries.response_model(vocabulary),
-        )
-    except SOFT_LLM_ERRORS as exc:
+    data = relation_queries.RelationQueriesInput(
+        title=concept["title"],
+        concept=concept["concept"],
+        language=services.settings.concept_language,
+    )
+    asked = ask(
+        services,
+        name=relation_queries.NAME,
+        messages=relation_queries.messages(data, vocabulary),
+        response_model=relation_queries.response_model(vocabulary),
+        subject=concept["key"],
+        fast=True,
+    )
+    if asked.answer is None:
         return {
             "relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}],
-            "warnings": [f"{relation_queries.NAME} for {concept['title']!r} failed: {exc}"],
-            "llm_calls": [call],
+            **asked.failure(f"{relation_queries.NAME} for {concept['title']!r} failed"),
         }
+    result = asked.answer
     queries = [concept["title"]]  # the concept itself always finds its close neighbours
     for typed in result.queries:
         if typed.relation_type in vocabulary.types:
             queries.extend(q for q in typed.queries if q.strip())
     return {
         "relation_queries": [{"key": concept["key"], "queries": list(dict.fromkeys(queries))}],
-        "llm_calls": [call],
+        "llm_calls": [asked.record],
     }
 
 
@@ -154,17 +151,17 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
     if not vocabulary.types:  # the active packs relate no concepts
         return {"relation_results": [{"key": concept["key"], "relations": []}]}
     where = f"{create_relations.NAME} ({concept['title']!r})"
-    call = llm_call(create_relations.NAME, services.llms.main_spec, concept["key"])
-    try:
-        result = services.structured(
-            services.llms.main,
-            name=create_relations.NAME,
-            messages=create_relations.messages(data, vocabulary),
-            response_model=create_relations.response_model(vocabulary, compact=data.compact),
-            sampling=create_relations.SAMPLING,
-        )
-    except SOFT_LLM_ERRORS as exc:
-        return {"warnings": [f"{where} failed, no relations: {exc}"], "llm_calls": [call]}
+    asked = ask(
+        services,
+        name=create_relations.NAME,
+        messages=create_relations.messages(data, vocabulary),
+        response_model=create_relations.response_model(vocabulary, compact=data.compact),
+        sampling=create_relations.SAMPLING,
+        subject=concept["key"],
+    )
+    if asked.answer is None:
+        return {**asked.failure(f"{where} failed, no relations")}
+    result = asked.answer
     warnings: list[str] = []
     relations: list[DraftRelation] = []
     for proposed in result.relations:
@@ -193,7 +190,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
     return {
         "relation_results": [{"key": concept["key"], "relations": relations}],
         "warnings": warnings,
-        "llm_calls": [call],
+        "llm_calls": [asked.record],
     }
 
 

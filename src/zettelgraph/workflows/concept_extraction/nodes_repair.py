@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards import Finding
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import repair_concept
 from zettelgraph.text import short_summary, tidy_statement
+from zettelgraph.workflows.calls import CallRecord, ask
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
     flaws_of,
     ground,
@@ -20,7 +20,6 @@ from zettelgraph.workflows.concept_extraction.nodes_checks import (
     logged,
     off_topic_finding,
 )
-from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import quote_texts
 from zettelgraph.workflows.concept_extraction.state import DraftConcept, ExtractionState
 from zettelgraph.workflows.context import Services
@@ -93,7 +92,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
         key_words=payload.get("key_words", []),
         task=services.settings.task(services.llms.main_spec),
     )
-    calls = []
+    calls: list[CallRecord] = []
     error = ""
     best: (
         tuple[tuple[int, int], repair_concept.CompactRepair | repair_concept.TitleRepair] | None
@@ -112,23 +111,24 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
             ),
         )
     for sampling in repair_concept.TRIES:
-        calls.append(llm_call(repair_concept.NAME, services.llms.main_spec, concept["key"]))
-        try:
-            answer = services.structured(
-                services.llms.main,
-                name=repair_concept.NAME,
-                messages=repair_concept.messages(data),
-                response_model=repair_concept.response_model(data),
-                sampling=sampling,
-            )
-        except SOFT_LLM_ERRORS as exc:
+        asked = ask(
+            services,
+            name=repair_concept.NAME,
+            messages=repair_concept.messages(data),
+            response_model=repair_concept.response_model(data),
+            sampling=sampling,
+            subject=concept["key"],
+        )
+        calls.append(asked.record)
+        if asked.answer is None:
             # A failed try (a reply that ran past its token limit, say) is one bad sample: the
             # next, warmer try is a fresh one.
-            error = str(exc)
-            if isinstance(exc, TimeoutError | ConnectionError):
+            error = str(asked.error)
+            if isinstance(asked.error, TimeoutError | ConnectionError):
                 break  # the model is unreachable: another try would wait as long again
             data = data.model_copy(update={"retry": True})
             continue
+        answer = asked.answer
         flaws = _rewrite_flaws(concept, answer, data.quotes, services, payload.get("source", {}))
         score = _flaw_score(flaws)
         if best is None or score <= best[0]:

@@ -7,13 +7,12 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
 
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
+from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.decisions import describe_decided, protect_decided
 from zettelgraph.workflows.concept_extraction.feedback import confine, focus_groups, focused
 from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
-from zettelgraph.workflows.concept_extraction.nodes_extract import llm_call
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
     existing_map,
@@ -53,34 +52,32 @@ def _views(
 def self_critique_node(state: ExtractionState, services: Services) -> dict[str, Any]:
     iteration = state.get("phase_1_iteration", 0)
     views = _views(state, services)
-    call = llm_call(self_critique.NAME, services.llms.main_spec, f"iteration {iteration}")
-    try:
-        critique = services.structured(
-            services.llms.main,
-            name=self_critique.NAME,
-            messages=self_critique.messages(
-                self_critique.SelfCritiqueInput(
-                    proposal=views["proposal"],
-                    quotes=views["quotes"],
-                    language=services.settings.concept_language,
-                    suggestions=state.get("suggestions"),
-                )
-            ),
-            response_model=self_critique.Critique,
-        )
-    except SOFT_LLM_ERRORS as exc:
+    data = self_critique.SelfCritiqueInput(
+        proposal=views["proposal"],
+        quotes=views["quotes"],
+        language=services.settings.concept_language,
+        suggestions=state.get("suggestions"),
+    )
+    asked = ask(
+        services,
+        name=self_critique.NAME,
+        messages=self_critique.messages(data),
+        response_model=self_critique.Critique,
+        subject=f"iteration {iteration}",
+    )
+    if asked.answer is None:
         # Without a critique there is nothing to refine: the reader reviews what there is.
         return {
             "quality_passes": True,
-            "critique_log": [{"iteration": iteration, "error": str(exc)}],
-            "warnings": [f"self-critique failed, proposal sent to review as is: {exc}"],
-            "llm_calls": [call],
+            "critique_log": [{"iteration": iteration, "error": str(asked.error)}],
+            **asked.failure("self-critique failed, proposal sent to review as is"),
         }
+    critique = asked.answer
     passes = critique.overall_passes and not critique.failed_criteria
     return {
         "quality_passes": passes,
         "critique_log": [{"iteration": iteration, "passes": passes, **critique.model_dump()}],
-        "llm_calls": [call],
+        "llm_calls": [asked.record],
     }
 
 
@@ -142,14 +139,17 @@ def _patch_proposal(
 
     Returns the patch (None on failure, with the reason under "error") and the state update.
     """
-    call = llm_call(call_name, services.llms.main_spec, f"round {round_number}")
     typed = typed_patch(response_model, services.concept_vocabulary)
-    try:
-        patch = services.structured(
-            services.llms.main, name=call_name, messages=messages, response_model=typed
-        )
-    except SOFT_LLM_ERRORS as exc:
-        return None, {"llm_calls": [call], "error": str(exc)}
+    asked = ask(
+        services,
+        name=call_name,
+        messages=messages,
+        response_model=typed,
+        subject=f"round {round_number}",
+    )
+    if asked.answer is None:
+        return None, {"llm_calls": [asked.record], "error": str(asked.error)}
+    patch = asked.answer
     confined: list[str] = []
     if confine_to is not None:
         patch, confined = confine(patch, confine_to, proposal, f"{call_name}#{round_number}")
@@ -168,7 +168,7 @@ def _patch_proposal(
         "proposal": proposal,
         "warnings": [*confined, *warnings, *(f.message() for f in findings)],
         "check_log": [f.as_dict() for f in findings],
-        "llm_calls": [call],
+        "llm_calls": [asked.record],
     }
 
 

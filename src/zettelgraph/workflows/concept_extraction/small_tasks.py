@@ -18,10 +18,10 @@ import numpy as np
 
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.language import CONFIDENT_WORDS
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import extract_concepts, gloss_quote, translate_quote
 from zettelgraph.text import tidy_statement
 from zettelgraph.text_analysis import detect_language
+from zettelgraph.workflows.calls import CallRecord, ask
 from zettelgraph.workflows.context import Services
 
 # Cosine (default embedder) of a gloss and its quote under which the gloss is not about the
@@ -54,19 +54,22 @@ class Prepared:
     """The extraction call's input after its task's first calls, and what they did."""
 
     data: extract_concepts.ExtractConceptsInput
-    calls: list[str] = field(default_factory=list)  # call names, in order
+    calls: list[CallRecord] = field(default_factory=list)  # in order
     warnings: list[str] = field(default_factory=list)
     gloss: str = ""
 
 
-def prepare(data: extract_concepts.ExtractConceptsInput, services: Services) -> Prepared:
+def prepare(
+    data: extract_concepts.ExtractConceptsInput, services: Services, subject: str = ""
+) -> Prepared:
     """The input of the extraction call: with the quote's gloss (`gloss`), its translation
-    (`titles`, a quote in another language), or as it was."""
+    (`titles`, a quote in another language), or as it was. `subject`: what the calls'
+    records say they were about."""
     task = extract_concepts.task_of(data)
     if task == "gloss":
-        return _with_gloss(data, services)
+        return _with_gloss(data, services, subject)
     if task == "titles":
-        return _with_translation(data, services)
+        return _with_translation(data, services, subject)
     return Prepared(data)
 
 
@@ -86,28 +89,30 @@ def gloss_flaw(gloss: str, quote: str, language: str, services: Services) -> str
     return None
 
 
-def _with_gloss(data: extract_concepts.ExtractConceptsInput, services: Services) -> Prepared:
+def _with_gloss(
+    data: extract_concepts.ExtractConceptsInput, services: Services, subject: str
+) -> Prepared:
     quote = data.quotes[0]
-    ask = gloss_quote.GlossInput(
+    wanted = gloss_quote.GlossInput(
         title=data.title, author=data.author, quote=quote.text, language=data.language
     )
     prepared = Prepared(data)
     for sampling in (gloss_quote.SAMPLING, gloss_quote.RETRY_SAMPLING):
-        prepared.calls.append(gloss_quote.NAME)
-        try:
-            answer = services.structured(
-                services.llms.main,
-                name=gloss_quote.NAME,
-                messages=gloss_quote.messages(ask),
-                response_model=gloss_quote.QuoteGloss,
-                sampling=sampling,
-            )
-        except SOFT_LLM_ERRORS as exc:
-            prepared.warnings.append(f"{gloss_quote.NAME} failed: {exc}")
-            if isinstance(exc, TimeoutError | ConnectionError):
+        asked = ask(
+            services,
+            name=gloss_quote.NAME,
+            messages=gloss_quote.messages(wanted),
+            response_model=gloss_quote.QuoteGloss,
+            sampling=sampling,
+            subject=subject,
+        )
+        prepared.calls.append(asked.record)
+        if asked.answer is None:
+            prepared.warnings.append(f"{gloss_quote.NAME} failed: {asked.error}")
+            if isinstance(asked.error, TimeoutError | ConnectionError):
                 break  # the model is unreachable: a retry would wait as long again
             continue
-        gloss = tidy_statement(answer.gloss)
+        gloss = tidy_statement(asked.answer.gloss)
         flaw = gloss_flaw(gloss, quote.text, data.language, services)
         if flaw is None:
             shown = quote.model_copy(update={"reading": gloss})
@@ -123,28 +128,32 @@ def _with_gloss(data: extract_concepts.ExtractConceptsInput, services: Services)
     return prepared
 
 
-def _with_translation(data: extract_concepts.ExtractConceptsInput, services: Services) -> Prepared:
+def _with_translation(
+    data: extract_concepts.ExtractConceptsInput, services: Services, subject: str
+) -> Prepared:
     quote = data.quotes[0]
     prepared = Prepared(data)
     # The same test as the key words': a quote in the graph's language is its own draft.
     if detect_language(quote.text, data.language) == data.language:
         return prepared
-    prepared.calls.append(translate_quote.NAME)
-    try:
-        answer = services.structured(
-            services.llms.main,
-            name=translate_quote.NAME,
-            messages=translate_quote.messages(
-                translate_quote.TranslateInput(quote=quote.text, language=data.language)
-            ),
-            response_model=translate_quote.QuoteTranslation,
-            sampling=translate_quote.SAMPLING,
-        )
-    except SOFT_LLM_ERRORS as exc:
+    asked = ask(
+        services,
+        name=translate_quote.NAME,
+        messages=translate_quote.messages(
+            translate_quote.TranslateInput(quote=quote.text, language=data.language)
+        ),
+        response_model=translate_quote.QuoteTranslation,
+        sampling=translate_quote.SAMPLING,
+        subject=subject,
+    )
+    prepared.calls.append(asked.record)
+    if asked.answer is None:
         # The draft is then the quote in its own language; the language check judges it.
-        prepared.warnings.append(f"{translate_quote.NAME} failed for quote {quote.id}: {exc}")
+        prepared.warnings.append(
+            f"{translate_quote.NAME} failed for quote {quote.id}: {asked.error}"
+        )
         return prepared
-    shown = quote.model_copy(update={"reading": answer.translation.strip()})
+    shown = quote.model_copy(update={"reading": asked.answer.translation.strip()})
     prepared.data = data.model_copy(update={"quotes": [shown]})
     return prepared
 

@@ -9,11 +9,11 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from zettelgraph.analysis.models import LLMCallRecord
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS, Sampling, error_kind
-from zettelgraph.llm.usage import UsageLog
+from zettelgraph.llm.structured import Sampling, error_kind
 from zettelgraph.models import utcnow
 from zettelgraph.prompts.experiment_common import PromptDocument
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.calls import ask as shared_ask
 from zettelgraph.workflows.context import Services
 
 T = TypeVar("T", bound=BaseModel)
@@ -31,34 +31,29 @@ def ask(
     """(the answer or None, the call's record, a warning when it failed). A call that fails
     after its retries and repair is a warning naming its kind: the stage falls back to what
     the tools and rules know, and the reader sees that it did."""
-    usage = UsageLog()
     started = utcnow()
-    answer: T | None = None
+    asked = shared_ask(
+        services,
+        name=name,
+        messages=messages,
+        response_model=response_model,
+        sampling=sampling,
+        schema=schema,
+    )
     warning = None
-    try:
-        answer = services.structured(
-            services.llms.main,
-            name=name,
-            messages=messages,
-            response_model=response_model,
-            sampling=sampling,
-            schema=schema,
-            usage=usage,
-        )
-    except SOFT_LLM_ERRORS as exc:
-        kind = error_kind(exc)
-        warning = f"{name} failed ({kind.kind}): {exc}"
-    totals = usage.as_dict().get(name, {})
+    if asked.error is not None:
+        warning = f"{name} failed ({error_kind(asked.error).kind}): {asked.error}"
+    # The experiment's own record (`LLMCallRecord`, kept in the experiment's provenance).
     record = LLMCallRecord(
         name=name,
-        model=services.llms.main_spec,
+        model=asked.record["model"],
         started_at=started,
         ended_at=utcnow(),
-        input_tokens=int(totals.get("input_tokens", 0)),
-        output_tokens=int(totals.get("output_tokens", 0)),
-        failed=answer is None,
+        input_tokens=int(asked.record["input_tokens"]),
+        output_tokens=int(asked.record["output_tokens"]),
+        failed=asked.answer is None,
     )
-    return answer, record.model_dump(mode="json"), warning
+    return asked.answer, record.model_dump(mode="json"), warning
 
 
 def prompt_documents(

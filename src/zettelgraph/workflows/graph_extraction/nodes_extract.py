@@ -9,10 +9,11 @@ from typing import Any
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, LLMRequestError, call_structured
 from zettelgraph.llm.tools import call_tools, uses_tool_calls
 from zettelgraph.llm.usage import UsageLog
-from zettelgraph.models import NodeLabel, utcnow
+from zettelgraph.models import NodeLabel
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.prompts import extract_graph
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.calls import CallRecord, call_record
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, pack_versions
 from zettelgraph.workflows.graph_extraction.state import GraphState, empty_proposal
@@ -168,21 +169,10 @@ def _ask(
     return [(c.tool, c.args.model_dump()) for c in reply.calls], [], "json"
 
 
-def _call_record(call: str, model: str, usage: UsageLog, mode: str, index: int) -> dict[str, Any]:
-    """What the run keeps of one LLM call: enough to account for it after a restart."""
-    totals = usage.as_dict().get(extract_graph.NAME, {})
-    return {
-        "call": extract_graph.NAME,
-        "id": call,
-        "model": model,
-        "mode": mode,
-        "subject": f"batch {index + 1}",
-        "at": utcnow().isoformat(),
-        **{
-            key: totals.get(key, 0)
-            for key in ("input_tokens", "output_tokens", "retries", "repairs", "seconds")
-        },
-    }
+def _call_record(call: str, model: str, usage: UsageLog, mode: str, index: int) -> CallRecord:
+    return call_record(
+        extract_graph.NAME, model, f"batch {index + 1}", usage=usage, mode=mode, call_id=call
+    )
 
 
 def context_entities(

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zettelgraph.llm.structured import SOFT_LLM_ERRORS
-from zettelgraph.models import utcnow
 from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.state import QuestionResult, Target
 
@@ -27,13 +26,6 @@ def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any
         ],
         language=services.settings.concept_language,
     )
-    spec = services.llms.fast_spec
-    call = {
-        "call": card_question.NAME,
-        "model": spec,
-        "subject": target["id"],
-        "at": utcnow().isoformat(),
-    }
     where = f"{card_question.NAME} ({target['title']!r})"
     failed = QuestionResult(
         concept_id=target["id"],
@@ -43,21 +35,19 @@ def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any
         cloze_words="",
         failed=True,
     )
-    try:
-        result = services.structured(
-            services.llms.fast,
-            name=card_question.NAME,
-            messages=card_question.messages(data),
-            response_model=card_question.CardQuestion,
-            sampling=card_question.SAMPLING,
-        )
-    except SOFT_LLM_ERRORS as exc:
+    asked = ask(
+        services,
+        name=card_question.NAME,
+        messages=card_question.messages(data),
+        response_model=card_question.CardQuestion,
+        sampling=card_question.SAMPLING,
+        subject=target["id"],
+        fast=True,
+    )
+    if asked.answer is None:
         # The cloze can still be made from the quote alone; the flashcard cannot.
-        return {
-            "questions": [failed],
-            "warnings": [f"{where} failed, no flashcard: {exc}"],
-            "llm_calls": [call],
-        }
+        return {"questions": [failed], **asked.failure(f"{where} failed, no flashcard")}
+    result = asked.answer
     warnings = []
     quote_id = qmap.real(result.quote)
     if quote_id is None:
@@ -76,5 +66,5 @@ def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any
             )
         ],
         "warnings": warnings,
-        "llm_calls": [call],
+        "llm_calls": [asked.record],
     }

@@ -31,6 +31,7 @@ from zettelgraph.models import (
 from zettelgraph.prompts import author_bio, book_summary
 from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
+from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse.documents import (
     document_content_id,
@@ -176,24 +177,23 @@ def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
         return {"summary": "", "summary_short": ""}
     notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
     compact = settings.compact(spec)
-    try:
-        result = services.structured(
-            services.llms.main,
-            name=book_summary.NAME,
-            messages=book_summary.messages(
-                book_summary.BookSummaryInput(
-                    title=state["title"],
-                    author=state.get("author"),
-                    notes=notes,
-                    language=services.settings.concept_language,
-                    compact=compact,
-                )
-            ),
-            response_model=book_summary.response_model(compact),
-        )
-    except SOFT_LLM_ERRORS as exc:
-        log.warning("summary of %s failed: %s", state["file_path"], exc)
-        return {"summary": "", "summary_short": "", "warnings": [f"no summary: {exc}"]}
+    data = book_summary.BookSummaryInput(
+        title=state["title"],
+        author=state.get("author"),
+        notes=notes,
+        language=services.settings.concept_language,
+        compact=compact,
+    )
+    asked = ask(
+        services,
+        name=book_summary.NAME,
+        messages=book_summary.messages(data),
+        response_model=book_summary.response_model(compact),
+    )
+    if asked.answer is None:
+        log.warning("summary of %s failed: %s", state["file_path"], asked.error)
+        return {"summary": "", "summary_short": "", "warnings": [f"no summary: {asked.error}"]}
+    result = asked.answer
     return {
         "summary": clip_words(result.summary, SUMMARY_WORDS),
         "summary_short": clip_words(result.summary_short, SHORT_SUMMARY_WORDS)
