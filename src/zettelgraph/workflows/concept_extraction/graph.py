@@ -21,9 +21,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy
 
-from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.concept_extraction import (
     feedback,
     nodes_checks,
@@ -42,6 +40,7 @@ from zettelgraph.workflows.concept_extraction.state import (
 )
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.wiring import add_nodes
 
 # Supersteps: about 12 for phase 1 plus 2 per refinement and 2 per feedback round.
 RECURSION_LIMIT = 200
@@ -55,35 +54,34 @@ def build_concept_extraction_graph(
     builder = StateGraph(
         ExtractionState, input_schema=ExtractionInput, output_schema=ExtractionOutput
     )
-    # call_structured already retries transient LLM errors; this outer policy covers the
-    # store (a locked database) and an LLM outage longer than those retries.
-    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
-
-    def node(name: str, function: Any) -> None:
-        builder.add_node(name, partial(function, services=services), retry_policy=retry)
-
-    node("check_content_processed", nodes_extract.check_content_processed)
-    node("load_content_quotes", nodes_extract.load_content_quotes)
-    node("extract_batch", nodes_extract.extract_batch)
-    node("merge_candidates", nodes_extract.merge_candidates)
-    node("check_concepts", nodes_checks.check_concepts)
-    node("repair_concept", nodes_repair.repair_concept_node)
-    node("collect_repairs", nodes_repair.collect_repairs)
-    node("detect_duplicate", nodes_extract.detect_duplicate_node)
-    node("collect_duplicates", nodes_extract.collect_duplicates)
-    node("generate_relation_queries", nodes_relations.generate_relation_queries)
-    node("search_relation_candidates", nodes_relations.search_relation_candidates)
-    node("create_relations", nodes_relations.create_relations_node)
-    node("collect_relations", nodes_relations.collect_relations)
-    node("check_relations", nodes_checks.check_relations_node)
-    node("self_critique", nodes_review.self_critique_node)
-    node("refine", nodes_review.refine_node)
-    node("prepare_review", nodes_doubts.prepare_review)
-    node("present_for_review", nodes_review.present_for_review)
-    node("incorporate_feedback", nodes_review.incorporate_feedback_node)
-    node("check_revisions", feedback.check_revisions)
-    node("commit", nodes_commit.commit)
-    node("write_vault", nodes_commit.write_vault)
+    add_nodes(
+        builder,
+        services,
+        {
+            "check_content_processed": nodes_extract.check_content_processed,
+            "load_content_quotes": nodes_extract.load_content_quotes,
+            "extract_batch": nodes_extract.extract_batch,
+            "merge_candidates": nodes_extract.merge_candidates,
+            "check_concepts": nodes_checks.check_concepts,
+            "repair_concept": nodes_repair.repair_concept_node,
+            "collect_repairs": nodes_repair.collect_repairs,
+            "detect_duplicate": nodes_extract.detect_duplicate_node,
+            "collect_duplicates": nodes_extract.collect_duplicates,
+            "generate_relation_queries": nodes_relations.generate_relation_queries,
+            "search_relation_candidates": nodes_relations.search_relation_candidates,
+            "create_relations": nodes_relations.create_relations_node,
+            "collect_relations": nodes_relations.collect_relations,
+            "check_relations": nodes_checks.check_relations_node,
+            "self_critique": nodes_review.self_critique_node,
+            "refine": nodes_review.refine_node,
+            "prepare_review": nodes_doubts.prepare_review,
+            "present_for_review": nodes_review.present_for_review,
+            "incorporate_feedback": nodes_review.incorporate_feedback_node,
+            "check_revisions": feedback.check_revisions,
+            "commit": nodes_commit.commit,
+            "write_vault": nodes_commit.write_vault,
+        },
+    )
 
     builder.add_edge(START, "check_content_processed")
     builder.add_conditional_edges(

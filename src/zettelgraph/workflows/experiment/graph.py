@@ -9,15 +9,12 @@ the analysis.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy
 
-from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment import (
     nodes_execute,
@@ -27,6 +24,7 @@ from zettelgraph.workflows.experiment import (
 )
 from zettelgraph.workflows.experiment.state import ExperimentInput, ExperimentState
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.wiring import add_nodes
 
 # Six stages and one fan-out: far below this; the limit only stops a wiring mistake.
 RECURSION_LIMIT = 40
@@ -41,18 +39,18 @@ def build_experiment_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the workflow with `services` bound into every node."""
     builder = StateGraph(ExperimentState, input_schema=ExperimentInput)
-    # The LLM calls retry transient errors themselves; this covers the store (a locked
-    # database) and an outage longer than those retries.
-    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
-    for name, function in (
-        ("analyze", nodes_plan.analyze),
-        ("recommend", nodes_plan.recommend),
-        ("review", nodes_plan.review),
-        ("run_tools", nodes_execute.run_tools),
-        ("synthesize", nodes_synthesis.synthesize),
-        ("write_report", nodes_report.write_report),
-    ):
-        builder.add_node(name, partial(function, services=services), retry_policy=retry)
+    add_nodes(
+        builder,
+        services,
+        {
+            "analyze": nodes_plan.analyze,
+            "recommend": nodes_plan.recommend,
+            "review": nodes_plan.review,
+            "run_tools": nodes_execute.run_tools,
+            "synthesize": nodes_synthesis.synthesize,
+            "write_report": nodes_report.write_report,
+        },
+    )
     builder.add_edge(START, "analyze")
     builder.add_conditional_edges("analyze", after_analysis, ["recommend", END])
     builder.add_edge("recommend", "review")

@@ -15,9 +15,8 @@ from typing import Any, Literal
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy, Send
+from langgraph.types import Send
 
-from zettelgraph.llm.structured import is_transient
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction import (
@@ -35,6 +34,7 @@ from zettelgraph.workflows.graph_extraction.packs import (
 from zettelgraph.workflows.graph_extraction.state import GraphInput, GraphOutput, GraphState
 from zettelgraph.workflows.review import after_review
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.wiring import add_nodes
 
 # Supersteps: about 6 per extraction round, one round per feedback.
 RECURSION_LIMIT = 200
@@ -87,26 +87,27 @@ def build_graph_extraction_graph(
     """Compile the workflow with `services` and the pack resolver bound into every node."""
     resolver = for_graph_extraction(packs or file_resolver(services.settings))
     builder = StateGraph(GraphState, input_schema=GraphInput, output_schema=GraphOutput)
-    # The LLM calls retry transient errors themselves; this covers the store (a locked
-    # database) and an outage longer than those retries.
-    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
-
-    def node(name: str, function: Any, with_packs: bool = True) -> None:
-        bound = (
-            partial(function, services=services, packs=resolver)
-            if with_packs
-            else partial(function, services=services)
-        )
-        builder.add_node(name, bound, retry_policy=retry)
-
-    node("load_content", nodes_extract.load_content)
-    node("extract_batch", nodes_extract.extract_batch)
-    node("materialise_entities", nodes_entities.materialise_entities)
-    node("resolve_relationships", nodes_relationships.resolve_relationships)
-    node("present_for_review", nodes_review.present_for_review, with_packs=False)
-    node("incorporate_feedback", nodes_review.incorporate_feedback, with_packs=False)
-    node("commit", nodes_commit.commit)
-    node("write_vault", nodes_commit.write_vault)
+    add_nodes(
+        builder,
+        services,
+        {
+            "load_content": nodes_extract.load_content,
+            "extract_batch": nodes_extract.extract_batch,
+            "materialise_entities": nodes_entities.materialise_entities,
+            "resolve_relationships": nodes_relationships.resolve_relationships,
+            "commit": nodes_commit.commit,
+            "write_vault": nodes_commit.write_vault,
+        },
+        packs=resolver,
+    )
+    add_nodes(
+        builder,
+        services,
+        {
+            "present_for_review": nodes_review.present_for_review,
+            "incorporate_feedback": nodes_review.incorporate_feedback,
+        },
+    )
 
     fan_out = partial(to_batches, size=batch_size(services.settings, services.llms.sizing_spec))
     builder.add_edge(START, "load_content")

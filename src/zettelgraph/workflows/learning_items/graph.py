@@ -11,14 +11,12 @@ at the end; one that dies is run again, and ids make that converge (docs/design.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy, Send
+from langgraph.types import Send
 
-from zettelgraph.llm.structured import is_transient
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items import (
     nodes_checks,
@@ -33,6 +31,7 @@ from zettelgraph.workflows.learning_items.state import (
     GenerationState,
 )
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.wiring import add_nodes
 
 # Six steps, one of them a fan-out: far under this.
 RECURSION_LIMIT = 25
@@ -54,18 +53,18 @@ def build_learning_items_graph(services: Services) -> CompiledStateGraph[Any, An
     builder = StateGraph(
         GenerationState, input_schema=GenerationInput, output_schema=GenerationOutput
     )
-    # call_structured retries transient LLM errors itself; this covers a locked store.
-    retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=is_transient)
-
-    def node(name: str, function: Any) -> None:
-        builder.add_node(name, partial(function, services=services), retry_policy=retry)
-
-    node("select_targets", nodes_select.select_targets)
-    node("write_question", nodes_question.write_question)
-    node("graph_items", nodes_items.graph_items)
-    node("check_items", nodes_checks.check_items)
-    node("dedup", nodes_write.dedup)
-    node("write", nodes_write.write)
+    add_nodes(
+        builder,
+        services,
+        {
+            "select_targets": nodes_select.select_targets,
+            "write_question": nodes_question.write_question,
+            "graph_items": nodes_items.graph_items,
+            "check_items": nodes_checks.check_items,
+            "dedup": nodes_write.dedup,
+            "write": nodes_write.write,
+        },
+    )
 
     builder.add_edge(START, "select_targets")
     builder.add_conditional_edges("select_targets", to_questions, ["write_question", "graph_items"])

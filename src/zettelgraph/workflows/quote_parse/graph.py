@@ -8,7 +8,6 @@ quotes, or one that did not change, never costs an LLM call.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -25,8 +24,11 @@ from zettelgraph.workflows.quote_parse.state import (
     QuoteParseState,
 )
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.wiring import add_nodes
 
 RECURSION_LIMIT = 20
+# Transient store errors (a locked database) are retried; bad input is not.
+STORE_RETRY = RetryPolicy(max_attempts=3, initial_interval=0.5, retry_on=is_transient)
 
 
 def build_quote_parse_graph(
@@ -36,15 +38,18 @@ def build_quote_parse_graph(
     builder = StateGraph(
         QuoteParseState, input_schema=QuoteParseInput, output_schema=QuoteParseOutput
     )
-    # Transient store errors (a locked database) are retried; bad input is not.
-    store_retry = RetryPolicy(max_attempts=3, initial_interval=0.5, retry_on=is_transient)
-    builder.add_node("read_file", partial(nodes.read_file, services=services))
-    builder.add_node("parse_quotes", partial(nodes.parse_quotes, services=services))
-    builder.add_node("make_summary", partial(nodes.make_summary, services=services))
-    builder.add_node("get_or_create_author", partial(nodes.get_or_create_author, services=services))
-    builder.add_node(
-        "write_to_db", partial(nodes.write_to_db, services=services), retry_policy=store_retry
+    add_nodes(
+        builder,
+        services,
+        {
+            "read_file": nodes.read_file,
+            "parse_quotes": nodes.parse_quotes,
+            "make_summary": nodes.make_summary,
+            "get_or_create_author": nodes.get_or_create_author,
+        },
+        retry=None,
     )
+    add_nodes(builder, services, {"write_to_db": nodes.write_to_db}, retry=STORE_RETRY)
     builder.add_edge(START, "read_file")
     builder.add_edge("read_file", "parse_quotes")
     builder.add_conditional_edges(
