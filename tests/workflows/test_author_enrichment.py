@@ -1,5 +1,5 @@
-"""Biographies of new authors (issue 16, seed 001's get_or_create_author): the model's memory
-marked as unverified, or web search results the biography cites. Real SQLite store, fake
+"""Biographies of new authors (issue 16, the Quote Parse Graph's get_or_create_author): the model's
+memory marked as unverified, or web search results the biography cites. Real SQLite store, fake
 LLM; the web search is a LangChain tool defined here that answers fixed results (no network).
 """
 

@@ -1,4 +1,4 @@
-"""The Concept Extraction Graph on the fake LLM: every edge case of seed 000, the review loop,
+"""The Concept Extraction Graph on the fake LLM: its edge cases, the review loop,
 limits, referential integrity, and an untouched pre-existing graph. Real stores and
 checkpoints (SQLite files, then a FalkorDB server with PostgreSQL checkpoints), real vault
 folder."""

@@ -39,7 +39,7 @@ def test_each_multi_document_type_runs_end_to_end(
     assert review is not None and review["kind"] == "experiment"
     assert set(review["strategy"]) == set(ids)
     assert all(name in TOOLS for tools in review["strategy"].values() for name in tools)
-    # Stage 1 saw the structured metadata, not a preview.
+    # The analysis saw the structured metadata, not a preview.
     assert view.values["term_passages"] == {ids[0]: 3, ids[1]: 3}
     assert {d["year"] for d in view.values["documents"]} == {1605, 1876}
 

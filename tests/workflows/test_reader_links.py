@@ -1,6 +1,7 @@
-"""Seed 000 rule B3 beside the reader's own links: a link the reader adds between existing
-concepts is theirs; a later extraction run that commits new concepts (and relations from them)
-leaves every relation between the concepts that were already there exactly as it was."""
+"""A run never changes a relation between two existing concepts: a link the reader adds
+between existing concepts is theirs; a later extraction run that commits new concepts (and
+relations from them) leaves every relation between the concepts that were already there
+exactly as it was."""
 
 from __future__ import annotations
 

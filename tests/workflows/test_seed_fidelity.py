@@ -1,7 +1,7 @@
-"""Issue 16, seed fidelity of the Concept Extraction Graph, on the fake LLM and real stores:
-the reader's suggestions reach the self-critique and the refinement (seed 001, steps
-1.8-1.9); the review shows the model's extraction notes and why it left quotes out (seed 000,
-step 2.1); a run past its recursion limit is reviewed with what it has (seed 000, 3.6)."""
+"""Issue 16, the Concept Extraction Graph does what its design says, on the fake LLM and real
+stores: the reader's suggestions reach the self-critique and the refinement; the review shows
+the model's extraction notes and why it left quotes out; a run past its recursion limit is
+reviewed with what it has."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Call 1.1e: typed relations of one new concept to other new and existing concepts."""
+"""Typed relations of one new concept to other new and existing concepts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Call 1.1b: is one candidate concept a duplicate of an existing concept of the graph?"""
+"""Is one candidate concept a duplicate of an existing concept of the graph?"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Experiment stage 1, analyse: what the experiment aims to find out, and what the focus term
-means in these documents (seed 003, `analyze_experiment_node`)."""
+means in these documents (the `analyze` node)."""
 
 from __future__ import annotations
 

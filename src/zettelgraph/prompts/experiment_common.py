@@ -1,5 +1,5 @@
 """What the three experiment calls share: the documents and the term as structured metadata
-(seed 003: title, author, year, kind, domain, the term's definition and anchors, in the
+(title, author, year, kind, domain, the term's definition and anchors, in the
 prompt as data rather than as a preview), and the guidance of each experiment type."""
 
 from __future__ import annotations

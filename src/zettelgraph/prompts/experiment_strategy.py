@@ -1,5 +1,5 @@
 """Experiment stage 2, recommend: which registered tools to run on which documents, with the
-reasoning and a confidence (seed 003, `recommend_strategy_node`). The reader reviews it."""
+reasoning and a confidence (the `recommend` node). The reader reviews it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Experiment stage 5, synthesise: insights across the documents and how the term is used in
-each group, every claim resting on numbered passages (seed 003, `synthesize_node`).
+each group, every claim resting on numbered passages (the `synthesize` node).
 
 As in `answer_question`, the model names passages by local id (q1, q2, ...) and the code turns
 them into [n] markers, so a marker can only point at a passage the model was shown, and a
@@ -26,8 +26,7 @@ SAMPLING = Sampling(temperature=0.2, max_tokens=1400)
 # Passage text shown per passage: the evidence, bounded for small context windows.
 MAX_PASSAGE_CHARS = 600
 
-# The questions every synthesis answers, then the type's own (seed 003, "Synthesis
-# questions to answer").
+# The questions every synthesis answers, then the type's own.
 QUESTIONS: dict[ExperimentType, list[str]] = {
     ExperimentType.TEMPORAL: [
         "How does the usage differ from the baseline meaning?",

@@ -1,4 +1,4 @@
-"""Call 1.1a: candidate concepts from one batch of quotes, each citing the quotes it came from.
+"""Candidate concepts from one batch of quotes, each citing the quotes it came from.
 
 The instructions come first and never change within a run, so a server with a prompt cache
 (llama.cpp) reads them once; the quotes come last. A short worked example in the graph's

@@ -1,5 +1,5 @@
 """Graph extraction: entities and relationships of a template pack's types from a batch of
-passages, as calls of two tools (seed 002).
+passages, as calls of two tools.
 
 `extract_entity(name, type, description, properties)` records one entity the passages mention;
 `extract_relationship(source_name | source_id, target_name | target_id, relationship_type,

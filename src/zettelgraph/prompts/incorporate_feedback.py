@@ -1,4 +1,4 @@
-"""Call 2.3: apply the reader's free-form feedback to the proposal, as a patch."""
+"""Apply the reader's free-form feedback to the proposal, as a patch."""
 
 from __future__ import annotations
 

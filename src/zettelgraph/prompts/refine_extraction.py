@@ -1,6 +1,6 @@
-"""Call 1.3: fix what the self-critique found, as a patch to the proposal.
+"""Fix what the self-critique found, as a patch to the proposal.
 
-The reader's suggestions are shown again (seed 001, step 1.9): the refinement rewrites
+The reader's suggestions are shown again: the refinement rewrites
 concepts, and without them it could undo what the reader asked the extraction for."""
 
 from __future__ import annotations

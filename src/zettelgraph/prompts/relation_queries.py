@@ -1,4 +1,4 @@
-"""Call 1.1c: search queries that may find existing concepts related to a new concept."""
+"""Search queries that may find existing concepts related to a new concept."""
 
 from __future__ import annotations
 

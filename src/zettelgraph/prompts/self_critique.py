@@ -1,5 +1,5 @@
-"""Call 1.2: check the current proposal against the quality checklist, and against the
-reader's suggestions when they gave some (seed 001, step 1.8): a critique that does not know
+"""Check the current proposal against the quality checklist, and against the
+reader's suggestions when they gave some: a critique that does not know
 them would ask the refinement to undo what the reader asked for."""
 
 from __future__ import annotations

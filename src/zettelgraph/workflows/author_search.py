@@ -1,4 +1,4 @@
-"""Biographies of new authors (Quote Parse Graph, get_or_create_author; seed 001).
+"""Biographies of new authors (Quote Parse Graph, get_or_create_author).
 
 Two enrichers implement `context.AuthorEnricher`:
 - `LLMAuthorEnricher` asks the fast model what it remembers; the stored biography says it is

@@ -1,4 +1,4 @@
-"""Wiring of the Concept Extraction Graph (seed 000 section 4, seed 001):
+"""Wiring of the Concept Extraction Graph (docs/design.md "Concept extraction"):
 
 check_content_processed -> load_content_quotes -> extract_batch (Send per batch)
 -> merge_candidates -> check_concepts -> [repair_concept (Send per flagged concept, and per

@@ -1,5 +1,5 @@
-"""A run stopped by its recursion limit goes to the review with what it has (seed 000, 3.6
-and 4.4: "present latest iteration to user, allow manual approval").
+"""A run stopped by its recursion limit goes to the review with what it has: the reader
+sees the latest proposal and may still approve it.
 
 The limit is LangGraph's count of steps per invocation (`graph.RECURSION_LIMIT`). The loops
 have their own bounds (refinement rounds, feedback rounds), so reaching it means something

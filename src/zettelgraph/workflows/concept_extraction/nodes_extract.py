@@ -1,4 +1,4 @@
-"""Phase 1, step 1.1a-b: load the Content, extract candidates per batch, merge, de-duplicate."""
+"""Load the Content, extract candidates per batch, merge, de-duplicate."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> dict[str,
 
 
 def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]:
-    """Call 1.1a on one batch of quotes (a `Send` branch)."""
+    """Extract candidate concepts from one batch of quotes (a `Send` branch)."""
     quotes = payload["quotes"]
     qmap = quote_map(payload["all_quotes"])
     data = extract_concepts.ExtractConceptsInput(
@@ -224,7 +224,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
             ],
         }
     items = [c for result in ordered for c in result["candidates"]]
-    # What the calls said beyond their concepts, for the review (seed 000, step 2.1).
+    # What the calls said beyond their concepts, for the review.
     several = len(ordered) > 1
     notes = [
         f"batch {r['index'] + 1}: {r['notes']}" if several else r["notes"]
@@ -274,7 +274,8 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
 
 
 def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
-    """Call 1.1b for one candidate (a `Send` branch), tiered to skip the LLM when it can."""
+    """Is one candidate a duplicate of an existing concept (a `Send` branch), tiered to skip
+    the LLM when it can."""
     candidate: DraftConcept = payload["candidate"]
     settings = services.settings
     decision: dict[str, Any] = {"key": candidate["key"], "duplicate_of": None, "llm": False}

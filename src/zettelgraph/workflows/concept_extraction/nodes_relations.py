@@ -1,4 +1,4 @@
-"""Phase 1, steps 1.1c-e: search queries per new concept, vector search, typed relations."""
+"""Relations of the new concepts: search queries per concept, vector search, typed relations."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from zettelgraph.workflows.context import Services
 
 
 def generate_relation_queries(payload: dict[str, Any], services: Services) -> dict[str, Any]:
-    """Call 1.1c for one new concept (a `Send` branch, fast model)."""
+    """Search queries for one new concept (a `Send` branch, fast model)."""
     concept: DraftConcept = payload["concept"]
     vocabulary = services.concept_vocabulary
     if not vocabulary.types:  # the active packs relate no concepts: search by title only
@@ -54,7 +54,7 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
 
 
 def search_relation_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
-    """Step 1.1d (no LLM): every query against existing concepts, pooled per new concept, and
+    """No LLM: every query against existing concepts, pooled per new concept, and
     each new concept's nearest other new concepts: a relation call sees only those, so a small
     model is not invited to relate every idea to every other."""
     settings = services.settings
@@ -126,7 +126,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
 
 
 def create_relations_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
-    """Call 1.1e for one new concept (a `Send` branch)."""
+    """Typed relations of one new concept (a `Send` branch)."""
     concept: DraftConcept = payload["concept"]
     others: list[DraftConcept] = payload["others"]
     existing = [c for c in (services.store.get_concept(i) for i in payload["pool"]) if c]

@@ -1,4 +1,4 @@
-"""Phase 1 steps 1.2-1.3 (self-critique, refinement) and phase 2 (human review, feedback)."""
+"""Self-critique and refinement before the review, then the reader's review and feedback."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Pure operations on a run's proposal: rendering with local ids, checking relations, patches.
 
-Referential integrity (seed 002): every id the model returns is resolved against the ids it
+Referential integrity: every id the model returns is resolved against the ids it
 was shown; one that does not resolve, a relation type outside the vocabulary, or a relation
 between two existing concepts is dropped with a warning, never guessed.
 """

@@ -1,4 +1,4 @@
-"""The review report (seed 000, step 2.1): what the reader needs to approve or give feedback."""
+"""The review report: what the reader needs to approve or give feedback."""
 
 from __future__ import annotations
 

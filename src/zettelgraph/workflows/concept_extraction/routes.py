@@ -27,7 +27,7 @@ def after_commit(state: ExtractionState) -> Literal["write_vault", "__end__"]:
 
 
 def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal["__end__"]:
-    """Fan-out of call 1.1a: one branch per batch of quotes."""
+    """Fan-out of the extraction: one branch per batch of quotes."""
     quotes = state.get("quotes", [])
     if not quotes:
         return "__end__"
@@ -74,7 +74,7 @@ def to_repairs(
 
 
 def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect_duplicates"]:
-    """Fan-out of call 1.1b: one branch per candidate."""
+    """Fan-out of the duplicate check: one branch per candidate."""
     candidates = state.get("candidates", [])
     if not candidates:
         return "collect_duplicates"
@@ -95,8 +95,8 @@ def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect
 def to_relation_queries(
     state: ExtractionState, ask_for_queries: bool = True
 ) -> list[Send] | Literal["search_relation_candidates", "check_relations"]:
-    """Fan-out of call 1.1c, skipped when there is nothing to relate or search, or when the
-    model is too small to write better queries than the concept's own title and summary."""
+    """Fan-out of the relation queries, skipped when there is nothing to relate or search, or
+    when the model is too small to write better queries than the concept's own title and summary."""
     concepts = state["proposal"]["concepts"]
     if not concepts:
         return "check_relations"
@@ -106,7 +106,7 @@ def to_relation_queries(
 
 
 def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relations"]:
-    """Fan-out of call 1.1e: one branch per new concept that has something to relate to."""
+    """Fan-out of the relations: one branch per new concept that has something to relate to."""
     concepts = state["proposal"]["concepts"]
     pools = state.get("relation_pools", {})
     sends = []

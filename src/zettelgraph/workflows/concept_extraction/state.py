@@ -1,4 +1,4 @@
-"""State of the Concept Extraction Graph (seed 000, section 3.1).
+"""State of the Concept Extraction Graph (docs/design.md "Concept extraction").
 
 Everything is plain JSON-safe data so checkpoints survive across versions and processes. Lists
 filled by parallel branches (`Send`) use `operator.add` reducers.
@@ -134,7 +134,7 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # Parallel results, gathered by reducers.
     batch_results: Annotated[list[dict[str, Any]], operator.add]
     candidates: list[DraftConcept]
-    # What the extraction calls said beyond their concepts (seed 000, step 2.1): their notes,
+    # What the extraction calls said beyond their concepts, for the review: their notes,
     # and why each quote they left out gives no concept (quote id -> reason).
     extraction_notes: list[str]
     unattributed_reasons: dict[str, str]

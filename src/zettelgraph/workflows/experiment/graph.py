@@ -1,4 +1,4 @@
-"""Wiring of the experiment workflow (seed 003's five stages):
+"""Wiring of the experiment workflow (five stages, docs/design.md "Experiments"):
 
 analyze -> recommend -> review (interrupt: approve | modify | reject)
 -> run_tools (Send: one branch per document, one per corpus tool, in parallel)

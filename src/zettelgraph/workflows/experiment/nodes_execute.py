@@ -1,5 +1,5 @@
-"""Stage 4: run the approved strategy. Each document's document-scope tools run in a branch
-of their own (`Send`), so documents are read in parallel (ZETTELGRAPH_CONCURRENCY) and a
+"""The `run_tools` node: run the approved strategy. Each document's document-scope tools run
+in a branch of their own (`Send`), so documents are read in parallel (ZETTELGRAPH_CONCURRENCY) and a
 crash resumes with only the unfinished branches; each corpus tool runs once, in a branch,
 over every document the strategy gave it. Tool results are kept in the run (its checkpoint)
 and written next to the report."""

@@ -45,7 +45,7 @@ def report_language(goal: str | None, services: Services) -> str:
 
 
 def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
-    """Stage 1: the documents' metadata, the passages with the term, and the goal."""
+    """The `analyze` node: the documents' metadata, the passages with the term, and the goal."""
     kind = ExperimentType(state["type"])
     term = _term(state)
     language = report_language(state.get("goal"), services)
@@ -108,7 +108,7 @@ def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
 
 
 def recommend(state: ExperimentState, services: Services) -> dict[str, Any]:
-    """Stage 2: which tools on which documents, why, and how sure the model is."""
+    """The `recommend` node: which tools on which documents, why, and how sure the model is."""
     kind = ExperimentType(state["type"])
     content_ids = state["content_ids"]
     ids = LocalIds("d", content_ids)
@@ -197,8 +197,8 @@ def review_report(state: ExperimentState) -> dict[str, Any]:
 
 
 def review(state: ExperimentState, services: Services) -> dict[str, Any]:
-    """Stage 3: pause for the reader (`interrupt`): approve the plan, run a modified one, or
-    reject the experiment. A modified plan that cannot run is refused before the resume by
+    """The `review` node: pause for the reader (`interrupt`): approve the plan, run a modified
+    one, or reject the experiment. A modified plan that cannot run is refused before the resume by
     the services; checked again here, it ends the experiment rather than run half of it."""
     answer = interrupt({"action": "experiment_review", "report": review_report(state)})
     action = answer.get("action") if isinstance(answer, dict) else None

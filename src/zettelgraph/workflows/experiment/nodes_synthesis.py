@@ -1,4 +1,4 @@
-"""Stage 5: insights across the documents and how the term is used in each group.
+"""The `synthesize` node: insights across the documents and how the term is used in each group.
 
 The evidence is the tools' own: their one-line findings and the passages they cite (spread
 over the documents, the term's concordance first). The model names passages by local id

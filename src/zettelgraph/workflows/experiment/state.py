@@ -1,4 +1,5 @@
-"""State of the experiment workflow (seed 003's five stages).
+"""State of the experiment workflow (five stages, one node each; docs/design.md
+"Experiments").
 
 Plain JSON-safe data, so checkpoints survive across versions and processes. Stage outputs
 start absent (not empty) and are filled as the stages run; tool runs come from parallel
@@ -41,24 +42,24 @@ class ExperimentState(ExperimentInput, total=False):
     documents: list[dict[str, Any]]  # DocumentInfo, in the order given
     term_passages: dict[str, int]  # content id -> passages that contain the term
     language: str  # what the model writes in: the goal's language, else the concept language
-    # Stage 1
+    # analyze
     experiment_goal: str
     term_context: str
     questions: list[str]
-    # Stage 2
+    # recommend
     recommended_strategy: dict[str, list[str]]  # content id -> tool names
     strategy_reasoning: str
     confidence: float | None
     strategy_source: str  # "model" or "defaults" (the model's answer was unusable)
-    # Stage 3
+    # review
     decision: Decision | None
     review_notes: str
     modified_strategy: dict[str, list[str]] | None
     approved_strategy: dict[str, list[str]]
     reviewed_at: str
-    # Stage 4
+    # run_tools
     tool_runs: Annotated[list[dict[str, Any]], operator.add]
-    # Stage 5
+    # synthesize
     synthesis: dict[str, Any]
     report_path: str
     charts: list[str]

@@ -1,4 +1,4 @@
-"""Wiring of the Graph Extraction workflow (seed 002):
+"""Wiring of the Graph Extraction workflow (docs/design.md "Graph extraction"):
 
 load_content -> extract_batch (Send per batch of passages, in parallel)
 -> materialise_entities (phase A) -> resolve_relationships (phase B)

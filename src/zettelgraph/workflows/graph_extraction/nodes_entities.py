@@ -1,4 +1,4 @@
-"""Phase A (seed 002): materialise the entities the batches extracted.
+"""Phase A: materialise the entities the batches extracted.
 
 Every `extract_entity` call of this round, in batch order:
 1. scoped to the packs' entity types: an unknown type drops the entity, with a warning naming

@@ -1,4 +1,4 @@
-"""Phase B (seed 002): resolve every relationship's two endpoints, validate it, or drop it.
+"""Phase B: resolve every relationship's two endpoints, validate it, or drop it.
 
 Each endpoint is resolved by its short id (an existing entity the batch's prompt showed), else
 by name: this run's entities (names and aliases), the batch's known entities, then the store.
@@ -7,7 +7,7 @@ passages state the relationship, so they name both ends (this run's entities wer
 phase A). The relationship type and the endpoints' types are checked against the merged pack
 schema.
 What does not resolve or does not fit is dropped with a line naming it; no entity is ever made
-up to hold an edge (the seed's trade-off: better to lose a link than corrupt the graph).
+up to hold an edge (better to lose a link than corrupt the graph).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""State of the Graph Extraction workflow (seed 002): entities and relationships of a template
-pack's types, proposed from a content's passages, reviewed, then committed at once.
+"""State of the Graph Extraction workflow (docs/design.md "Graph extraction"): entities and
+relationships of a template pack's types, proposed from a content's passages, reviewed, then
+committed at once.
 
 Plain JSON-safe data, as in the concept workflow, so checkpoints survive across versions and
 processes. Lists filled by parallel branches (`Send`) use `operator.add` reducers; a feedback

@@ -1,4 +1,4 @@
-"""Wiring of the Learning Item Graph (seed 004, stage 7):
+"""Wiring of the Learning Item Graph (docs/design.md "Learning items"):
 
 select_targets -> write_question (Send per concept that needs a flashcard) -> graph_items
 -> check_items -> dedup -> write

@@ -1,6 +1,6 @@
 """How each kind of card is made from the graph, in the reader's language (pure functions).
 
-Difficulty comes from the graph, as seed 004 asks: recall from one concept and its quote is
+Difficulty comes from the graph, not from the model: recall from one concept and its quote is
 easy (flashcard, cloze), telling one idea from its neighbours or saying how two linked ideas
 relate is medium (multiple choice, relation), following a chain of two relations is hard.
 """

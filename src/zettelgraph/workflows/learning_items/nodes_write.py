@@ -1,8 +1,8 @@
 """Steps 5 and 6: near-duplicate cards clustered and the best kept, then one write.
 
-Duplicates (seed 004's "cluster similar items, keep the highest-quality variant, merge with
-existing items"): each card's text (`items.dedup_text`) is embedded and compared with the new
-cards and the cards already in the store (proposed or approved) of the same type. Clusters
+Duplicates (similar cards clustered, the best of each kept, merged with the existing cards):
+each card's text (`items.dedup_text`) is embedded and compared with the new cards and the
+cards already in the store (proposed or approved) of the same type. Clusters
 form around leaders: every stored card is one, and the new cards join in order of quality
 (fewer warnings, an answer checked against its quote, a shorter front), each becoming the
 duplicate of its closest leader at `card_duplicate_threshold` or above, else a leader itself.

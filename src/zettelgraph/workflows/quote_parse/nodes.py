@@ -209,7 +209,7 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str
     existing = services.store.find_person(name)
     if existing is not None:
         return {"author_id": existing.id, "new_author": None}
-    # Without a biography, the basic data of seed 001: the book they wrote, "Author".
+    # Without a biography, what the book itself says of them: they wrote it ("Author").
     fallback = f"Author of {state['title']}"
     person = Person(
         id=person_id(name), name=name, summary=fallback, summary_short=fallback, occupation="Author"
