@@ -1,5 +1,6 @@
-"""Phase 2.3 on a small model: the reader's feedback applied a few concepts at a time, and
-every revision checked before the reader sees it.
+"""The reader's feedback round: the items they decided stay as they left them; on a small
+model the feedback is applied a few concepts at a time; every revision is checked before the
+reader sees it.
 
 A 1.5B model given the whole proposal (every concept, quote and relation of a book) and a
 free-text request wrote for minutes and was cut off; its patches rewrote concepts nobody
@@ -15,13 +16,13 @@ the reader is told which and why.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.prompts.proposal_patch import PatchT
-from zettelgraph.workflows.concept_extraction.decisions import decided_keys
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
     flaw_reasons,
     flaws_of,
@@ -34,6 +35,57 @@ from zettelgraph.workflows.concept_extraction.state import ExtractionState, Prop
 from zettelgraph.workflows.context import Services
 
 _NAMED = re.compile(r"\b([cr]\d{1,4})\b")
+
+
+def decided_keys(review: Review | None) -> list[str]:
+    """The items the reader has decided on (concepts, relations, suggestions), in order."""
+    if not review:
+        return []
+    return list(dict.fromkeys([*review["concepts"], *review["quotes"], *review["relations"]]))
+
+
+def describe_decided(review: Review | None) -> str:
+    """The reader's decisions as the feedback prompt shows them: items to leave as they are."""
+    if not review:
+        return ""
+    parts = []
+    for key, made in review["concepts"].items():
+        into = f" into {made['into']}" if made.get("into") else ""
+        parts.append(f"{key} {made.get('verdict', 'kept')}{into}")
+    for key, made in review["relations"].items():
+        retyped = f" as {made['type']}" if made.get("type") else ""
+        parts.append(f"{key} {made.get('verdict', 'kept')}{retyped}")
+    return ", ".join(parts)
+
+
+def protect_decided(
+    before: Proposal, after: Proposal, review: Review | None, call: str
+) -> tuple[Proposal, list[str]]:
+    """`after` (a model's patch of `before`) with every item the reader decided on as it was
+    in `before`: feedback applies to what is still undecided. Says what was put back."""
+    if not review:
+        return after, []
+    keys = set(decided_keys(review))
+    result: Proposal = copy.deepcopy(after)
+    warnings: list[str] = []
+    old_concepts = {c["key"]: c for c in before["concepts"]}
+    new_concepts = {c["key"]: c for c in result["concepts"]}
+    for key in sorted(keys & set(old_concepts)):
+        if new_concepts.get(key) != old_concepts[key]:
+            warnings.append(f"{call}: {key} is decided by you; the model's change was not applied")
+            new_concepts[key] = copy.deepcopy(old_concepts[key])
+    result["concepts"] = [
+        *[c for c in result["concepts"] if c["key"] not in keys],
+        *[new_concepts[k] for k in old_concepts if k in keys and k in new_concepts],
+    ]
+    result["concepts"].sort(key=lambda c: number_of(c["key"], "c") or 0)
+    old_relations = {r["key"]: r for r in before["relations"] if "key" in r}
+    kept_keys = {r.get("key") for r in result["relations"]}
+    for key in sorted(keys & set(old_relations)):
+        if key not in kept_keys:
+            warnings.append(f"{call}: {key} is decided by you; the model's change was not applied")
+            result["relations"].append(copy.deepcopy(old_relations[key]))
+    return result, warnings
 
 
 def focus_groups(

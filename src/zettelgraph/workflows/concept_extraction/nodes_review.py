@@ -10,8 +10,13 @@ from langchain_core.messages import BaseMessage
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
 from zettelgraph.workflows.calls import ask
-from zettelgraph.workflows.concept_extraction.decisions import describe_decided, protect_decided
-from zettelgraph.workflows.concept_extraction.feedback import confine, focus_groups, focused
+from zettelgraph.workflows.concept_extraction.feedback import (
+    confine,
+    describe_decided,
+    focus_groups,
+    focused,
+    protect_decided,
+)
 from zettelgraph.workflows.concept_extraction.nodes_checks import guard_relations
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
