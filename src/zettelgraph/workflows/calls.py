@@ -8,12 +8,14 @@ records the call, so the run's accounting counts what was spent on it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, Sampling
 from zettelgraph.llm.usage import UsageLog
@@ -43,12 +45,15 @@ class CallRecord(TypedDict):
     seconds: float
 
 
-class CallUpdate(TypedDict):
-    """The part of a node's update a call contributes on failure."""
+class CallFields(TypedDict, total=False):
+    """The keys a workflow's state keeps of its LLM calls, gathered from parallel branches."""
 
-    warnings: list[str]
-    errors: NotRequired[list[str]]  # only when the run should show it failed
-    llm_calls: list[CallRecord]
+    warnings: Annotated[list[str], operator.add]
+    errors: Annotated[list[str], operator.add]  # what the run should show failed
+    llm_calls: Annotated[list[CallRecord], operator.add]
+
+
+Update = TypeVar("Update", bound=CallFields)
 
 
 def call_record(
@@ -87,16 +92,17 @@ class Asked(Generic[T]):
     record: CallRecord
     error: Exception | None = None
 
-    def failure(
-        self, message: str, *, error: bool = False, warnings: Sequence[str] = ()
-    ) -> CallUpdate:
-        """The update of a node whose call failed: `message` and the cause as a warning
-        (after the node's earlier `warnings`), also as an error when the run should show it
-        failed, and the call's record."""
+    def failed(self, update: Update, message: str, *, error: bool = False) -> Update:
+        """`update`, the node's update when its call failed, with `message` and the cause as a
+        warning after its own, also as an error when the run should show it failed, and the
+        call's record unless the update lists its calls itself."""
         text = f"{message}: {self.error}"
-        update: CallUpdate = {"warnings": [*warnings, text], "llm_calls": [self.record]}
+        # Not `update.get`: mypy cannot type it on a TypedDict-bound type variable.
+        update["warnings"] = [*(update["warnings"] if "warnings" in update else []), text]  # noqa: SIM401
         if error:
             update["errors"] = [text]
+        if "llm_calls" not in update:
+            update["llm_calls"] = [self.record]
         return update
 
 

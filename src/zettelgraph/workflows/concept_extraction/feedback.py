@@ -185,7 +185,7 @@ def confine(
     return confined, warnings
 
 
-def check_revisions(state: ExtractionState, services: Services) -> dict[str, Any]:
+def check_revisions(state: ExtractionState, services: Services) -> ExtractionState:
     """The concepts the last feedback round wrote, checked as extraction's are (no LLM): a
     failing revision is undone, a failing new concept left out, each said as a finding."""
     log = state.get("feedback_log", [])

@@ -40,7 +40,7 @@ from zettelgraph.workflows.context import Services
 EXPLANATION_COPY_LIMIT = 0.9
 
 
-def logged(findings: Iterable[Finding]) -> dict[str, Any]:
+def logged(findings: Iterable[Finding]) -> ExtractionState:
     found = list(findings)
     return {
         "check_log": [f.as_dict() for f in found],
@@ -231,7 +231,7 @@ def _placeholders(
     return [placeholder(f"c{first + i}", quote) for i, quote in enumerate(quotes)]
 
 
-def check_concepts(state: ExtractionState, services: Services) -> dict[str, Any]:
+def check_concepts(state: ExtractionState, services: Services) -> ExtractionState:
     """Grounding, language and distillation of the merged candidates (no LLM), and, where the
     settings say so, a request for a concept from each quote no candidate cites."""
     quotes = quote_texts(state.get("quotes", []))
@@ -369,6 +369,6 @@ def guard_relations(proposal: Proposal, services: Services) -> tuple[Proposal, l
     return {**proposal, "relations": [r for r in proposal["relations"] if r in kept]}, findings
 
 
-def check_relations_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+def check_relations_node(state: ExtractionState, services: Services) -> ExtractionState:
     proposal, findings = guard_relations(state["proposal"], services)
     return {"proposal": proposal, **logged(findings)}

@@ -33,7 +33,7 @@ def concept_id_for(run_id: str, key: str) -> str:
     return stable_id("concept", run_id, key)
 
 
-def commit(state: ExtractionState, services: Services) -> dict[str, Any]:
+def commit(state: ExtractionState, services: Services) -> ExtractionState:
     """Write exactly what the reader kept (`kept.py`), in one store transaction."""
     store = services.store
     run_id = state["run_id"]
@@ -242,7 +242,7 @@ def _supports(
     )
 
 
-def write_vault(state: ExtractionState, services: Services) -> dict[str, Any]:
+def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
     """Notes for the new concepts and the existing ones that gained relations or quotes."""
     from zettelgraph.vault.sync import sync_vault
 

@@ -69,7 +69,7 @@ def fingerprint(item: Mapping[str, Any], fields: Sequence[str]) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
-def prepare_review(state: ExtractionState, services: Services) -> dict[str, Any]:
+def prepare_review(state: ExtractionState, services: Services) -> ExtractionState:
     before: dict[str, Any] = dict(state.get("doubts", {}))
     review = state.get("review")
     decided = list(review["relations"]) if review else []

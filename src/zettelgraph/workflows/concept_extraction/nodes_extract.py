@@ -36,14 +36,14 @@ from zettelgraph.workflows.context import Services
 log = logging.getLogger(__name__)
 
 
-def check_content_processed(state: ExtractionState, services: Services) -> dict[str, Any]:
+def check_content_processed(state: ExtractionState, services: Services) -> ExtractionState:
     content = services.store.get_content(state["content_id"])
     if content is None:
         raise ValueError(
             f"no content with id {state['content_id']}: `zettelgraph contents` lists them"
         )
     author = services.store.author_of(content.id)
-    update: dict[str, Any] = {
+    update: ExtractionState = {
         "content": {"title": content.title, "author": author.name if author else None},
         "status": "running",
         "proposal": empty_proposal(),
@@ -79,7 +79,7 @@ def check_content_processed(state: ExtractionState, services: Services) -> dict[
     return update
 
 
-def load_content_quotes(state: ExtractionState, services: Services) -> dict[str, Any]:
+def load_content_quotes(state: ExtractionState, services: Services) -> ExtractionState:
     stored = services.store.quotes_of(state["content_id"])
     # Key words are shown to small models only, and only for a quote in the graph's language:
     # another's would pull the title into that language (the language check would send it back).
@@ -103,7 +103,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> dict[str,
     return {"quotes": quotes}
 
 
-def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def extract_batch(payload: dict[str, Any], services: Services) -> ExtractionState:
     """Extract candidate concepts from one batch of quotes (a `Send` branch)."""
     quotes = payload["quotes"]
     qmap = quote_map(payload["all_quotes"])
@@ -142,11 +142,12 @@ def extract_batch(payload: dict[str, Any], services: Services) -> dict[str, Any]
     calls = [*prepared.calls, asked.record]
     if asked.answer is None:
         lost = f"{where} failed, its {len(quotes)} quotes were not read"
-        return {
+        unread: ExtractionState = {
             "batch_results": [{"index": payload["index"], "candidates": [], "failed": True}],
-            **asked.failure(lost, error=True, warnings=warnings),
+            "warnings": warnings,
             "llm_calls": calls,
         }
+        return asked.failed(unread, lost, error=True)
     result = asked.answer
     batch_ids = {q["id"] for q in quotes}
     candidates = []
@@ -208,7 +209,7 @@ def unattributed_reasons(
     return reasons
 
 
-def merge_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
+def merge_candidates(state: ExtractionState, services: Services) -> ExtractionState:
     """Candidates of different batches that say the same thing become one, quotes united.
 
     When every batch failed the run is `failed`: there is nothing a reader could review, and
@@ -273,7 +274,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> dict[str, An
     return {"candidates": merged, "extraction_notes": notes, "unattributed_reasons": reasons}
 
 
-def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def detect_duplicate_node(payload: dict[str, Any], services: Services) -> ExtractionState:
     """Is one candidate a duplicate of an existing concept (a `Send` branch), tiered to skip
     the LLM when it can."""
     candidate: DraftConcept = payload["candidate"]
@@ -311,10 +312,10 @@ def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[s
         subject=candidate["key"],
     )
     if asked.answer is None:
-        return {
-            "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}],
-            **asked.failure(f"{where} failed, kept as new"),
+        unchecked: ExtractionState = {
+            "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}]
         }
+        return asked.failed(unchecked, f"{where} failed, kept as new")
     result = asked.answer
     warnings: list[str] = []
     decision.update(llm=True, reason=result.reasoning, confidence=result.confidence)
@@ -329,7 +330,7 @@ def detect_duplicate_node(payload: dict[str, Any], services: Services) -> dict[s
     return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [asked.record]}
 
 
-def collect_duplicates(state: ExtractionState, services: Services) -> dict[str, Any]:
+def collect_duplicates(state: ExtractionState, services: Services) -> ExtractionState:
     """Fan-in: novel candidates become the proposal; duplicates attribute quotes instead."""
     decisions = {d["key"]: d for d in state.get("duplicate_decisions", [])}
     proposal = empty_proposal()

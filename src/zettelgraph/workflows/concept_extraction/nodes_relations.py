@@ -18,7 +18,7 @@ from zettelgraph.workflows.concept_extraction.state import (
 from zettelgraph.workflows.context import Services
 
 
-def generate_relation_queries(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def generate_relation_queries(payload: dict[str, Any], services: Services) -> ExtractionState:
     """Search queries for one new concept (a `Send` branch, fast model)."""
     concept: DraftConcept = payload["concept"]
     vocabulary = services.concept_vocabulary
@@ -38,10 +38,10 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
         fast=True,
     )
     if asked.answer is None:
-        return {
-            "relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}],
-            **asked.failure(f"{relation_queries.NAME} for {concept['title']!r} failed"),
+        titled: ExtractionState = {
+            "relation_queries": [{"key": concept["key"], "queries": [concept["title"]]}]
         }
+        return asked.failed(titled, f"{relation_queries.NAME} for {concept['title']!r} failed")
     result = asked.answer
     queries = [concept["title"]]  # the concept itself always finds its close neighbours
     for typed in result.queries:
@@ -53,7 +53,7 @@ def generate_relation_queries(payload: dict[str, Any], services: Services) -> di
     }
 
 
-def search_relation_candidates(state: ExtractionState, services: Services) -> dict[str, Any]:
+def search_relation_candidates(state: ExtractionState, services: Services) -> ExtractionState:
     """No LLM: every query against existing concepts, pooled per new concept, and
     each new concept's nearest other new concepts: a relation call sees only those, so a small
     model is not invited to relate every idea to every other."""
@@ -125,7 +125,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
     return out
 
 
-def create_relations_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def create_relations_node(payload: dict[str, Any], services: Services) -> ExtractionState:
     """Typed relations of one new concept (a `Send` branch)."""
     concept: DraftConcept = payload["concept"]
     others: list[DraftConcept] = payload["others"]
@@ -160,7 +160,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
         subject=concept["key"],
     )
     if asked.answer is None:
-        return {**asked.failure(f"{where} failed, no relations")}
+        return asked.failed(ExtractionState(), f"{where} failed, no relations")
     result = asked.answer
     warnings: list[str] = []
     relations: list[DraftRelation] = []
@@ -194,7 +194,7 @@ def create_relations_node(payload: dict[str, Any], services: Services) -> dict[s
     }
 
 
-def collect_relations(state: ExtractionState, services: Services) -> dict[str, Any]:
+def collect_relations(state: ExtractionState, services: Services) -> ExtractionState:
     """Fan-in: the relations of every branch, one per fact, in concept order."""
     proposal = state["proposal"]
     order = {c["key"]: i for i, c in enumerate(proposal["concepts"])}

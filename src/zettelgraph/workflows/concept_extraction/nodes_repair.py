@@ -70,7 +70,7 @@ def _flaw_score(flaws: Mapping[str, Any]) -> tuple[int, int]:
     return fatal, int(bool(flaws.get("long_title")))
 
 
-def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def repair_concept_node(payload: dict[str, Any], services: Services) -> ExtractionState:
     """A focused rewrite of a flagged concept (a `Send` branch): one call, then up to two more,
     afresh from the quotes and warmer, while the rewrite still copies its quote, is still in
     another language or is still not about its quotes. The answer with the fewest flaws is
@@ -148,7 +148,7 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> dict[str
     return {"repairs": [{"key": concept["key"], **best[1].model_dump()}], "llm_calls": calls}
 
 
-def collect_repairs(state: ExtractionState, services: Services) -> dict[str, Any]:
+def collect_repairs(state: ExtractionState, services: Services) -> ExtractionState:
     """Apply the rewrites and check again: what is still off its quotes, in another language
     or a copy of its quote is dropped. A concept asked for an uncovered quote that the model
     could not write is dropped; another whose rewrite failed is kept, flagged."""

@@ -54,7 +54,7 @@ def _views(
     }
 
 
-def self_critique_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+def self_critique_node(state: ExtractionState, services: Services) -> ExtractionState:
     iteration = state.get("phase_1_iteration", 0)
     views = _views(state, services)
     data = self_critique.SelfCritiqueInput(
@@ -72,11 +72,11 @@ def self_critique_node(state: ExtractionState, services: Services) -> dict[str, 
     )
     if asked.answer is None:
         # Without a critique there is nothing to refine: the reader reviews what there is.
-        return {
+        as_is: ExtractionState = {
             "quality_passes": True,
             "critique_log": [{"iteration": iteration, "error": str(asked.error)}],
-            **asked.failure("self-critique failed, proposal sent to review as is"),
         }
+        return asked.failed(as_is, "self-critique failed, proposal sent to review as is")
     critique = asked.answer
     passes = critique.overall_passes and not critique.failed_criteria
     return {
@@ -184,7 +184,7 @@ def present_for_review(state: ExtractionState, services: Services) -> dict[str, 
     return ask_reader(report, rounds, services.settings.review_max_rounds)
 
 
-def incorporate_feedback_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+def incorporate_feedback_node(state: ExtractionState, services: Services) -> ExtractionState:
     """The reader's feedback as patches: one call over the whole proposal, or on a small
     model one per group of concepts (feedback.focus_groups). A failed call ends the round
     with what was applied before it; the run goes back to the reader either way."""
@@ -195,7 +195,7 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> dic
     groups = focus_groups(state["proposal"], feedback, review, small=small)
     log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
     proposal = state["proposal"]
-    update: dict[str, Any] = {"llm_calls": [], "warnings": [], "check_log": []}
+    update: ExtractionState = {"llm_calls": [], "warnings": [], "check_log": []}
     interpretations: list[str] = []
     unresolved: list[str] = []
     for number, keys in enumerate(groups, 1):

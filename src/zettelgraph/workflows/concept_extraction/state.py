@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, NotRequired
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.workflows.calls import CallFields
+
 Status = Literal[
     "running",
     "awaiting_review",
@@ -121,7 +123,7 @@ class ExtractionOutput(TypedDict, total=False):
     warnings: Annotated[list[str], operator.add]
 
 
-class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
+class ExtractionState(ExtractionInput, ExtractionOutput, CallFields, total=False):
     content: dict[str, Any]  # title, author
     graph_concepts: int  # concepts in the graph when the run started
     # The content's processed date when the run started (ISO, or None): the commit is refused
@@ -162,8 +164,6 @@ class ExtractionState(ExtractionInput, ExtractionOutput, total=False):
     # Item by item: the doubt of each proposed item (by key) and the reader's decisions.
     doubts: dict[str, Doubt]
     review: Review
-    llm_calls: Annotated[list[dict[str, Any]], operator.add]
-    errors: Annotated[list[str], operator.add]
 
 
 def empty_review() -> Review:

@@ -43,7 +43,7 @@ def branches(state: ExperimentState) -> list[Send] | Literal["__end__"]:
     return sends or "__end__"
 
 
-def run_tools(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def run_tools(payload: dict[str, Any], services: Services) -> ExperimentState:
     """One branch: its tools, in turn, over its documents (a failing tool is a result with
     an error; the others still run)."""
     context = ToolContext(

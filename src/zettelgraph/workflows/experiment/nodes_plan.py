@@ -44,7 +44,7 @@ def report_language(goal: str | None, services: Services) -> str:
     return detected or services.settings.concept_language
 
 
-def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
+def analyze(state: ExperimentState, services: Services) -> ExperimentState:
     """The `analyze` node: the documents' metadata, the passages with the term, and the goal."""
     kind = ExperimentType(state["type"])
     term = _term(state)
@@ -52,7 +52,7 @@ def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
     documents = load_documents(services.store, state["content_ids"])
     counts = {d.info.id: len(passages_with_term(d.passages, term.term)) for d in documents}
     infos = [d.info.model_dump(mode="json") for d in documents]
-    update: dict[str, Any] = {
+    update: ExperimentState = {
         "documents": infos,
         "term_passages": counts,
         "language": language,
@@ -107,7 +107,7 @@ def analyze(state: ExperimentState, services: Services) -> dict[str, Any]:
     }
 
 
-def recommend(state: ExperimentState, services: Services) -> dict[str, Any]:
+def recommend(state: ExperimentState, services: Services) -> ExperimentState:
     """The `recommend` node: which tools on which documents, why, and how sure the model is."""
     kind = ExperimentType(state["type"])
     content_ids = state["content_ids"]
@@ -196,7 +196,7 @@ def review_report(state: ExperimentState) -> dict[str, Any]:
     }
 
 
-def review(state: ExperimentState, services: Services) -> dict[str, Any]:
+def review(state: ExperimentState, services: Services) -> ExperimentState:
     """The `review` node: pause for the reader (`interrupt`): approve the plan, run a modified
     one, or reject the experiment. A modified plan that cannot run is refused before the resume by
     the services; checked again here, it ends the experiment rather than run half of it."""
@@ -205,7 +205,7 @@ def review(state: ExperimentState, services: Services) -> dict[str, Any]:
     if action not in DECISIONS:
         raise ValueError(f"an experiment review is one of {', '.join(DECISIONS)}, not {answer!r}")
     notes = str(answer.get("notes") or "").strip()
-    decided = {
+    decided: ExperimentState = {
         "decision": action,
         "review_notes": notes,
         "reviewed_at": utcnow().isoformat(),

@@ -46,7 +46,7 @@ def charts_of(state: ExperimentState) -> dict[str, Chart]:
     return charts
 
 
-def write_report(state: ExperimentState, services: Services) -> dict[str, Any]:
+def write_report(state: ExperimentState, services: Services) -> ExperimentState:
     run_id = state["run_id"]
     folder = services.settings.home / "experiments" / run_id
     charts = charts_of(state)

@@ -92,7 +92,7 @@ def findings(runs: Sequence[dict[str, Any]], ids: LocalIds) -> list[str]:
     return lines
 
 
-def synthesize(state: ExperimentState, services: Services) -> dict[str, Any]:
+def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
     kind = ExperimentType(state["type"])
     documents = state.get("documents", [])
     runs = state.get("tool_runs", [])

@@ -30,7 +30,7 @@ def _union(old: Any, new: list[str]) -> list[str]:
     return list(dict.fromkeys([*items, *new]))[-MAX_PROVENANCE_ITEMS:]
 
 
-def commit(state: GraphState, services: Services, packs: PackResolver) -> dict[str, Any]:
+def commit(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
     store = services.store
     schema = packs(state.get("packs"))
     run_id = state["run_id"]
@@ -165,7 +165,7 @@ def _entity(
     )
 
 
-def write_vault(state: GraphState, services: Services, packs: PackResolver) -> dict[str, Any]:
+def write_vault(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
     """Notes for the entities the commit wrote or touched (a vault failure is a warning: the
     graph is committed, `zettelgraph vault sync` repairs the notes)."""
     from zettelgraph.vault.entities import write_entity_notes

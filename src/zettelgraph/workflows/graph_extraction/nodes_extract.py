@@ -26,7 +26,7 @@ CONTEXT_MAX = 20
 RRF_K = 60
 
 
-def load_content(state: GraphState, services: Services, packs: PackResolver) -> dict[str, Any]:
+def load_content(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
     """The content, its passages in reading order, and the packs' versions for provenance."""
     content = services.store.get_content(state["content_id"])
     if content is None:
@@ -35,7 +35,7 @@ def load_content(state: GraphState, services: Services, packs: PackResolver) -> 
         )
     schema = packs(state.get("packs"))
     author = services.store.author_of(content.id)
-    update: dict[str, Any] = {
+    update: GraphState = {
         "content": {"title": content.title, "author": author.name if author else None},
         "packs": [pack.name for pack in schema.packs],
         "pack_versions": pack_versions(schema),

@@ -4,6 +4,7 @@ and their answer (approve, feedback that extracts again with their note, or abor
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.workflows.context import Services
@@ -126,10 +127,13 @@ def build_report(state: GraphState) -> dict[str, Any]:
     }
 
 
-def usage_of(calls: list[dict[str, Any]], this_round: list[dict[str, Any]]) -> dict[str, Any]:
-    """LLM calls and tokens of the whole run, and of the round the proposal comes from."""
+def usage_of(
+    calls: Sequence[Mapping[str, Any]], this_round: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """LLM calls and tokens of the whole run, and of the round the proposal comes from (read
+    with `get`: a run checkpointed before the records had one shape lacks some keys)."""
 
-    def total(items: list[dict[str, Any]], key: str) -> int:
+    def total(items: Sequence[Mapping[str, Any]], key: str) -> int:
         return int(sum(item.get(key, 0) or 0 for item in items))
 
     return {
@@ -148,7 +152,7 @@ def present_for_review(state: GraphState, services: Services) -> dict[str, Any]:
     return ask_reader(build_report(state), rounds, services.settings.review_max_rounds)
 
 
-def incorporate_feedback(state: GraphState, services: Services) -> dict[str, Any]:
+def incorporate_feedback(state: GraphState, services: Services) -> GraphState:
     """Start the next extraction round: every batch again, with the reader's note."""
     rounds = state.get("review_rounds", 0) + 1
     feedback = state.get("human_feedback") or ""

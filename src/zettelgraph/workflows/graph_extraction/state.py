@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.workflows.calls import CallFields
+
 Status = Literal[
     "running",
     "awaiting_review",
@@ -85,7 +87,7 @@ class GraphOutput(TypedDict, total=False):
     warnings: Annotated[list[str], operator.add]
 
 
-class GraphState(GraphInput, GraphOutput, total=False):
+class GraphState(GraphInput, GraphOutput, CallFields, total=False):
     content: dict[str, Any]  # title, author
     # The packs the run uses, with their versions, fixed when it starts: [{name, version}].
     pack_versions: list[dict[str, str]]
@@ -104,8 +106,6 @@ class GraphState(GraphInput, GraphOutput, total=False):
     approved_at: str | None
     # The reader's decisions on single entities and relationships (`decisions.py`).
     review: dict[str, Any]
-    llm_calls: Annotated[list[dict[str, Any]], operator.add]
-    errors: Annotated[list[str], operator.add]
 
 
 def empty_proposal() -> Proposal:

@@ -43,7 +43,7 @@ from zettelgraph.workflows.learning_items.state import (
 Outcome = tuple[LearningItem | None, DroppedItem | None]
 
 
-def check_items(state: GenerationState, services: Services) -> dict[str, Any]:
+def check_items(state: GenerationState, services: Services) -> GenerationState:
     results = {r["concept_id"]: r for r in state.get("questions", [])}
     models = {c["subject"]: c["model"] for c in state.get("llm_calls", [])}
     kept: list[LearningItem] = []

@@ -35,7 +35,7 @@ MAX_DISTRACTORS = 3
 NEIGHBOURS = 12
 
 
-def graph_items(state: GenerationState, services: Services) -> dict[str, Any]:
+def graph_items(state: GenerationState, services: Services) -> GenerationState:
     reader = GraphReader(services.store, services.embedder, services.concept_vocabulary)
     settings = services.settings
     base = {"generator": "graph", "model": None, "calls": 0, "generation": state["generation_id"]}

@@ -9,10 +9,10 @@ from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.learning_items.state import QuestionResult, Target
+from zettelgraph.workflows.learning_items.state import GenerationState, QuestionResult, Target
 
 
-def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any]:
+def write_question(payload: dict[str, Any], services: Services) -> GenerationState:
     target: Target = payload["target"]
     shown = target["quotes"][: card_question.MAX_QUOTES]
     qmap = LocalIds("q", (q["id"] for q in shown))
@@ -46,7 +46,7 @@ def write_question(payload: dict[str, Any], services: Services) -> dict[str, Any
     )
     if asked.answer is None:
         # The cloze can still be made from the quote alone; the flashcard cannot.
-        return {"questions": [failed], **asked.failure(f"{where} failed, no flashcard")}
+        return asked.failed(GenerationState(questions=[failed]), f"{where} failed, no flashcard")
     result = asked.answer
     warnings = []
     quote_id = qmap.real(result.quote)

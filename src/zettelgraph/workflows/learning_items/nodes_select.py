@@ -10,8 +10,6 @@ check dropped does count: asking the same model again would mostly pay for the s
 
 from __future__ import annotations
 
-from typing import Any
-
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.reading import (
     GraphReader,
@@ -29,7 +27,7 @@ CONCEPT_KINDS: tuple[Kind, ...] = ("flashcard", "cloze", "mcq", "chain")
 MAX_QUOTES = 6
 
 
-def select_targets(state: GenerationState, services: Services) -> dict[str, Any]:
+def select_targets(state: GenerationState, services: Services) -> GenerationState:
     reader = GraphReader(services.store, services.embedder, services.concept_vocabulary)
     had: set[tuple[Kind, str]] = set()
     pairs: set[tuple[str, str]] = set()
@@ -46,7 +44,7 @@ def select_targets(state: GenerationState, services: Services) -> dict[str, Any]
         else:
             had.update((kind, cid) for cid in item.concept_ids)
     targets: list[Target] = []
-    skipped = {kind: 0 for kind in CONCEPT_KINDS}
+    skipped: dict[str, int] = {kind: 0 for kind in CONCEPT_KINDS}
     covered = 0
     for concept_id in dict.fromkeys(state["concept_ids"]):
         concept = reader.concept(concept_id)

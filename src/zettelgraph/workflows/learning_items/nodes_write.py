@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,7 +63,7 @@ def apart(scores: NDArray[np.float32], cards: list[LearningItem]) -> None:
             scores[i, j] = scores[j, i] = -1.0
 
 
-def dedup(state: GenerationState, services: Services) -> dict[str, Any]:
+def dedup(state: GenerationState, services: Services) -> GenerationState:
     store = services.store
     unique: dict[str, LearningItem] = {}
     for dump in state.get("items", []):
@@ -137,7 +136,7 @@ def dedup(state: GenerationState, services: Services) -> dict[str, Any]:
     }
 
 
-def write(state: GenerationState, services: Services) -> dict[str, Any]:
+def write(state: GenerationState, services: Services) -> GenerationState:
     """Every card in one change set: the new ones proposed, the duplicates and the flashcards
     a check set aside dropped, each TESTS its concepts and CITES its quotes."""
     stamp = {"generated_at": utcnow().isoformat()}

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.workflows.calls import CallFields
+
 # The cards a concept can get, each at most once per concept (a relation card once per pair).
 Kind = Literal["flashcard", "cloze", "mcq", "relation", "chain"]
 KINDS: tuple[Kind, ...] = ("flashcard", "cloze", "mcq", "relation", "chain")
@@ -70,7 +72,7 @@ class GenerationOutput(TypedDict, total=False):
     warnings: Annotated[list[str], operator.add]
 
 
-class GenerationState(GenerationInput, GenerationOutput, total=False):
+class GenerationState(GenerationInput, GenerationOutput, CallFields, total=False):
     targets: list[Target]
     # Concept pairs (sorted ids) that already have a relation card.
     covered_pairs: list[list[str]]
@@ -89,4 +91,3 @@ class GenerationState(GenerationInput, GenerationOutput, total=False):
     # the kept ones after it.
     duplicate_share_before: float
     duplicate_share_after: float
-    llm_calls: Annotated[list[dict[str, Any]], operator.add]

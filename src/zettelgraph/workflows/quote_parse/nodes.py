@@ -43,7 +43,7 @@ from zettelgraph.workflows.quote_parse.state import QuoteParseState
 log = logging.getLogger(__name__)
 
 
-def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
+def read_file(state: QuoteParseState, services: Services) -> QuoteParseState:
     """The file's text (book notes) or document, as `ingest.reading` decides, unless the
     caller already read it (the ingest service does; so does one conversation of a chat
     export)."""
@@ -74,7 +74,7 @@ def read_file(state: QuoteParseState, services: Services) -> dict[str, Any]:
     return {"document": read["document"], "content_hash": document_hash(document)}
 
 
-def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
+def parse_quotes(state: QuoteParseState, services: Services) -> QuoteParseState:
     """Parse the notes (or chunk the document) and compare with what the store holds."""
     path = Path(state["file_path"])
     if state.get("document"):
@@ -106,7 +106,7 @@ def parse_quotes(state: QuoteParseState, services: Services) -> dict[str, Any]:
             "another `--title` to keep both, or add `--replace-kind` to replace it",
             path=str(path),
         )
-    update: dict[str, Any] = {
+    update: QuoteParseState = {
         "content_id": cid,
         "kind": kind,
         "title": title,
@@ -168,7 +168,7 @@ def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, An
 NO_MODEL_NO_SUMMARY = "no summary: no LLM is configured (`zettelgraph doctor` says how to set one)"
 
 
-def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
+def make_summary(state: QuoteParseState, services: Services) -> QuoteParseState:
     settings = services.settings
     spec = services.llms.configured_spec
     if spec is None:  # book notes are ingested without a model; only the summary waits
@@ -202,7 +202,7 @@ def make_summary(state: QuoteParseState, services: Services) -> dict[str, Any]:
     }
 
 
-def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str, Any]:
+def get_or_create_author(state: QuoteParseState, services: Services) -> QuoteParseState:
     name = state.get("author")
     if not name:
         return {"author_id": None, "new_author": None}
@@ -244,7 +244,7 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> dict[str
     }
 
 
-def write_to_db(state: QuoteParseState, services: Services) -> dict[str, Any]:
+def write_to_db(state: QuoteParseState, services: Services) -> QuoteParseState:
     """Content, author, quotes, vectors and their relations in one transaction."""
     store = services.store
     cid = state["content_id"]
