@@ -27,7 +27,9 @@ from zettelgraph.workflows.concept_extraction.small_tasks import (
 )
 from zettelgraph.workflows.concept_extraction.state import (
     Attribution,
+    BatchPayload,
     DraftConcept,
+    DuplicatePayload,
     ExtractionState,
     empty_proposal,
 )
@@ -103,7 +105,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> Extractio
     return {"quotes": quotes}
 
 
-def extract_batch(payload: dict[str, Any], services: Services) -> ExtractionState:
+def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
     """Extract candidate concepts from one batch of quotes (a `Send` branch)."""
     quotes = payload["quotes"]
     qmap = quote_map(payload["all_quotes"])
@@ -274,7 +276,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> ExtractionSt
     return {"candidates": merged, "extraction_notes": notes, "unattributed_reasons": reasons}
 
 
-def detect_duplicate_node(payload: dict[str, Any], services: Services) -> ExtractionState:
+def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> ExtractionState:
     """Is one candidate a duplicate of an existing concept (a `Send` branch), tiered to skip
     the LLM when it can."""
     candidate: DraftConcept = payload["candidate"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
 from zettelgraph.prompts.ids import LocalIds
@@ -14,11 +12,12 @@ from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     DraftRelation,
     ExtractionState,
+    RelationsPayload,
 )
 from zettelgraph.workflows.context import Services
 
 
-def generate_relation_queries(payload: dict[str, Any], services: Services) -> ExtractionState:
+def generate_relation_queries(payload: RelationsPayload, services: Services) -> ExtractionState:
     """Search queries for one new concept (a `Send` branch, fast model)."""
     concept: DraftConcept = payload["concept"]
     vocabulary = services.concept_vocabulary
@@ -125,7 +124,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
     return out
 
 
-def create_relations_node(payload: dict[str, Any], services: Services) -> ExtractionState:
+def create_relations_node(payload: RelationsPayload, services: Services) -> ExtractionState:
     """Typed relations of one new concept (a `Send` branch)."""
     concept: DraftConcept = payload["concept"]
     others: list[DraftConcept] = payload["others"]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.types import Send
 
 from zettelgraph.workflows.concept_extraction.proposal import quote_texts
-from zettelgraph.workflows.concept_extraction.state import ExtractionState
+from zettelgraph.workflows.concept_extraction.state import (
+    BatchPayload,
+    DuplicatePayload,
+    ExtractionState,
+    RelationsPayload,
+)
 from zettelgraph.workflows.review import after_review as after_review
 
 # Key words shown for a rewrite: a concept citing several quotes gets their first ones.
@@ -31,15 +36,16 @@ def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal[
     quotes = state.get("quotes", [])
     if not quotes:
         return "__end__"
-    common: dict[str, Any] = {
-        "all_quotes": [{"id": q["id"]} for q in quotes],
-        "content": state["content"],
-        "suggestions": state.get("suggestions"),
-    }
     return [
         Send(
             "extract_batch",
-            {**common, "index": i // batch_size, "quotes": quotes[i : i + batch_size]},
+            BatchPayload(
+                index=i // batch_size,
+                quotes=quotes[i : i + batch_size],
+                all_quotes=[{"id": q["id"]} for q in quotes],
+                content=state["content"],
+                suggestions=state.get("suggestions"),
+            ),
         )
         for i in range(0, len(quotes), batch_size)
     ]
@@ -82,11 +88,11 @@ def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect
     return [
         Send(
             "detect_duplicate",
-            {
-                "candidate": c,
-                "all_quote_ids": all_ids,
-                "graph_has_concepts": state.get("graph_concepts", 0) > 0,
-            },
+            DuplicatePayload(
+                candidate=c,
+                all_quote_ids=all_ids,
+                graph_has_concepts=state.get("graph_concepts", 0) > 0,
+            ),
         )
         for c in candidates
     ]
@@ -102,7 +108,7 @@ def to_relation_queries(
         return "check_relations"
     if not state.get("graph_concepts", 0) or not ask_for_queries:
         return "search_relation_candidates"
-    return [Send("generate_relation_queries", {"concept": c}) for c in concepts]
+    return [Send("generate_relation_queries", RelationsPayload(concept=c)) for c in concepts]
 
 
 def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relations"]:
@@ -117,7 +123,9 @@ def to_relations(state: ExtractionState) -> list[Send] | Literal["collect_relati
         pool = pools.get(concept["key"], [])
         if others or pool:
             sends.append(
-                Send("create_relations", {"concept": concept, "others": others, "pool": pool})
+                Send(
+                    "create_relations", RelationsPayload(concept=concept, others=others, pool=pool)
+                )
             )
     return sends or "collect_relations"
 

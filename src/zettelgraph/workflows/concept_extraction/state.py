@@ -107,6 +107,33 @@ class Review(TypedDict):
     log: list[dict[str, Any]]  # every decision as made, with the item's signals
 
 
+class BatchPayload(TypedDict):
+    """One extraction branch (`Send`): a batch of quotes, and what every batch shares."""
+
+    index: int  # the batch's place, from 0
+    quotes: list[dict[str, Any]]  # the batch's quotes, as in `ExtractionState.quotes`
+    all_quotes: list[dict[str, str]]  # every quote's id, for the local numbering
+    content: dict[str, Any]  # title, author
+    suggestions: str | None  # the reader's, for the whole run
+
+
+class DuplicatePayload(TypedDict):
+    """One duplicate check (`Send`): a candidate against the graph's concepts."""
+
+    candidate: DraftConcept
+    all_quote_ids: list[str]  # every quote of the run, for the local numbering
+    graph_has_concepts: bool  # False: nothing to compare with, no call
+
+
+class RelationsPayload(TypedDict, total=False):
+    """One relations branch (`Send`): a new concept, its new neighbours and its existing
+    candidates (the query branch sends the concept alone)."""
+
+    concept: DraftConcept
+    others: list[DraftConcept]
+    pool: list[str]  # existing Concept ids
+
+
 class ExtractionInput(TypedDict, total=False):
     content_id: str  # required
     run_id: str  # required: the thread id

@@ -6,7 +6,7 @@ and written next to the report."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.types import Send
 
@@ -14,7 +14,7 @@ from zettelgraph.analysis.models import FocusTerm
 from zettelgraph.analysis.registry import ToolContext, load_documents, run_tool
 from zettelgraph.analysis.tools import TOOLS
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.experiment.state import ExperimentState
+from zettelgraph.workflows.experiment.state import ExperimentState, ToolBranch
 
 
 def branches(state: ExperimentState) -> list[Send] | Literal["__end__"]:
@@ -30,7 +30,8 @@ def branches(state: ExperimentState) -> list[Send] | Literal["__end__"]:
         if mine:
             sends.append(
                 Send(
-                    "run_tools", {"term": state["term"], "tools": mine, "content_ids": [content_id]}
+                    "run_tools",
+                    ToolBranch(term=state["term"], tools=mine, content_ids=[content_id]),
                 )
             )
         for name in names:
@@ -38,12 +39,15 @@ def branches(state: ExperimentState) -> list[Send] | Literal["__end__"]:
                 corpus.setdefault(name, []).append(content_id)
     for name, content_ids in corpus.items():
         sends.append(
-            Send("run_tools", {"term": state["term"], "tools": [name], "content_ids": content_ids})
+            Send(
+                "run_tools",
+                ToolBranch(term=state["term"], tools=[name], content_ids=content_ids),
+            )
         )
     return sends or "__end__"
 
 
-def run_tools(payload: dict[str, Any], services: Services) -> ExperimentState:
+def run_tools(payload: ToolBranch, services: Services) -> ExperimentState:
     """One branch: its tools, in turn, over its documents (a failing tool is a result with
     an error; the others still run)."""
     context = ToolContext(

@@ -27,6 +27,14 @@ Status = Literal[
 Decision = Literal["approve", "modify", "reject"]
 
 
+class ToolBranch(TypedDict):
+    """One tools branch (`Send`): tools run in turn over the documents given."""
+
+    term: dict[str, Any]  # a FocusTerm
+    tools: list[str]  # registered tool names
+    content_ids: list[str]
+
+
 class ExperimentInput(TypedDict, total=False):
     run_id: str  # required: the thread id
     type: str  # an ExperimentType value

@@ -31,7 +31,12 @@ from zettelgraph.workflows.graph_extraction.packs import (
     file_resolver,
     for_graph_extraction,
 )
-from zettelgraph.workflows.graph_extraction.state import GraphInput, GraphOutput, GraphState
+from zettelgraph.workflows.graph_extraction.state import (
+    BatchPayload,
+    GraphInput,
+    GraphOutput,
+    GraphState,
+)
 from zettelgraph.workflows.review import after_review
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
 from zettelgraph.workflows.wiring import add_nodes
@@ -59,14 +64,19 @@ def to_batches(state: GraphState, size: int) -> list[Send] | Literal["__end__"]:
     passages = state.get("passages", [])
     if not passages or state.get("status") == "no_passages":
         return "__end__"
-    common: dict[str, Any] = {
-        "content": state["content"],
-        "packs": state.get("packs"),
-        "round": state.get("extraction_round", 0),
-        "note": nodes_review.extraction_note(state),
-    }
+    note = nodes_review.extraction_note(state)
     return [
-        Send("extract_batch", {**common, "index": i // size, "passages": passages[i : i + size]})
+        Send(
+            "extract_batch",
+            BatchPayload(
+                index=i // size,
+                round=state.get("extraction_round", 0),
+                passages=passages[i : i + size],
+                content=state["content"],
+                packs=state.get("packs"),
+                note=note,
+            ),
+        )
         for i in range(0, len(passages), size)
     ]
 

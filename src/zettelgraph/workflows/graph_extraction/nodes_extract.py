@@ -16,7 +16,7 @@ from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import CallRecord, call_record
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, pack_versions
-from zettelgraph.workflows.graph_extraction.state import GraphState, empty_proposal
+from zettelgraph.workflows.graph_extraction.state import BatchPayload, GraphState, empty_proposal
 
 # Existing entities shown with a batch: the best by full-text search of the batch and vector
 # search per passage, fused by rank, of the pack's types only. Enough for the people and
@@ -59,9 +59,7 @@ def call_id(round_number: int, index: int) -> str:
     return f"{extract_graph.NAME}#r{round_number}b{index + 1}"
 
 
-def extract_batch(
-    payload: dict[str, Any], services: Services, packs: PackResolver
-) -> dict[str, Any]:
+def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver) -> dict[str, Any]:
     """One extraction call on one batch of passages (a `Send` branch)."""
     schema = packs(payload["packs"])
     passages: list[dict[str, Any]] = payload["passages"]

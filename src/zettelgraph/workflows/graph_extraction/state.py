@@ -72,6 +72,18 @@ class Proposal(TypedDict):
     already_stored: list[str]
 
 
+class BatchPayload(TypedDict):
+    """One extraction branch (`Send`): a batch of passages in one round, with the reader's
+    note when a feedback round asks again."""
+
+    index: int  # the batch's place in the round, from 0
+    round: int
+    passages: list[dict[str, Any]]  # as in `GraphState.passages`
+    content: dict[str, Any]  # title, author
+    packs: list[str] | None
+    note: str | None
+
+
 class GraphInput(TypedDict, total=False):
     content_id: str  # required
     run_id: str  # required: the thread id

@@ -29,6 +29,7 @@ from zettelgraph.workflows.learning_items.state import (
     GenerationInput,
     GenerationOutput,
     GenerationState,
+    QuestionPayload,
 )
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
 from zettelgraph.workflows.wiring import add_nodes
@@ -41,7 +42,7 @@ def to_questions(state: GenerationState) -> list[Send] | Literal["graph_items"]:
     """Fan-out of the card_question call: one branch per concept that still needs a flashcard
     and has a quote to ask about."""
     sends = [
-        Send("write_question", {"target": target})
+        Send("write_question", QuestionPayload(target=target))
         for target in state.get("targets", [])
         if "flashcard" in target["make"] and target["quotes"]
     ]

@@ -3,16 +3,19 @@ answer and cloze words. The checks come later, on every branch's result at once.
 
 from __future__ import annotations
 
-from typing import Any
-
 from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.learning_items.state import GenerationState, QuestionResult, Target
+from zettelgraph.workflows.learning_items.state import (
+    GenerationState,
+    QuestionPayload,
+    QuestionResult,
+    Target,
+)
 
 
-def write_question(payload: dict[str, Any], services: Services) -> GenerationState:
+def write_question(payload: QuestionPayload, services: Services) -> GenerationState:
     target: Target = payload["target"]
     shown = target["quotes"][: card_question.MAX_QUOTES]
     qmap = LocalIds("q", (q["id"] for q in shown))

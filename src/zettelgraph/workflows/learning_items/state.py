@@ -60,6 +60,12 @@ class DroppedItem(TypedDict):
     concept_ids: list[str]
 
 
+class QuestionPayload(TypedDict):
+    """One flashcard branch (`Send`): the concept to write a question for."""
+
+    target: Target
+
+
 class GenerationInput(TypedDict, total=False):
     concept_ids: list[str]  # required: the concepts to make cards for (checked by the caller)
     generation_id: str  # required: recorded in every item's provenance
