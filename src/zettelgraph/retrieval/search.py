@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zettelgraph.embeddings import Embedder
+from zettelgraph.embeddings import Embedder, embed_queries
 from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Content, NodeLabel, PassageFilter, Quote, SearchResult
 from zettelgraph.relations import SUPPORTS
@@ -51,7 +51,7 @@ class Retriever:
             lists["fulltext"] = self.fulltext(query, recipe, passages)
         vector: NDArray[np.float32] | None = None
         if recipe.vector_weight > 0 or recipe.graph_weight > 0:
-            vector = self.embedder.embed([query])[0]
+            vector = embed_queries(self.embedder, [query])[0]
         if recipe.vector_weight > 0 and vector is not None:
             hits = self.store.vector_search(
                 NodeLabel.QUOTE, vector, recipe.candidates, passages=passages
