@@ -110,11 +110,17 @@ def load_pairs(path: Path) -> tuple[list[str], list[str], list[float]]:
     )
 
 
-def pair_cosines(embedder: Any, left: list[str], right: list[str]) -> NDArray[np.float64]:
-    """Cosine similarity per pair; each distinct sentence is embedded once, in batches."""
+def pair_cosines(
+    embedder: Any, left: list[str], right: list[str], *, as_queries: bool = False
+) -> NDArray[np.float64]:
+    """Cosine similarity per pair; each distinct sentence is embedded once, in batches, as the
+    workflow embeds stored texts (`embed`), or as search queries with `as_queries`."""
+    from zettelgraph.embeddings import embed_queries
+
     texts = list(dict.fromkeys([*left, *right]))
+    embed = (lambda batch: embed_queries(embedder, batch)) if as_queries else embedder.embed
     vectors = np.concatenate(
-        [embedder.embed(texts[start : start + 256]) for start in range(0, len(texts), 256)]
+        [embed(texts[start : start + 256]) for start in range(0, len(texts), 256)]
     ).astype(np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors /= np.where(norms > 0, norms, 1.0)
@@ -195,6 +201,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--duplicate-score", type=float, default=4.5, help="pairs scored >= this are duplicates"
     )
     parser.add_argument("--recall", type=float, default=0.99, help="target duplicate recall")
+    parser.add_argument(
+        "--as-queries",
+        action="store_true",
+        help="embed both sides as search queries (e5's `query: `) instead of as stored texts",
+    )
     return parser.parse_args(argv)
 
 
@@ -208,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     left, right, score_list = load_pairs(args.data)
     embedder = build_embedder(args.embeddings)
     started = time.perf_counter()
-    sims = pair_cosines(embedder, left, right)
+    sims = pair_cosines(embedder, left, right, as_queries=args.as_queries)
     embed_seconds = time.perf_counter() - started
     try:
         result = report(sims, np.asarray(score_list, dtype=np.float64), args)
@@ -216,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     result["embedder"] = embedder.name
+    result["embedded_as"] = "queries" if args.as_queries else "stored texts"
     result["embed_seconds"] = round(embed_seconds, 2)
     print(json.dumps(result))
     return 0
