@@ -453,6 +453,9 @@ def calibrate(embeddings: str) -> dict[str, Any]:
                 "max": round(float(wrong.max()), 3),
                 "median": round(float(np.median(wrong)), 3),
             },
+            # Every cosine, for an embedder whose scale the fixed table below does not cover.
+            "right_all": sorted(round(float(s), 3) for s in right),
+            "wrong_all": sorted(round(float(s), 3) for s in wrong),
             "table": [
                 {
                     "threshold": t,
