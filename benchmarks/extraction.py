@@ -54,7 +54,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
-from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services, open_services
 

@@ -52,8 +52,8 @@ from zettelgraph.models import ChangeSet, Concept, ItemType, Relation, embedding
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.card_generation import GenerationReport, generate_cards
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.ingest import ingest_paths
-from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.context import open_services

@@ -119,7 +119,7 @@ def review_of(concepts: int, home: Path) -> tuple[Services, str]:
     """Services whose checkpoint database holds one run awaiting review with `concepts` new
     concepts; returns the services and the run id."""
     from zettelgraph.services.checkpoints import open_checkpointer
-    from zettelgraph.services.runs import ExtractionRuns
+    from zettelgraph.services.extraction_runs import ExtractionRuns
 
     # No refinement round: the fake model's patches would drop or merge some of the 100.
     settings = Settings(

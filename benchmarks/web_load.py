@@ -55,7 +55,7 @@ from zettelgraph.models import ItemStatus
 from zettelgraph.services import cards, study
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.checkpoints import open_checkpointer
-from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import open_services
 

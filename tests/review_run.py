@@ -13,7 +13,7 @@ from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
-from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import open_services
 

@@ -17,8 +17,8 @@ from zettelgraph.models import Entity, NodeLabel
 from zettelgraph.packs.schema import PackError, PackSchema, merge
 from zettelgraph.relations import vocabulary_from
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store import open_store
 from zettelgraph.store.base import GraphStore, every_node

@@ -293,7 +293,7 @@ def test_runs_are_listed_and_unknown_runs_refused(harness: Harness) -> None:
     listed = harness.runs.list()
     assert [r.run_id for r in listed] == [view.run_id]
     assert listed[0].status == "awaiting_review" and listed[0].title == "Libro"
-    from zettelgraph.services.runs import RunError
+    from zettelgraph.services.run_view import RunError
 
     with pytest.raises(RunError):
         harness.runs.view("run-nope")

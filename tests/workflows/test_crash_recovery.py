@@ -27,7 +27,7 @@ CHILD = textwrap.dedent(
     from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
     from zettelgraph.settings import Settings
     from zettelgraph.services.checkpoints import open_checkpointer
-    from zettelgraph.services.runs import ExtractionRuns
+    from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.workflows.context import open_services
 
     home = Path(sys.argv[1])

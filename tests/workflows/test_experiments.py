@@ -14,7 +14,7 @@ from experiment_books import add_books
 from zettelgraph.analysis.models import FocusTerm
 from zettelgraph.analysis.tools import TOOLS
 from zettelgraph.services.experiments import ExperimentRuns
-from zettelgraph.services.runs import RunError
+from zettelgraph.services.run_view import RunError
 from zettelgraph.vault.experiments import EXPERIMENTS_DIR
 
 

@@ -22,7 +22,7 @@ from graph_harness import (
 
 from zettelgraph.models import entity_id
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import RunError
+from zettelgraph.services.run_view import RunError
 from zettelgraph.workflows.graph_extraction import nodes_commit
 
 QUIJOTE_CALLS = calls(

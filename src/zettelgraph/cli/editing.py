@@ -9,7 +9,7 @@ from zettelgraph.cli.editor import concept_in_editor
 
 if TYPE_CHECKING:
     from zettelgraph.services.review import ItemDecision
-    from zettelgraph.services.runs import RunView
+    from zettelgraph.services.run_view import RunView
 
 
 def edited_in_editor(view: RunView, key: str) -> ItemDecision:

@@ -29,13 +29,10 @@ from zettelgraph.cli.output import count, styled
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.services.graph_runs import GraphRuns
-    from zettelgraph.services.runs import (
-        ExtractionRuns,
-        RunView,
-        StepCallback,
-        WorkflowRuns,
-    )
+    from zettelgraph.services.run_view import RunView, StepCallback
+    from zettelgraph.services.runs import ProposalRuns
     from zettelgraph.workflows.context import Services
 
 RunsT = TypeVar("RunsT")
@@ -51,7 +48,7 @@ def open_workflow_runs(
     from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
     from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.services.ids import IdError
-    from zettelgraph.services.runs import RunError
+    from zettelgraph.services.run_view import RunError
 
     settings = settings_from(ctx)
     services = open_services_or_fail(settings)
@@ -68,7 +65,7 @@ def open_workflow_runs(
 
 @contextmanager
 def open_runs(ctx: typer.Context) -> Iterator[ExtractionRuns]:
-    from zettelgraph.services.runs import ExtractionRuns
+    from zettelgraph.services.extraction_runs import ExtractionRuns
 
     with open_workflow_runs(ctx, ExtractionRuns) as runs:
         yield runs
@@ -83,12 +80,12 @@ def open_graph_runs(ctx: typer.Context) -> Iterator[GraphRuns]:
 
 
 @contextmanager
-def open_every_run(ctx: typer.Context) -> Iterator[list[WorkflowRuns]]:
+def open_every_run(ctx: typer.Context) -> Iterator[list[ProposalRuns]]:
     """The runs of both workflows, on one store and checkpoint database."""
+    from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.services.graph_runs import GraphRuns
-    from zettelgraph.services.runs import ExtractionRuns
 
-    def both(services: Services, checkpointer: BaseCheckpointSaver[Any]) -> list[WorkflowRuns]:
+    def both(services: Services, checkpointer: BaseCheckpointSaver[Any]) -> list[ProposalRuns]:
         return [ExtractionRuns(services, checkpointer), GraphRuns(services, checkpointer)]
 
     with open_workflow_runs(ctx, both) as runs:
@@ -131,7 +128,7 @@ def run_kept_on_ctrl_c(runs: ExtractionRuns, content_id: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        from zettelgraph.services.runs import what_to_do
+        from zettelgraph.services.run_view import what_to_do
 
         view = runs.open_run_of(content_id)
         said = f"run {view.run_id} {what_to_do(view)}" if view else "no run was started"
@@ -235,7 +232,7 @@ def run(
     usage: dict[str, Any] = {}
     reports, errors, skipped = ingest_files(ctx, paths, quiet=as_json, usage=usage)
     views = []
-    from zettelgraph.services.runs import OPEN_STATUSES, what_to_do
+    from zettelgraph.services.run_view import OPEN_STATUSES, what_to_do
 
     with open_runs(ctx) as runs:
         # A content already processed, or with a run still open, is not extracted again; an

@@ -18,7 +18,8 @@ from zettelgraph.cli.extract import _show, drive_with_progress, open_every_run
 
 if TYPE_CHECKING:
     from zettelgraph.services.review import ItemDecision
-    from zettelgraph.services.runs import RunView, WorkflowRuns
+    from zettelgraph.services.run_view import RunView
+    from zettelgraph.services.runs import ProposalRuns
 
 Items = Annotated[
     list[str] | None,
@@ -130,7 +131,7 @@ def review(
         )
 
 
-def _latest_waiting(every: list[WorkflowRuns]) -> str:
+def _latest_waiting(every: list[ProposalRuns]) -> str:
     waiting = sorted(
         (r for runs in every for r in runs.list() if r.status == "awaiting_review"),
         key=lambda r: r.updated_at or "",
@@ -187,7 +188,7 @@ def _file_decisions(path: Path) -> list[ItemDecision]:
         fail(str(exc), code=2)
 
 
-def _decide(runs: WorkflowRuns, run_id: str, decisions: list[ItemDecision]) -> RunView:
+def _decide(runs: ProposalRuns, run_id: str, decisions: list[ItemDecision]) -> RunView:
     from zettelgraph.services.review import decide
 
     return decide(runs, run_id, decisions)

@@ -21,7 +21,8 @@ from zettelgraph.cli.output import styled
 from zettelgraph.cli.report_view import item_mark, review_line
 
 if TYPE_CHECKING:
-    from zettelgraph.services.runs import RunView, WorkflowRuns
+    from zettelgraph.services.run_view import RunView
+    from zettelgraph.services.runs import ProposalRuns
 
 # Side by side from this terminal width; stacked below it (a phone's terminal, a split pane).
 SIDE_BY_SIDE = 100
@@ -44,7 +45,7 @@ def items_of(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def triage(runs: WorkflowRuns, view: RunView) -> tuple[str, str | None]:
+def triage(runs: ProposalRuns, view: RunView) -> tuple[str, str | None]:
     """Decide item by item; the reader's last answer: approve, feedback (with text) or quit."""
     console = stdout()
     order = [item["key"] for _, item in items_of(view.report or {})]
@@ -189,7 +190,7 @@ def _decision(console: Console, view: RunView, kind: str, item: dict[str, Any], 
     return None
 
 
-def _apply(runs: WorkflowRuns, view: RunView, decision: Any) -> RunView | None:
+def _apply(runs: ProposalRuns, view: RunView, decision: Any) -> RunView | None:
     """The run after the decision, saved; None (said why) when it does not fit."""
     from zettelgraph.services.review import ReviewError, decide
 

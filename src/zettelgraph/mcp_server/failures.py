@@ -14,7 +14,7 @@ from zettelgraph.services.ask import FilterError, UnknownChatError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.services.ids import IdError
 from zettelgraph.services.ingest import IngestError
-from zettelgraph.services.runs import RunError
+from zettelgraph.services.run_view import RunError
 from zettelgraph.store.base import EmbedderMismatchError, StoreError
 
 

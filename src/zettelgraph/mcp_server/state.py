@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ExtractionRuns, WorkflowRuns, find_run
+from zettelgraph.services.runs import ProposalRuns, find_run
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services, open_services
 
@@ -25,11 +26,11 @@ class McpState:
     graph_runs: GraphRuns
 
     @property
-    def every_run(self) -> list[WorkflowRuns]:
+    def every_run(self) -> list[ProposalRuns]:
         """Concept runs first, then graph extraction runs: their ids tell them apart."""
         return [self.runs, self.graph_runs]
 
-    def run_named(self, given: str) -> tuple[WorkflowRuns, str]:
+    def run_named(self, given: str) -> tuple[ProposalRuns, str]:
         """The workflow and whole id of the run `given` names (its id or a unique prefix,
         services/ids.py); IdError when it names none or several."""
         return find_run(self.every_run, given)

@@ -22,7 +22,7 @@ from zettelgraph.mcp_server.failures import tool_failures
 from zettelgraph.mcp_server.state import McpState
 from zettelgraph.services import review
 from zettelgraph.services.review import ItemDecision
-from zettelgraph.services.runs import RunView
+from zettelgraph.services.run_view import RunView
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Changes what a later approval writes, not the graph itself; a decision can be taken back.

@@ -37,7 +37,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.services import browse
 from zettelgraph.services.ids import resolve_node_id
 from zettelgraph.services.ingest import Progress, ingest_paths
-from zettelgraph.services.runs import OpenRunError, RunView
+from zettelgraph.services.run_view import OpenRunError, RunView
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Adds sources and runs; never changes or removes what the reader approved.

@@ -18,7 +18,8 @@ from zettelgraph.relations import (
     SUPPORTS,
     RelationVocabulary,
 )
-from zettelgraph.services.runs import RunView, WorkflowRuns
+from zettelgraph.services.run_view import RunView
+from zettelgraph.services.runs import WorkflowRuns
 from zettelgraph.store.base import GraphStore
 
 

@@ -23,7 +23,7 @@ from zettelgraph.models import utcnow
 from zettelgraph.workflows.concept_extraction.proposal import is_key
 
 if TYPE_CHECKING:  # the runs call this module after an approval: no import back at run time
-    from zettelgraph.services.runs import ExtractionRuns
+    from zettelgraph.services.extraction_runs import ExtractionRuns
 
 # Fewer decisions than this of a kind leave its shipped model in place: a floor fitted on a
 # handful of items would move with every new one.

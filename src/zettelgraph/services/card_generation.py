@@ -1,5 +1,5 @@
 """Generate learning items (cards) from reviewed concepts: what `zettelgraph cards generate`,
-the web app and the after-approval hook (services/runs.py) call.
+the web app and the after-approval hook (services/extraction_runs.py) call.
 
 The cards are written as `proposed` and wait for the reader's bulk review (services/cards.py:
 approve / drop / edit); only approved ones are studied and exported. Running it again makes

@@ -28,7 +28,8 @@ from zettelgraph.analysis.models import (
 from zettelgraph.analysis.strategy import StrategyError, check_strategy
 from zettelgraph.analysis.tools import TOOLS
 from zettelgraph.models import utcnow
-from zettelgraph.services.runs import RunError, RunView, StepCallback, WorkflowRuns
+from zettelgraph.services.run_view import RunError, RunView, StepCallback
+from zettelgraph.services.runs import WorkflowRuns
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.graph import RECURSION_LIMIT, build_experiment_graph
 from zettelgraph.workflows.experiment.nodes_plan import DECISIONS
@@ -184,17 +185,6 @@ class ExperimentRuns(WorkflowRuns):
                 raise RunError(f"the modified strategy cannot run: {exc}") from exc
         self.resume_review(run_id, answer, on_step)
         return self.show(run_id)
-
-    def answer(
-        self,
-        run_id: str,
-        action: str,
-        feedback: str | None = None,
-        on_step: StepCallback | None = None,
-    ) -> RunView:
-        raise RunError(
-            f"{run_id} is an experiment: `zettelgraph experiment review {run_id}` decides on it"
-        )
 
     def continue_run(self, run_id: str, on_step: StepCallback | None = None) -> ExperimentView:
         """Continue an experiment that stopped in the middle (a crash, a provider outage)."""

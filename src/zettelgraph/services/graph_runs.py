@@ -1,8 +1,8 @@
 """Start, review, resume and list graph extraction runs (`graph-...`).
 
-The run rules are the concept runs' (`runs.WorkflowRuns`): checkpointed threads that wait for
-the reader, one open run per content, one process driving a run at a time. Graph runs share
-the checkpoint database with concept runs and are told apart by their id prefix, so
+The run rules are every reviewed workflow's (`runs.WorkflowRuns`): checkpointed threads that
+wait for the reader, one open run per content, one process driving a run at a time. Graph runs
+share the checkpoint database with concept runs and are told apart by their id prefix, so
 `zettelgraph review RUN_ID` and `resume RUN_ID` serve both; a content may have an open concept
 run and an open graph run at once (they write different nodes).
 
@@ -20,7 +20,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from zettelgraph.packs.schema import PackError, PackSchema
-from zettelgraph.services.runs import RunError, RunView, StepCallback, WorkflowRuns
+from zettelgraph.services.run_view import RunError, RunView, StepCallback
+from zettelgraph.services.runs import ProposalRuns
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.graph import (
     RECURSION_LIMIT,
@@ -35,7 +36,7 @@ from zettelgraph.workflows.graph_extraction.packs import (
 GRAPH_RUN_PREFIX = "graph-"
 
 
-class GraphRuns(WorkflowRuns):
+class GraphRuns(ProposalRuns):
     """Graph extraction runs of one store and checkpoint database."""
 
     run_prefix = GRAPH_RUN_PREFIX

@@ -118,9 +118,9 @@ def _run_id(store: GraphStore, given: str) -> str:
     `run-ab12`); as given when it names none, for the caller's "wrote nothing"."""
     from zettelgraph.provenance.scope import run_ids
     from zettelgraph.services.card_generation import GENERATION_PREFIX
+    from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.services.graph_runs import GraphRuns
     from zettelgraph.services.ids import AmbiguousIdError, IdKind, UnknownIdError, resolve_id
-    from zettelgraph.services.runs import ExtractionRuns
 
     # What writes to the graph: concept and graph extraction runs, and card generations.
     prefixes = (ExtractionRuns.run_prefix, GraphRuns.run_prefix, GENERATION_PREFIX)

@@ -1,7 +1,6 @@
-"""Start, review, resume and list extraction runs: what the CLI and the web app call.
-
-`WorkflowRuns` holds what every reviewed workflow's runs share; `ExtractionRuns` are the
-concept extraction's (`graph_runs.GraphRuns` the graph extraction's).
+"""What every reviewed workflow's runs share (`WorkflowRuns`): the run rules. Each workflow's
+runs are a subclass: concept extraction (`extraction_runs.ExtractionRuns`), graph extraction
+(`graph_runs.GraphRuns`), experiments (`experiments.ExperimentRuns`).
 
 A run is a checkpoint thread: it can wait for review for days, and a crash resumes from the
 last finished step instead of starting over. The run rules live here and nowhere else:
@@ -9,7 +8,7 @@ last finished step instead of starting over. The run rules live here and nowhere
   a message naming the open run;
 - one process at a time drives a run (a lock file per run under ZETTELGRAPH_HOME/locks): a
   second decision or resume while one is in progress is refused as such, not as "interrupted";
-- the decisions a reader can take are ACTIONS.
+- the decisions a reader can take on a proposal are ACTIONS (`ProposalRuns`).
 What file locks cannot see (two machines sharing a store and a checkpoint database) the store
 settles: a start claims its content there (`run_claims`), and the commit re-checks inside its
 transaction that no other run committed the content since this one started
@@ -24,9 +23,8 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 from langchain_core.runnables import RunnableConfig
@@ -35,88 +33,23 @@ from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from zettelgraph.services import card_generation, run_claims
+from zettelgraph.services import run_claims
 from zettelgraph.services.checkpoints import thread_heads
 from zettelgraph.services.errors import MODEL_UNUSABLE
 from zettelgraph.services.ids import IdKind, resolve_id
-from zettelgraph.workflows.concept_extraction.graph import (
-    RECURSION_LIMIT,
-    build_concept_extraction_graph,
+from zettelgraph.services.run_view import (
+    OPEN_STATUSES,
+    BusyError,
+    OpenRunError,
+    RunError,
+    RunView,
+    StepCallback,
 )
-from zettelgraph.workflows.concept_extraction.limits import at_recursion_limit
 from zettelgraph.workflows.context import Services
 
-StepCallback = Callable[[str], None]
-
+# The reader's decisions on a proposal (`ProposalRuns.answer`).
 ACTIONS = ("approve", "feedback", "abort")
-# A run in one of these states still owns its content: no second run may start on it.
-OPEN_STATUSES = ("awaiting_review", "interrupted", "running")
-
-
-class RunError(ValueError):
-    """A run that does not exist or cannot take the requested action."""
-
-
-class OpenRunError(RunError):
-    """A content already has an open run; `run` is it."""
-
-    def __init__(self, run: RunView) -> None:
-        self.run = run
-        super().__init__(
-            f"'{run.title or run.content_id}' already has an open run {run.run_id}, which "
-            f"{what_to_do(run)}; approve or abort it before starting another"
-        )
-
-
-def what_to_do(run: RunView) -> str:
-    """What an open run is waiting for, and the command that goes on with it."""
-    return {
-        "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
-        # An interrupted run is aborted from its review, which resuming reaches.
-        "interrupted": (
-            f"stopped in the middle: `zettelgraph resume {run.run_id}` goes on from there "
-            f"(to start again instead, resume it, then `zettelgraph review {run.run_id} --abort`)"
-        ),
-        "running": "is being extracted right now",
-    }.get(run.status, f"is {run.status}")
-
-
-class BusyError(RunError):
-    """Another process (or request) is driving this run or starting a run of this content."""
-
-
-@dataclass
-class RunView:
-    run_id: str
-    content_id: str | None
-    title: str | None
-    status: str
-    next: list[str] = field(default_factory=list)
-    report: dict[str, Any] | None = None
-    committed: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    updated_at: str | None = None
-
-    @property
-    def feedback_error(self) -> str | None:
-        """Why the last feedback round stopped short (a model call failed), if it did: the
-        run waits for the reader again with what the round managed."""
-        rounds = (self.report or {}).get("feedback_log") or []
-        error = rounds[-1].get("error") if rounds else None
-        return str(error) if error else None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "content_id": self.content_id,
-            "title": self.title,
-            "status": self.status,
-            "next": self.next,
-            "report": self.report,
-            "committed": self.committed,
-            "warnings": self.warnings,
-            "updated_at": self.updated_at,
-        }
+R = TypeVar("R", bound="WorkflowRuns")
 
 
 class WorkflowRuns:
@@ -129,8 +62,9 @@ class WorkflowRuns:
     """
 
     # A thread of the checkpoint database is a run of this workflow when its id starts so.
-    run_prefix = "run-"
-    recursion_limit = RECURSION_LIMIT
+    run_prefix: str
+    # The workflow's step limit (its graph module's RECURSION_LIMIT).
+    recursion_limit: int
     # How a reader is told about this workflow's ids: "no run ...; `zettelgraph runs` ...".
     noun = "run"
     listing = "zettelgraph runs"
@@ -278,20 +212,6 @@ class WorkflowRuns:
                 self.checkpointer.delete_thread(run_id)
                 raise
 
-    def answer(
-        self,
-        run_id: str,
-        action: str,
-        feedback: str | None = None,
-        on_step: StepCallback | None = None,
-    ) -> RunView:
-        """The reader's decision on a run waiting for review."""
-        if action not in ACTIONS:
-            raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
-        if action == "feedback" and not (feedback or "").strip():
-            raise RunError("feedback needs some text saying what to change")
-        return self.resume_review(run_id, {"action": action, "feedback": feedback}, on_step)
-
     def resume_review(
         self,
         run_id: str,
@@ -331,9 +251,9 @@ class WorkflowRuns:
         try:
             self._stream(payload, run_id, on_step)
         except GraphRecursionError:
-            # Seed 000, 3.6: past its step limit a run is shown with what it has, not lost
-            # in an error. The workflow says how (`_at_recursion_limit`); LangGraph drops
-            # the pending steps and follows the edges of the node the update is made as.
+            # Past its step limit a run is shown with what it has, not lost in an error. The
+            # workflow says how (`_at_recursion_limit`); LangGraph drops the pending steps and
+            # follows the edges of the node the update is made as.
             config = self._config(run_id)
             snapshot = self.graph.get_state(config)
             if not snapshot.next:
@@ -447,7 +367,7 @@ class WorkflowRuns:
         return tuple(dict.fromkeys(t for t in threads if self.owns(t)))
 
 
-def find_run(every: Sequence[WorkflowRuns], given: str) -> tuple[WorkflowRuns, str]:
+def find_run(every: Sequence[R], given: str) -> tuple[R, str]:
     """The workflow and whole id of the run `given` names among several workflows' runs
     (concept and graph extraction): its id or a unique prefix, with or without its kind
     prefix (`graph-`); IdError when it names none or several."""
@@ -456,69 +376,21 @@ def find_run(every: Sequence[WorkflowRuns], given: str) -> tuple[WorkflowRuns, s
     return next(runs for runs in every if runs.owns(run_id)), run_id
 
 
-class ExtractionRuns(WorkflowRuns):
-    """Concept extraction runs (`run-...`)."""
+class ProposalRuns(WorkflowRuns):
+    """The runs whose review decides on a proposal to write into the graph (concept and graph
+    extraction): the reader approves it, asks for changes, or aborts it (ACTIONS). An
+    experiment's review decides on a plan instead (`ExperimentRuns.review`)."""
 
-    def _build_graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
-        return build_concept_extraction_graph(self.services, self.checkpointer)
-
-    def start(
+    def answer(
         self,
-        content_id: str,
-        *,
-        suggestions: str | None = None,
-        force: bool = False,
+        run_id: str,
+        action: str,
+        feedback: str | None = None,
         on_step: StepCallback | None = None,
     ) -> RunView:
-        """Run from the start up to the review (or the end, for skipped contents).
-
-        Refused (OpenRunError) when the content has an open run, and (BusyError) while another
-        process is starting one."""
-        return self._start(content_id, {"suggestions": suggestions, "force": force}, on_step)
-
-    def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
-        if view.status == "committed":
-            from zettelgraph.services.calibration import calibrate_after_approval
-
-            note = calibrate_after_approval(self)
-            if note:
-                view.warnings.append(note)
-        return self._cards_after_commit(view, on_step)
-
-    def _at_recursion_limit(
-        self, values: dict[str, Any], pending: list[str]
-    ) -> tuple[dict[str, Any], str] | None:
-        return at_recursion_limit(values, pending, self.recursion_limit)
-
-    def _cards_after_commit(self, view: RunView, on_step: StepCallback | None) -> RunView:
-        """Cards for the concepts a run has just committed, when ZETTELGRAPH_CARDS_AFTER_APPROVAL
-        asks for them (they wait as proposed for the reader). The commit stands whatever
-        happens here: a failure is a warning on the result, and `cards generate` makes them
-        later. The lock is released first: generating reads the store only, and a reader may
-        look at the run meanwhile."""
-        concepts = list(view.committed.get("concepts") or [])
-        if view.status != "committed" or not concepts:
-            return view
-        if not self.services.settings.cards_after_approval:
-            return view
-        try:
-            report = card_generation.generate_cards(
-                self.services, concept_ids=concepts, on_progress=on_step
-            )
-        except Exception as exc:  # an extra after the commit must never undo or fail it
-            view.warnings.append(
-                f"cards were not generated ({type(exc).__name__}: {exc}); run `zettelgraph "
-                f"cards generate --content {view.content_id}` to make them"
-            )
-            return view
-        view.committed = {
-            **view.committed,
-            "cards": {
-                "generation_id": report.generation_id,
-                "proposed": len(report.proposed),
-                "dropped": len(report.dropped),
-                "duplicates": report.duplicates,
-                "calls": report.calls,
-            },
-        }
-        return view
+        """The reader's decision on a run waiting for review."""
+        if action not in ACTIONS:
+            raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
+        if action == "feedback" and not (feedback or "").strip():
+            raise RunError("feedback needs some text saying what to change")
+        return self.resume_review(run_id, {"action": action, "feedback": feedback}, on_step)

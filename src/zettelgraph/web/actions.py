@@ -18,14 +18,8 @@ from zettelgraph.services import review
 from zettelgraph.services.corrections import CorrectionError, RefusedError, UnknownError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.services.review import ItemDecision
-from zettelgraph.services.runs import (
-    ACTIONS,
-    BusyError,
-    OpenRunError,
-    RunError,
-    RunView,
-    WorkflowRuns,
-)
+from zettelgraph.services.run_view import BusyError, OpenRunError, RunError, RunView
+from zettelgraph.services.runs import ACTIONS, ProposalRuns
 from zettelgraph.web.state import WebState
 
 
@@ -63,12 +57,12 @@ def concept_or_404(web: WebState, concept_id: str) -> Concept:
     return concept
 
 
-def extraction_runs(web: WebState) -> list[WorkflowRuns]:
+def extraction_runs(web: WebState) -> list[ProposalRuns]:
     """The workflows whose open runs hold a content (concepts and graph extraction)."""
     return [web.runs, web.graph_runs]
 
 
-def get_run(web: WebState, run_id: str, runs: WorkflowRuns | None = None) -> RunView:
+def get_run(web: WebState, run_id: str, runs: ProposalRuns | None = None) -> RunView:
     """The run of `runs` (default: the concept runs), or 404."""
     try:
         return (runs or web.runs).view(run_id)
@@ -81,7 +75,7 @@ def decide(
     run_id: str,
     action: str,
     feedback: str | None = None,
-    runs: WorkflowRuns | None = None,
+    runs: ProposalRuns | None = None,
 ) -> RunView:
     """Approve, send feedback on, or abort a run waiting for review.
 
@@ -108,7 +102,7 @@ def decide_items(
     web: WebState,
     run_id: str,
     decisions: Sequence[ItemDecision],
-    runs: WorkflowRuns | None = None,
+    runs: ProposalRuns | None = None,
 ) -> RunView:
     """Save the reader's decisions on single items of a concept run waiting for review.
 

@@ -19,7 +19,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from zettelgraph.analysis.models import ExperimentType
-from zettelgraph.services.runs import RunError
+from zettelgraph.services.run_view import RunError
 from zettelgraph.web import experiment_actions as actions
 from zettelgraph.web.api_models import Open
 from zettelgraph.web.security import require_csrf

@@ -17,8 +17,8 @@ from fastapi.staticfiles import StaticFiles
 
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.experiments import ExperimentRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.services.web_secret import web_secret
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError

@@ -28,7 +28,7 @@ from zettelgraph.services.errors import (
     model_error_message,
 )
 from zettelgraph.services.experiments import DECISIONS, ExperimentView
-from zettelgraph.services.runs import BusyError, RunError
+from zettelgraph.services.run_view import BusyError, RunError
 from zettelgraph.web.state import WebState
 
 

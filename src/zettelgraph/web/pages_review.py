@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from zettelgraph.services import browse
 from zettelgraph.services.review import ItemDecision
-from zettelgraph.services.runs import RunView
+from zettelgraph.services.run_view import RunView
 from zettelgraph.web import actions
 from zettelgraph.web.pages_common import HTMLRoute, Web, render, run_href, see_other
 from zettelgraph.web.security import require_csrf

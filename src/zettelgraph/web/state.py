@@ -12,8 +12,8 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from zettelgraph.services.experiments import ExperimentRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services
 
