@@ -29,9 +29,9 @@ from zettelgraph.services.study import (
     rate,
     review_logs,
     scheduler_for,
-    stats,
     study_queue,
 )
+from zettelgraph.services.study_stats import stats
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore, open_store
 

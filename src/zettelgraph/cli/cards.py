@@ -347,8 +347,8 @@ def export(
 def stats(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Due now and today, new, learning and review cards, and retention, per book."""
     from zettelgraph.cli.common import now
-    from zettelgraph.services.study import RETENTION_DAYS
-    from zettelgraph.services.study import stats as study_stats
+    from zettelgraph.services.study_stats import RETENTION_DAYS
+    from zettelgraph.services.study_stats import stats as study_stats
 
     with open_cards(ctx) as services:
         data = study_stats(services.store, now=now()).as_dict()

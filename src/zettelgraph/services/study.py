@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from fsrs import Card, Rating, Scheduler, State
+from fsrs import Card, Rating, Scheduler
 
 from zettelgraph.models import (
     DIFFICULTY_RANK,
@@ -34,8 +34,6 @@ from zettelgraph.store.base import GraphStore, every_node
 
 # What the reader presses, in FSRS's order.
 RATINGS: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
-# Retention is measured over this window of reviews of learned cards.
-RETENTION_DAYS = 30
 
 
 def scheduler_for(settings: Settings) -> Scheduler:
@@ -68,7 +66,8 @@ def card_of(item: LearningItem, now: datetime) -> Card:
     return Card(card_id=_card_id(item.id), due=now)
 
 
-def _utc(moment: datetime) -> datetime:
+def as_utc(moment: datetime) -> datetime:
+    """`moment` in UTC; a naive one is taken as UTC already."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
@@ -92,7 +91,7 @@ def read_deck(store: GraphStore) -> Deck:
     return Deck(items=store.card_states(), logs=list(review_logs(store)))
 
 
-def _day_start(now: datetime) -> datetime:
+def day_start(now: datetime) -> datetime:
     """Midnight of `now`'s day in the clock's own zone: "today" is the reader's day."""
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -148,15 +147,15 @@ def study_queue(
     )
     items = [item for item in deck.items if chosen.matches(item)]
     due = sorted(
-        (i for i in items if i.schedule and i.due is not None and _utc(i.due) <= _utc(now)),
-        key=lambda i: (_utc(i.due or now), i.id),
+        (i for i in items if i.schedule and i.due is not None and as_utc(i.due) <= as_utc(now)),
+        key=lambda i: (as_utc(i.due or now), i.id),
     )
     allowance = settings.study_new_per_day if new_limit is None else new_limit
-    start = _utc(_day_start(now))
+    start = as_utc(day_start(now))
     introduced = sum(
         1
         for log in deck.logs
-        if log.state_before is None and start <= _utc(log.reviewed_at) <= _utc(now)
+        if log.state_before is None and start <= as_utc(log.reviewed_at) <= as_utc(now)
     )
     fresh = new_order([i for i in items if not i.schedule])[: max(0, allowance - introduced)]
     return StudyQueue(store, due_states=due, new_states=fresh)
@@ -209,8 +208,8 @@ def outlook(
         if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
     ]
     approved = [item for item in mine if item.status == ItemStatus.APPROVED]
-    dues = sorted(_utc(i.due) for i in approved if i.schedule and i.due is not None)
-    later = [due for due in dues if due > _utc(now)]
+    dues = sorted(as_utc(i.due) for i in approved if i.schedule and i.due is not None)
+    later = [due for due in dues if due > as_utc(now)]
     return Outlook(
         due_now=len(dues) - len(later),
         next_due=later[0] if later else None,
@@ -261,7 +260,7 @@ def rate(
     _check_ratable(item, seen)
     before = card_of(item, now)
     card, _ = scheduler.review_card(
-        before, Rating(rating), review_datetime=_utc(now), review_duration=duration_ms
+        before, Rating(rating), review_datetime=as_utc(now), review_duration=duration_ms
     )
     studied = item.model_copy(update={"schedule": dict(card.to_dict()), "due": card.due})
     log = ReviewLog(
@@ -309,8 +308,8 @@ def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[
     )
     out: dict[int, timedelta] = {}
     for value in RATINGS:
-        after, _ = plain.review_card(card, Rating(value), review_datetime=_utc(now))
-        out[value] = after.due - _utc(now)
+        after, _ = plain.review_card(card, Rating(value), review_datetime=as_utc(now))
+        out[value] = after.due - as_utc(now)
     return out
 
 
@@ -329,105 +328,3 @@ def interval_label(delta: timedelta) -> str:
     if days < 365:
         return f"{round(days / 30)}mo"
     return f"{days / 365:.1f}y"
-
-
-@dataclass
-class DeckStats:
-    """Counts for one book (or all): cards by state, due, and measured retention."""
-
-    title: str
-    approved: int = 0
-    new: int = 0
-    learning: int = 0
-    review: int = 0
-    due_now: int = 0
-    due_today: int = 0
-    reviews_today: int = 0
-    recalled: int = 0  # ratings above "again" on learned cards, last RETENTION_DAYS days
-    recall_checks: int = 0
-
-    @property
-    def retention(self) -> float | None:
-        return self.recalled / self.recall_checks if self.recall_checks else None
-
-    def as_dict(self) -> dict[str, Any]:
-        retention = self.retention
-        return {
-            "title": self.title,
-            "approved": self.approved,
-            "new": self.new,
-            "learning": self.learning,
-            "review": self.review,
-            "due_now": self.due_now,
-            "due_today": self.due_today,
-            "reviews_today": self.reviews_today,
-            "retention": round(retention, 4) if retention is not None else None,
-            "retention_reviews": self.recall_checks,
-        }
-
-
-@dataclass
-class StudyStats:
-    total: DeckStats
-    books: list[DeckStats] = field(default_factory=list)
-    proposed: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **self.total.as_dict(),
-            "proposed": self.proposed,
-            "retention_days": RETENTION_DAYS,
-            "books": [book.as_dict() for book in self.books],
-        }
-
-
-def stats(store: GraphStore, *, now: datetime, deck: Deck | None = None) -> StudyStats:
-    """Due today, retention (share of learned cards recalled when due) and counts per book."""
-    deck = deck or read_deck(store)
-    total = DeckStats(title="all")
-    books: dict[str, DeckStats] = {}
-    book_of: dict[str, str] = {}
-    proposed = 0
-    end_of_day = _utc(_day_start(now) + timedelta(days=1))
-    for item in deck.items:
-        if item.status == ItemStatus.PROPOSED:
-            proposed += 1
-        if item.status != ItemStatus.APPROVED:
-            continue
-        key = item.content_ids[0] if item.content_ids else ""
-        book_of[item.id] = key
-        if key not in books:
-            content = store.get_content(key) if key else None
-            books[key] = DeckStats(title=content.title if content else "(no book)")
-        for tally in (total, books[key]):
-            _count_card(tally, item, now, end_of_day)
-    start, since = _utc(_day_start(now)), _utc(now) - timedelta(days=RETENTION_DAYS)
-    for log in deck.logs:
-        book = book_of.get(log.item_id)
-        if book is None:
-            continue  # a dropped card's history
-        when = _utc(log.reviewed_at)
-        for tally in (total, books[book]):
-            if start <= when <= _utc(now):
-                tally.reviews_today += 1
-            if log.state_before == State.Review and since <= when <= _utc(now):
-                tally.recall_checks += 1
-                tally.recalled += log.rating > 1
-    ordered = sorted(books.values(), key=lambda tally: tally.title.casefold())
-    return StudyStats(total=total, books=ordered, proposed=proposed)
-
-
-def _count_card(deck: DeckStats, item: CardState, now: datetime, end_of_day: datetime) -> None:
-    deck.approved += 1
-    if not item.schedule:
-        deck.new += 1
-        return
-    state = int(item.schedule.get("state", State.Learning))
-    if state == State.Review:
-        deck.review += 1
-    else:
-        deck.learning += 1
-    if item.due is not None:
-        due = _utc(item.due)
-        deck.due_now += due <= _utc(now)
-        deck.due_today += due <= end_of_day

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from zettelgraph.models import ItemStatus, ReviewLog
 from zettelgraph.services import cards as card_service
-from zettelgraph.services import study
+from zettelgraph.services import study, study_stats
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.cards import ItemFilter
 from zettelgraph.web import actions
@@ -256,4 +256,4 @@ def rate(item_id: str, body: RateIn, web: Web) -> dict[str, Any]:
 def stats(web: Web) -> dict[str, Any]:
     """Due now and today, reviews today, retention, by state; in total and per book (as
     `zettelgraph cards stats --json`)."""
-    return study.stats(web.services.store, now=clock()).as_dict()
+    return study_stats.stats(web.services.store, now=clock()).as_dict()

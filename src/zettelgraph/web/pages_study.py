@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import ItemStatus, LearningItem
-from zettelgraph.services import study
+from zettelgraph.services import study, study_stats
 from zettelgraph.services.cards import CardError, ItemFilter
 from zettelgraph.web.cards_common import (
     books_with_cards,
@@ -57,13 +57,15 @@ def _study_page(
     queue = study.study_queue(store, web.settings, now=now, which=which, deck=cards)
     if item is None:
         item = queue.first()
-    summary = study.stats(store, now=now, deck=cards)
+    summary = study_stats.stats(store, now=now, deck=cards)
     deck = summary.total
     if content:
         # Stats name each book by title; a book without approved cards has none to show.
         book = store.get_content(content)
         title = book.title if book else content
-        deck = next((d for d in summary.books if d.title == title), study.DeckStats(title=title))
+        deck = next(
+            (d for d in summary.books if d.title == title), study_stats.DeckStats(title=title)
+        )
     views = card_views(store, [item]) if item is not None else []
     later = next_due(store, which, now, cards) if item is None else None
     return render(
@@ -76,7 +78,7 @@ def _study_page(
         **queue_counts(queue),
         stats=deck.as_dict(),
         proposed=summary.proposed,
-        retention_days=study.RETENTION_DAYS,
+        retention_days=study_stats.RETENTION_DAYS,
         card=views[0] if views else None,
         buttons=intervals(web, item, now) if item is not None else [],
         shown_ms=int(now.timestamp() * 1000),
