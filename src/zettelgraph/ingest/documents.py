@@ -18,19 +18,17 @@ import io
 import zipfile
 from pathlib import Path
 
+from zettelgraph.ingest.chat_exports import read_json_transcripts
 from zettelgraph.ingest.errors import read_limited
 from zettelgraph.ingest.ocr import Ocr, OcrConfig
 from zettelgraph.ingest.parsed import DocumentError, FileType, ParsedDocument
+from zettelgraph.ingest.readers_code import read_code
 from zettelgraph.ingest.readers_image import IMAGE_SUFFIXES, read_image, sniff_image
 from zettelgraph.ingest.readers_office import read_docx, read_pptx
 from zettelgraph.ingest.readers_pdf import read_pdf
-from zettelgraph.ingest.readers_text import decode_text, read_code, read_markdown, read_text
+from zettelgraph.ingest.readers_text import decode_text, read_markdown, read_text
 from zettelgraph.ingest.subtitles import SUBTITLE_SUFFIXES, looks_like_subtitles, read_subtitles
-from zettelgraph.ingest.transcripts import (
-    looks_like_transcript,
-    read_json_transcripts,
-    read_turns,
-)
+from zettelgraph.ingest.transcripts import looks_like_transcript, read_turns
 
 # One string, split: a list literal would be formatted one suffix per line.
 CODE_SUFFIXES = (  # noqa: SIM905
