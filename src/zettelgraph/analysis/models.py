@@ -19,7 +19,7 @@ from zettelgraph.models import utcnow
 
 
 class ExperimentType(StrEnum):
-    """The four kinds of question, each with its own data needs and prompts (seed 003)."""
+    """The four kinds of question, each with its own data needs and prompts."""
 
     TEMPORAL = "temporal"  # how the term's use changes with the contents' years
     CROSS_DOMAIN = "cross_domain"  # how it differs between fields, genres or authors
@@ -34,7 +34,7 @@ class FocusTerm(BaseModel):
     definition: str = Field(default="", max_length=1000)
     source: str = Field(default="", max_length=300, description="Where the definition is from.")
     domain: str = Field(default="", max_length=100)
-    # Words that pin the baseline meaning (seed 003's context anchors): whether they appear
+    # Words that pin the baseline meaning (context anchors): whether they appear
     # near the term, document by document, is what shows a shift of meaning.
     anchors: list[str] = Field(default_factory=list, max_length=12)
 

@@ -12,9 +12,9 @@ from zettelgraph.analysis.registry import Tool
 
 Strategy = dict[str, list[str]]  # content id -> tool names, in registry order
 
-# What each type of experiment usually needs first (seed 003, "Strategy recommendations based
-# on experiment type"): time and drift for temporal questions, groups and their words for
-# cross-domain ones, the documents' own content and the graph for close reading.
+# What each type of experiment usually needs first: time and drift for temporal questions,
+# groups and their words for cross-domain ones, the documents' own content and the graph for
+# close reading.
 PREFERRED: dict[ExperimentType, tuple[str, ...]] = {
     ExperimentType.TEMPORAL: (
         "term_frequency",

@@ -1,11 +1,11 @@
 """The reader's own relations between two concepts that already exist (`zettelgraph link`, the
 concept page's form).
 
-Workflows never add or change a relation between two existing concepts (seed 000 rule B3);
-the reader may. A link is written like a commit: the relation (its reverse or symmetric twin
-comes from the store's vocabulary) and both concepts marked `vault_sync_pending` in one store
-transaction, then both notes rewritten; a note that cannot be written keeps its mark for
-`zettelgraph vault sync`.
+Workflows never add or change a relation between two existing concepts (runs never change what
+exists: docs/design.md, "Corrections after the commit"); the reader may. A link is written like
+a commit: the relation (its reverse or symmetric twin comes from the store's vocabulary) and
+both concepts marked `vault_sync_pending` in one store transaction, then both notes rewritten;
+a note that cannot be written keeps its mark for `zettelgraph vault sync`.
 
 Refused, with a message that says what to do: an end that is not one concept, a link of a
 concept to itself, a type outside the concept vocabulary, a link the graph already has, and a

@@ -1,9 +1,10 @@
 """The JSON API under /api: the review inbox and decisions, the graph, sources, search and ask;
 cards and study are `api_cards`'s, the template packs' entities `api_entities`'s, graph
-extraction runs `api_graph_runs`'s, the reader's corrections `api_corrections`'s.
+extraction runs `api_graph_runs`'s, the reader's corrections `api_corrections`'s (experiments
+and provenance, `api_experiments` and `api_provenance`, are mounted by `app.py`).
 
-Every route calls the service functions the CLI calls (`workflows/browse.py`,
-`workflows/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
+Every route calls the service functions the CLI calls (`services/browse.py`,
+`services/ask.py`, `ExtractionRuns` through `web/actions.py`), so `zettelgraph concept ID
 --json` and `GET /api/concepts/ID` say the same thing. The response models below only
 describe those dicts for `/api/openapi.json`; they accept fields they do not name, so a field
 a service adds reaches the client before the schema mentions it.

@@ -1,7 +1,7 @@
 """The JSON API's request and response models, for validation and `/api/openapi.json`.
 
-They describe the dicts the service functions return (`workflows/browse.py`,
-`workflows/ask.py`, `RunView.as_dict`); response models accept fields they do not name, so a
+They describe the dicts the service functions return (`services/browse.py`,
+`services/ask.py`, `RunView.as_dict`); response models accept fields they do not name, so a
 field a service adds reaches the client before the schema mentions it.
 """
 

@@ -1,10 +1,11 @@
 """Server-rendered pages: inbox and review (`pages_review`), graph extraction runs
 (`pages_graph_runs`), concepts, sources, the graph view (`pages_explore`), search and ask
 (`pages_ask`), pack entities (`pages_entities`), cards (`pages_cards`) and study
-(`pages_study`).
+(`pages_study`); experiments, links and corrections (`pages_experiments`, `pages_links`,
+`pages_corrections`) are mounted by `app.py`.
 
-Every page reads through the same service functions as the CLI (`workflows/browse.py`,
-`workflows/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
+Every page reads through the same service functions as the CLI (`services/browse.py`,
+`services/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
 or the request (Jinja autoescape; no `|safe` on data).
 """
 
