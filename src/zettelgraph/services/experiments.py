@@ -133,7 +133,19 @@ class ExperimentRuns(WorkflowRuns):
         goal: str | None = None,
         on_step: StepCallback | None = None,
     ) -> ExperimentView:
-        """Analyse the experiment and recommend a plan, up to the reader's review."""
+        """Analyse the experiment and recommend a plan, up to the reader's review.
+
+        Args:
+            kind: the experiment type, one of TYPES.
+            term: the term to follow, with the reader's baseline meaning.
+            content_ids: the contents to read (repeats ignored).
+            goal: what the reader wants to learn, if said.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The experiment, waiting for review of its plan. RunError for an unknown type, an
+            unknown content, or a number of contents the type cannot use.
+        """
         if kind not in TYPES:
             raise RunError(f"unknown experiment type {kind!r}: one of {', '.join(TYPES)}")
         ids = list(dict.fromkeys(content_ids))
@@ -169,8 +181,20 @@ class ExperimentRuns(WorkflowRuns):
         notes: str = "",
         on_step: StepCallback | None = None,
     ) -> ExperimentView:
-        """The reader's decision on the plan: approve it, run a modified `strategy` (content
-        id -> tool names; refused with every reason when it cannot run), or reject."""
+        """The reader's decision on the plan.
+
+        Args:
+            run_id: the experiment's whole id.
+            action: one of DECISIONS: approve, modify (run `strategy` instead) or reject.
+            strategy: for modify, content id -> tool names; refused with every reason when
+                it cannot run.
+            notes: the reader's notes, kept with the experiment.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The experiment after the decision (completed, or rejected). RunError for a bad
+            action or strategy, or an experiment not waiting for review.
+        """
         if action not in DECISIONS:
             raise RunError(f"the review is one of {', '.join(DECISIONS)}, not {action!r}")
         answer: dict[str, Any] = {"action": action, "notes": notes}
@@ -187,11 +211,28 @@ class ExperimentRuns(WorkflowRuns):
         return self.show(run_id)
 
     def continue_run(self, run_id: str, on_step: StepCallback | None = None) -> ExperimentView:
-        """Continue an experiment that stopped in the middle (a crash, a provider outage)."""
+        """Continue an experiment that stopped in the middle (a crash, a provider outage).
+
+        Args:
+            run_id: the experiment's whole id.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The experiment once it waits for review or ends; RunError when it is not
+            interrupted.
+        """
         self.resume(run_id, on_step)
         return self.show(run_id)
 
     def show(self, run_id: str) -> ExperimentView:
+        """The experiment as it stands.
+
+        Args:
+            run_id: the experiment's whole id.
+
+        Returns:
+            Its view (the run and what its stages produced); RunError when there is none.
+        """
         if not self.owns(run_id):
             raise RunError(f"no experiment {run_id!r}: `zettelgraph experiment list` lists them")
         try:
@@ -208,6 +249,7 @@ class ExperimentRuns(WorkflowRuns):
         return sorted(views, key=lambda v: v.run.updated_at or "", reverse=True)
 
     def record(self, run_id: str) -> ExperimentRecord:
+        """What the experiment `run_id` did, for provenance (RunError when there is none)."""
         return self.show(run_id).record()
 
 

@@ -39,8 +39,16 @@ class ExtractionRuns(ProposalRuns):
     ) -> RunView:
         """Run from the start up to the review (or the end, for skipped contents).
 
-        Refused (OpenRunError) when the content has an open run, and (BusyError) while another
-        process is starting one."""
+        Args:
+            content_id: the content to extract concepts from.
+            suggestions: the reader's hints for the extraction, if any.
+            force: extract again from a content already processed.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The run, waiting for review (or ended). OpenRunError when the content has an
+            open run, BusyError while another process is starting one.
+        """
         return self._start(content_id, {"suggestions": suggestions, "force": force}, on_step)
 
     def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:

@@ -59,8 +59,15 @@ class GraphRuns(ProposalRuns):
         return f"graph-content-{content_id}"
 
     def schema(self, packs: Sequence[str] | None) -> PackSchema:
-        """The merged schema of `packs` (None: the active packs), or RunError saying why not:
-        an unknown or broken pack, or a relationship type the store does not accept."""
+        """The merged schema of `packs`.
+
+        Args:
+            packs: pack names; None for the active packs (ZETTELGRAPH_PACKS).
+
+        Returns:
+            Their merged schema, or RunError saying why not: an unknown or broken pack, a
+            pack with no entity types, or a relationship type the store does not accept.
+        """
         try:
             schema = self._extraction_schema(list(packs) if packs is not None else None)
         except PackError as exc:
@@ -92,9 +99,17 @@ class GraphRuns(ProposalRuns):
         """Extract entities and relationships of `packs` (None: the active packs) from a
         content's passages, up to the review.
 
-        Refused (RunError) for an unknown pack or one the store cannot hold, (OpenRunError)
-        when the content has an open graph run, and (BusyError) while another process is
-        starting one."""
+        Args:
+            content_id: the content to extract from.
+            packs: pack names; None for the active packs.
+            suggestions: the reader's hints for the extraction, if any.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The run, waiting for review. RunError for an unknown content or a pack the store
+            cannot hold, OpenRunError when the content has an open graph run, BusyError while
+            another process is starting one.
+        """
         schema = self.schema(packs)
         if self.services.store.get_content(content_id) is None:
             raise RunError(f"no content with id {content_id}: `zettelgraph contents` lists them")

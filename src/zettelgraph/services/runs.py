@@ -88,7 +88,14 @@ class WorkflowRuns:
 
     def resolve_run_id(self, given: str) -> str:
         """The run `given` names: its id or a unique prefix, `run-` or not (`ab12`,
-        `run-ab12`); IdError when it names none or several (services/ids.py)."""
+        `run-ab12`).
+
+        Args:
+            given: what the reader typed.
+
+        Returns:
+            The run's whole id; IdError when `given` names none or several (services/ids.py).
+        """
         if self.owns(given) and self.checkpointer.get_tuple(self._config(given)) is not None:
             return given  # a whole id: one read, not a listing of every run
         return resolve_id(given, self.id_kind(), self._threads())
@@ -131,7 +138,14 @@ class WorkflowRuns:
         return False
 
     def open_run_of(self, content_id: str) -> RunView | None:
-        """The run of this content that is still open (the newest), if any."""
+        """The run of this content that is still open (the newest), if any.
+
+        Args:
+            content_id: the content's id.
+
+        Returns:
+            The open run's view (awaiting review, interrupted or running), or None.
+        """
         for view in self.list():
             if view.content_id == content_id and view.status in OPEN_STATUSES:
                 return view
@@ -234,7 +248,16 @@ class WorkflowRuns:
         return self._after_decision(self.view(run_id), on_step)
 
     def resume(self, run_id: str, on_step: StepCallback | None = None) -> RunView:
-        """Continue a run that stopped in the middle (a crash, a killed process)."""
+        """Continue a run that stopped in the middle (a crash, a killed process).
+
+        Args:
+            run_id: the run's whole id.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The run once it waits for review again or ends. RunError when it is not
+            interrupted, BusyError while another process drives it.
+        """
         busy = f"run {run_id} is being driven by another process right now; let it finish"
         with self._exclusive(run_id, busy):
             view = self.view(run_id, locked=True)
@@ -288,7 +311,15 @@ class WorkflowRuns:
 
     def view(self, run_id: str, *, locked: bool = False) -> RunView:
         """The run as it stands. A run that looks stopped in the middle is `running` while a
-        process holds its lock (`locked`: the caller holds it, so no one else can)."""
+        process holds its lock.
+
+        Args:
+            run_id: the run's whole id.
+            locked: the caller holds the run's lock, so no one else can be driving it.
+
+        Returns:
+            The run's view; RunError when there is no such run.
+        """
         return self._view_and_values(run_id, locked=locked)[0]
 
     def _view_and_values(
@@ -334,7 +365,11 @@ class WorkflowRuns:
 
         The inbox and every source page list the runs: a run is read from its checkpoint
         only when its head (`checkpoints.thread_heads`) moved since the last listing, so a
-        listing is one query plus the runs that changed (5 runs: 93 ms before, 2 ms after)."""
+        listing is one query plus the runs that changed (5 runs: 93 ms before, 2 ms after).
+
+        Returns:
+            A fresh view of each run of this workflow (callers may change it), newest first.
+        """
         heads = thread_heads(self.checkpointer)
         if heads is None:
             runs = [self.view(thread) for thread in self._threads()]
@@ -370,7 +405,16 @@ class WorkflowRuns:
 def find_run(every: Sequence[R], given: str) -> tuple[R, str]:
     """The workflow and whole id of the run `given` names among several workflows' runs
     (concept and graph extraction): its id or a unique prefix, with or without its kind
-    prefix (`graph-`); IdError when it names none or several."""
+    prefix (`graph-`).
+
+    Args:
+        every: the workflows' runs; the first one's noun and listing word the errors.
+        given: what the reader typed.
+
+    Returns:
+        The runs of the workflow the run belongs to, and the run's whole id; IdError when
+        `given` names none or several.
+    """
     kind = IdKind(every[0].noun, every[0].listing, tuple(r.run_prefix for r in every))
     run_id = resolve_id(given, kind, (t for runs in every for t in runs._threads()))
     return next(runs for runs in every if runs.owns(run_id)), run_id
@@ -388,7 +432,20 @@ class ProposalRuns(WorkflowRuns):
         feedback: str | None = None,
         on_step: StepCallback | None = None,
     ) -> RunView:
-        """The reader's decision on a run waiting for review."""
+        """The reader's decision on a run waiting for review.
+
+        Args:
+            run_id: the run's whole id.
+            action: one of ACTIONS: approve (commit the proposal), feedback (revise it with
+                `feedback`, then wait for review again) or abort (commit nothing).
+            feedback: what to change, for `feedback`.
+            on_step: told each step's name as it finishes.
+
+        Returns:
+            The run after the decision: committed, aborted, or awaiting review again.
+            RunError for a bad action, feedback without text, or a run not waiting for
+            review; BusyError while another decision on it is in progress.
+        """
         if action not in ACTIONS:
             raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
         if action == "feedback" and not (feedback or "").strip():
