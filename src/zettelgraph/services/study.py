@@ -136,7 +136,19 @@ def study_queue(
     new_limit: int | None = None,
     deck: Deck | None = None,
 ) -> StudyQueue:
-    """Approved cards due by `now`, and new cards up to what is left of today's allowance."""
+    """Approved cards due by `now`, and new cards up to what is left of today's allowance.
+
+    Args:
+        store: the graph store.
+        settings: the new cards a day (`study_new_per_day`) unless `new_limit` says.
+        now: the clock.
+        which: the cards to study (a book, a concept, a kind); all by default.
+        new_limit: new cards a day instead of the setting's.
+        deck: the deck already read, to spare reading it again.
+
+    Returns:
+        The queue: cards due (oldest due first), then new cards in `new_order`.
+    """
     which = which or ItemFilter()
     deck = deck or read_deck(store)
     chosen = ItemFilter(
@@ -201,6 +213,17 @@ class Outlook:
 def outlook(
     store: GraphStore, *, now: datetime, which: ItemFilter | None = None, deck: Deck | None = None
 ) -> Outlook:
+    """What waits for the reader once a session ends.
+
+    Args:
+        store: the graph store.
+        now: the clock.
+        which: the cards counted (a book or a concept); all by default.
+        deck: the deck already read, to spare reading it again.
+
+    Returns:
+        Cards due now, when the next one comes due, and the unseen, approved and proposed.
+    """
     which = which or ItemFilter()
     mine = [
         item
@@ -253,7 +276,21 @@ def rate(
     The store writes only if the card is still in the state read (`record_rating`, a
     compare-and-set): two requests of a double click, or two processes, each read the card
     and each wrote a review before (4 of 12 trials stored two, moving the FSRS schedule
-    twice); now the one that comes second is told the card was rated."""
+    twice); now the one that comes second is told the card was rated.
+
+    Args:
+        store: the graph store.
+        scheduler: the FSRS scheduler (`scheduler_for`).
+        item_id: the card's whole id.
+        rating: 1 (again) to 4 (easy).
+        now: the clock, the moment of the rating.
+        duration_ms: how long the reader looked at the card, if known.
+        seen: the `seen_mark` of the card as the rating's page showed it.
+
+    Returns:
+        The card as rated and its ReviewLog. CardError for a bad rating or a card not
+        approved, AlreadyRatedError for a card rated since `seen`.
+    """
     if rating not in RATINGS:
         raise CardError(f"rating {rating!r}: use 1 (again), 2 (hard), 3 (good) or 4 (easy)")
     (item,) = get_items(store, [item_id])
@@ -295,7 +332,16 @@ def _already_rated(item: LearningItem) -> AlreadyRatedError:
 
 
 def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[int, timedelta]:
-    """How long until the card comes back for each rating (what the buttons show)."""
+    """How long until the card comes back for each rating (what the buttons show).
+
+    Args:
+        scheduler: the FSRS scheduler (`scheduler_for`).
+        item: the card.
+        now: the clock.
+
+    Returns:
+        Rating (1-4) -> the time until the card is due again after it.
+    """
     card = card_of(item, now)
     # Fuzz would make each preview a new draw; show the interval before fuzz.
     plain = Scheduler(

@@ -71,7 +71,16 @@ class StudyStats:
 
 
 def stats(store: GraphStore, *, now: datetime, deck: Deck | None = None) -> StudyStats:
-    """Due today, retention (share of learned cards recalled when due) and counts per book."""
+    """Due today, retention (share of learned cards recalled when due) and counts per book.
+
+    Args:
+        store: the graph store.
+        now: the clock: "today" is its day, retention the RETENTION_DAYS before it.
+        deck: the deck already read, to spare reading it again.
+
+    Returns:
+        The counts over all cards, per book (by title), and the proposed cards.
+    """
     deck = deck or read_deck(store)
     total = DeckStats(title="all")
     books: dict[str, DeckStats] = {}
