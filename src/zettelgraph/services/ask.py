@@ -154,7 +154,17 @@ def search(
     """The top passages for a query among those `passages` admits, with citations; no LLM
     call.
 
-    Raises EmbedderMismatchError when the store was embedded with another model."""
+    Args:
+        services: the open services.
+        query: the reader's words.
+        k: how many passages; ZETTELGRAPH_SEARCH_K by default.
+        recipe: a recipe or its name; ZETTELGRAPH_SEARCH_RECIPE by default.
+        passages: which passages may be found (`passage_filter`); all when None.
+
+    Returns:
+        The passages, best first. EmbedderMismatchError when the store was embedded with
+        another model.
+    """
     services.check_embedder()
     retriever = Retriever(services.store, services.embedder)
     chosen = _recipe(services, recipe)
@@ -218,9 +228,19 @@ def ask(
 ) -> AskResult:
     """Answer from the reader's own passages, with citations, and store the answer.
 
-    Without `chat_id` the answer starts a new chat; with one it is that chat's next turn
-    (UnknownChatError if no answer carries it). `passages` None in a follow-up keeps the
-    previous turn's filter; an empty PassageFilter searches everything."""
+    Args:
+        services: the open services.
+        question: the reader's question.
+        k: how many passages the answer is given; ZETTELGRAPH_SEARCH_K by default.
+        recipe: a search recipe or its name; ZETTELGRAPH_SEARCH_RECIPE by default.
+        passages: which passages may be searched. None in a follow-up keeps the previous
+            turn's filter; an empty PassageFilter searches everything.
+        chat_id: the chat this question continues; None starts a new chat.
+
+    Returns:
+        The stored answer, the passages it was given, and warnings. UnknownChatError when
+        no answer carries `chat_id`.
+    """
     chosen = _recipe(services, recipe)
     earlier = chat_thread(services, chat_id) if chat_id else []
     if passages is None and earlier and earlier[-1].passage_filter:

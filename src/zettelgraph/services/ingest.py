@@ -111,8 +111,22 @@ def ingest_paths(
     on_progress: Progress | None = None,
 ) -> IngestResult:
     """Ingest files and folders; each file's failure is reported and the others go on.
-    `replace_kind`: a file may turn a stored content into another kind (book notes into a
-    document); without it such a file is refused with what to do."""
+
+    Args:
+        services: the open services.
+        paths: files and folders (a folder: the files below it whose kind ingest reads).
+        title: the content's title instead of the file's, for a single file.
+        author: the content's author instead of the file's, for a single file.
+        file_type: read every file as this type (one of FILE_TYPES); by its name otherwise.
+        replace_kind: a file may turn a stored content into another kind (book notes into
+            a document); without it such a file is refused with what to do.
+        on_progress: told (files done, files in all, what is happening) at each step.
+
+    Returns:
+        A report per content ingested, the files that failed and why, and those skipped.
+        IngestError (nothing read) for an unknown type, or a title or author given for
+        several files.
+    """
     if file_type is not None and file_type not in FILE_TYPES:
         raise IngestError(f"unknown --type {file_type!r}; use {', '.join(FILE_TYPES)}")
     file_set = FileSet(paths)
