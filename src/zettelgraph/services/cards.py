@@ -125,12 +125,21 @@ def _decided(item: LearningItem, status: ItemStatus, **update: Any) -> LearningI
 
 
 def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> list[LearningItem]:
-    """Approve or drop items in one write, then bring the vault's card files up to date;
-    returns the items as stored.
+    """Approve or drop items in one write, then bring the vault's card files up to date.
 
     The files are brought up to date even when nothing changed: a process killed between the
     store's write and the files' leaves approved cards without a file, and approving again
-    (which then finds nothing to approve) is what a reader tries first."""
+    (which then finds nothing to approve) is what a reader tries first.
+
+    Args:
+        services: the open services.
+        item_ids: the cards, by id or unique id prefix (repeats ignored).
+        status: approved or dropped.
+
+    Returns:
+        The items as stored. CardError for an id that names no card or several, or for
+        `proposed`.
+    """
     if status == ItemStatus.PROPOSED:
         raise CardError("a card can be approved or dropped, not proposed again")
     store = services.store
@@ -168,6 +177,17 @@ def edit(
     A multiple-choice card's options are the graph's concepts: its answer cannot be edited
     into another option, only its question and explanation. A cloze card's text is the
     reader's quote: edit `back` to choose which words are deleted.
+
+    Args:
+        services: the open services.
+        item_id: the card, by id or unique id prefix.
+        front: the new question.
+        back: the new answer (a cloze: the words of the quote to hide).
+        explanation: the new explanation.
+
+    Returns:
+        The card as stored, approved. CardError for an empty side, nothing to change, an
+        answer a card of its kind cannot take, or an id that names no card or several.
     """
     (item,) = get_items(services.store, [item_id])
     update: dict[str, Any] = {}
