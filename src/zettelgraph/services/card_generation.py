@@ -93,10 +93,18 @@ def generate_cards(
     on_progress: Callable[[str], None] | None = None,
 ) -> GenerationReport:
     """Propose cards for reviewed concepts: the ones named, or one book's, or all of them
-    (both given: the named ones of that book). `on_progress` gets each finished step's name.
+    (both given: the named ones of that book).
 
-    Raises CardError for a concept or content that does not exist, or one with no reviewed
-    concepts yet."""
+    Args:
+        services: the open services.
+        concept_ids: the concepts to make cards for.
+        content_id: the book whose concepts get cards.
+        on_progress: told each finished step's name.
+
+    Returns:
+        What the generation proposed, set aside and skipped. CardError for a concept or
+        content that does not exist, or one with no reviewed concepts yet.
+    """
     ids = target_concepts(services.store, concept_ids, content_id)
     services.check_embedder()
     started = time.perf_counter()

@@ -227,8 +227,17 @@ def remove_content(
 ) -> Removed[ContentRemoval]:
     """Remove a content with what `plan_content_removal` lists, in one write with its
     `Removal` record, then bring the vault in step: the notes of what went to the trash,
-    those of what stayed but changed rewritten, the card files rewritten. RefusedError while
-    one of `runs` (the extraction workflows) has an open run of it."""
+    those of what stayed but changed rewritten, the card files rewritten.
+
+    Args:
+        services: the open services.
+        content_id: the content to remove.
+        runs: the extraction workflows' runs, asked whether one of them holds the content.
+
+    Returns:
+        What was removed, its `Removal` record's id, and what became of the notes.
+        RefusedError while one of `runs` has an open run of the content.
+    """
     store = services.store
     plan = plan_content_removal(store, content_id)
     blocked = open_run_message(runs, plan.content)

@@ -245,8 +245,20 @@ def edit_concept(
 ) -> EditResult:
     """Rewrite a committed concept's title, statement (its summaries follow it) or analysis
     (None leaves a part as it is). The text replaced is kept in `revisions`, the embedding is
-    recomputed and the note rewritten. Refused: an empty title or statement, a text over its
-    bound, a title another concept has (up to case and accents)."""
+    recomputed and the note rewritten.
+
+    Args:
+        services: the open services.
+        given: the concept: its id, an id prefix or its title.
+        title: the new title.
+        statement: the new statement.
+        analysis: the new analysis.
+
+    Returns:
+        The concept as stored, the parts changed, the text replaced and what became of its
+        note. Refused (CorrectionError): an empty title or statement, a text over its bound,
+        a title another concept has (up to case and accents).
+    """
     store = services.store
     concept = concept_named(store, given)
     new_title = _one_line(title, "title", MAX_TITLE_CHARS) if title is not None else None

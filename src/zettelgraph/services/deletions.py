@@ -261,7 +261,18 @@ def unlink_concepts(
     services: Services, source: str, target: str, relation: str | None = None
 ) -> Removed[UnlinkPlan]:
     """Remove what `plan_unlink` names, in one write with its `Removal` record, then rewrite
-    both notes."""
+    both notes.
+
+    Args:
+        services: the open services.
+        source: one concept: its id, an id prefix or its title.
+        target: the other concept, named the same ways.
+        relation: the relation's type; without it, the one relation that joins them.
+
+    Returns:
+        What was removed (the relation, its reverse and the cards about it), its `Removal`
+        record's id, and what became of the notes.
+    """
     store = services.store
     plan = plan_unlink(services, source, target, relation)
     ends = (plan.source, plan.target)

@@ -103,8 +103,20 @@ def relation_type(vocabulary: RelationVocabulary, given: str) -> str:
 def link_concepts(
     services: Services, source: str, target: str, relation: str, why: str
 ) -> LinkResult:
-    """Add `source -[relation]-> target` (and its reverse) for the reader, explained by
-    `why`, and rewrite both concepts' notes. Raises LinkError when the link is refused."""
+    """Add `source -[relation]-> target` (and its reverse) for the reader, and rewrite both
+    concepts' notes.
+
+    Args:
+        services: the open services.
+        source: the concept the relation starts from: its id, an id prefix or its title.
+        target: the concept it points at, named the same ways.
+        relation: a type of the concept vocabulary.
+        why: the reader's explanation, kept with the link.
+
+    Returns:
+        The link written and what became of the two notes. LinkError when it is refused
+        (the module docstring lists why).
+    """
     store = services.store
     vocabulary = services.concept_vocabulary
     explanation = " ".join(why.split())

@@ -72,8 +72,19 @@ def export_provenance(
     everything: bool = False,
     fmt: str = "jsonld",
 ) -> str:
-    """The provenance of one scope as `fmt`: a concept (id or a unique prefix), a run id, an
-    experiment's record, or `everything`."""
+    """The provenance of one scope as `fmt`.
+
+    Args:
+        services: the open services.
+        concept: a concept's id or a unique prefix.
+        run: a run's id.
+        experiment: an experiment's record.
+        everything: the whole graph's provenance.
+        fmt: one of FORMATS.
+
+    Returns:
+        The document, serialised. ProvenanceError unless exactly one scope is given.
+    """
     from zettelgraph.provenance.document import build_document
     from zettelgraph.provenance.formats import serialize
 

@@ -143,7 +143,18 @@ def decide(
     on_step: StepCallback | None = None,
 ) -> RunView:
     """Record `decisions` on a concept run waiting for review; none is saved when one does
-    not fit (ReviewError names it)."""
+    not fit.
+
+    Args:
+        runs: the run's workflow (concept or graph extraction).
+        run_id: the run's whole id.
+        decisions: one per item (keep, drop, edit, ...), as every front end sends them.
+        on_step: told each step's name as it finishes.
+
+    Returns:
+        The run, still waiting for review, with the decisions recorded. ReviewError naming
+        the decision that does not fit.
+    """
     if not decisions:
         raise ReviewError("no decision given: name an item and what to do with it")
     if isinstance(runs, GraphRuns):
