@@ -124,9 +124,18 @@ def passage_filter(
     authors: Iterable[str] = (),
     where: Iterable[str] = (),
 ) -> PassageFilter | None:
-    """The filter for `--content` (ids, id prefixes or titles), `--kind`, `--author` and
-    `--where` (see `retrieval/filters.py`); None when none is given. Raises FilterError
-    with what to write instead."""
+    """The passage filter the reader asked for (`retrieval/filters.py` has the rules).
+
+    Args:
+        services: the open services.
+        contents: `--content`: ids, id prefixes or titles.
+        kinds: `--kind`: content kinds.
+        authors: `--author`: author names.
+        where: `--where`: metadata conditions.
+
+    Returns:
+        The filter, or None when none is given. FilterError with what to write instead.
+    """
     return build_filter(
         services.store, contents=contents, kinds=kinds, authors=authors, where=where
     )

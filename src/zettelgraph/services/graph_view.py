@@ -201,8 +201,21 @@ def graph_view(
     except the starting concept or entity.
 
     Each relation is given once per pair: a reverse (the store's, or one the model stated
-    as well) is left out, since the view draws the forward one. Returns `nodes`, `edges`,
-    `colors` (relation type -> colour) and `node_colors` (entity type -> colour).
+    as well) is left out, since the view draws the forward one.
+
+    Args:
+        store: the graph store.
+        schema: the active packs' schema: their types, packs and colours.
+        concept_id: the concept to start from.
+        content_id: the content whose nodes are shown.
+        entity_id: the entity to start from.
+        keep: which nodes to show (entity types, packs); all by default.
+        depth: hops from the starting concept or entity.
+        limit: the most nodes shown.
+
+    Returns:
+        `nodes`, `edges`, `colors` (relation type -> colour) and `node_colors` (entity
+        type -> colour).
     """
     keep = keep or NodeFilter()
     vocabulary: RelationVocabulary = getattr(store, "vocabulary", DEFAULT_VOCABULARY)
