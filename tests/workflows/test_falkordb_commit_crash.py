@@ -33,6 +33,7 @@ CHILD = textwrap.dedent(
     from datetime import UTC, datetime
     from pathlib import Path
     import zettelgraph.services.runs as runner
+    from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
     from zettelgraph.settings import Settings
     from zettelgraph.store.falkordb import FalkorDBStore
@@ -63,7 +64,7 @@ CHILD = textwrap.dedent(
         vectors={q.id: vectors[i] for i, q in enumerate(quotes)}))
 
     with open_checkpointer(settings) as saver:
-        runs = runner.ExtractionRuns(services, saver)
+        runs = ExtractionRuns(services, saver)
         view = runs.start(cid)
         print(json.dumps({"run_id": view.run_id}), flush=True)
         if crash_after:
