@@ -1,7 +1,7 @@
 """A content's claim in the store while a run of it starts and stays open: what decides, across
 machines, that a content has one open run of a workflow.
 
-Lock files (`runs.WorkflowRuns._exclusive`) serialise the processes of one machine. Two
+Lock files (`run_locks.RunLocks`) serialise the processes of one machine. Two
 machines sharing a server store and a checkpoint database each see only their own lock files:
 both may look for an open run, find none, and start one. So a start also claims the content
 in the store, with one compare-and-set every process sees (`GraphStore.swap_claim`). The claim
@@ -22,6 +22,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from zettelgraph.processes import dead_here, this_process
+from zettelgraph.services.run_view import (
+    OPEN_STATUSES,
+    BusyError,
+    OpenRunError,
+    RunError,
+    RunView,
+)
 from zettelgraph.store import GraphStore
 
 # A start writes its first checkpoint moments after its claim; one still without a checkpoint
@@ -78,6 +85,39 @@ def claim(
                 return found, False
         expected = held
     return theirs, False
+
+
+def claim_content(
+    store: GraphStore, key: str, run_id: str, view: Callable[[str], RunView]
+) -> Claim:
+    """Claim the content `key` for `run_id`, or refuse naming the run that holds it:
+    OpenRunError once that run is in the checkpoint database, BusyError before. `view` reads
+    a run (RunError when the checkpoint database does not have it)."""
+
+    def holds(found: Claim) -> bool:
+        """Whether the run a claim names still owns its content."""
+        try:
+            return view(found.run_id).status in OPEN_STATUSES
+        except RunError:
+            # Not in the checkpoint database: being started, or its start died.
+            return found.starting()
+
+    found, won = claim(store, key, run_id, holds)
+    if won:
+        return found
+    if found.run_id == run_id:  # others kept replacing the claim: no run to name
+        raise BusyError("another run of this content is being started right now; try again")
+    try:
+        theirs: RunView | None = view(found.run_id)
+    except RunError:
+        theirs = None
+    if theirs is not None and theirs.status in OPEN_STATUSES:
+        raise OpenRunError(theirs)
+    host = found.holder.partition(":")[0]
+    raise BusyError(
+        f"run {found.run_id} of this content is being started right now (on {host}); "
+        "`zettelgraph runs` lists it"
+    )
 
 
 def release(store: GraphStore, key: str, mine: Claim) -> None:
