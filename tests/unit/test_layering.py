@@ -69,7 +69,7 @@ KNOWN_CIRCLE_EDGES = {
     ("zettelgraph.workflows.author_search", "zettelgraph.workflows.context"),
     # Type-only, back to the runs that call calibration after an approval; goes when
     # calibration takes what it reads of a run instead of `ExtractionRuns`.
-    ("zettelgraph.services.calibration", "zettelgraph.services.runs"),
+    ("zettelgraph.services.calibration", "zettelgraph.services.extraction_runs"),
     # Upward: the text analysis the store indexes with reads search's stopword lists, so
     # store -> text_analysis -> retrieval -> store; goes with the `text/` floor (issue 29).
     ("zettelgraph.text_analysis", "zettelgraph.retrieval.stopwords"),
