@@ -258,7 +258,7 @@ def measure_workflow(
                 "stages_3_5_seconds": round(executed, 2),
                 "tool_runs": len(done.values["tool_runs"]),
                 "tool_seconds_summed": round(tool_seconds, 2),
-                "concurrency": settings.concurrency(services.llms.main_spec),
+                "concurrency": services.llms.main_profile.concurrency,
                 "failed_tools": sum(1 for r in done.values["tool_runs"] if r["error"]),
             }
     finally:

@@ -25,20 +25,13 @@ from pydantic_settings import (
 # the Concept -> Concept types among them (the zettelkasten pack's).
 DEFAULT_PACKS = ("zettelkasten", "narrative", "research")
 
-# What a small model is asked to write for each quote (docs/design.md, "Small-model tasks"):
-# paraphrase, the general idea in other words (the compact answer); extractive, the quote's key
-# claim in plain modern words; meaning, what the quote means, old words explained (one call);
-# gloss, that meaning first, then the idea from it (two calls); titles, a title only, the
-# quote itself (or its translation) left as the reader's draft.
+# What a small model is asked to write for each quote: each is described once, in the
+# `small_model_task` field below (and docs/design.md, "Small-model tasks").
 SmallModelTask = Literal["paraphrase", "extractive", "meaning", "gloss", "titles"]
 
 
 def default_home() -> Path:
     return Path.home() / ".zettelgraph"
-
-
-# Seconds a request to a local model may take (see Settings.request_timeout).
-LOCAL_TIMEOUT = 600.0
 
 
 class Settings(BaseSettings):
@@ -342,110 +335,6 @@ class Settings(BaseSettings):
             raise ValueError(f"pack {repeated[0]!r} is listed twice in ZETTELGRAPH_PACKS")
         return cleaned
 
-    @staticmethod
-    def is_small_model(main_llm: str) -> bool:
-        """The bundled offline models: slow on a laptop CPU and the least reliable writers."""
-        return main_llm.startswith("local")
-
-    def covers_quotes(self, main_llm: str) -> bool:
-        """Whether a quote no candidate cites gets a focused call of its own. Large models
-        list the quotes they leave out with a reason the reader sees; the compact answer of a
-        small model has no such list, so a skipped quote is as likely a miss as a choice."""
-        if self.cover_quotes is not None:
-            return self.cover_quotes
-        return self.is_small_model(main_llm)
-
-    def compact(self, llm: str) -> bool:
-        """Whether calls to `llm` ask for compact answers (`compact_answers`)."""
-        if self.compact_answers is not None:
-            return self.compact_answers
-        return self.is_small_model(llm)
-
-    def task(self, llm: str) -> SmallModelTask:
-        """What calls to `llm` write for a quote: `small_model_task` on compact answers,
-        otherwise the full design (which paraphrases)."""
-        return self.small_model_task if self.compact(llm) else "paraphrase"
-
-    def writes_book_summary(self, main_llm: str) -> bool:
-        """Whether new books get a summary from `main_llm` (`book_summary`)."""
-        if self.book_summary is not None:
-            return self.book_summary
-        return not self.is_small_model(main_llm)
-
-    def writes_author_bio(self, fast_llm: str) -> bool:
-        """Whether new authors get a biography from `fast_llm` (`author_bio`)."""
-        if self.author_bio is not None:
-            return self.author_bio
-        return self.author_search != "none" or not self.is_small_model(fast_llm)
-
-    def only_confirmed_relations(self, main_llm: str) -> bool:
-        """Whether relations whose checks do not confirm them become untyped suggestions
-        (`confirmed_relations`): a small model's typed relations rarely held (0 of 14 on
-        unseen books, graded blind), so it shows a type only when its own check agrees."""
-        if self.confirmed_relations is not None:
-            return self.confirmed_relations
-        return self.is_small_model(main_llm)
-
-    def critique_enabled(self, main_llm: str) -> bool:
-        if self.self_critique is not None:
-            return self.self_critique
-        return not self.is_small_model(main_llm)
-
-    def batch_size(self, main_llm: str) -> int:
-        """Quotes per extraction call: 40, or one on the small local models, which write one
-        sound idea from one quote but lose track of which quote says what in a long batch (and
-        spend about the same tokens either way: the output is the cost)."""
-        if self.extraction_batch_size is not None:
-            return self.extraction_batch_size
-        return 1 if self.is_small_model(main_llm) else 40
-
-    def request_timeout(self, llm: str) -> float:
-        """Seconds one request may take. The local models write at about ten tokens a second
-        on two cores, so a long answer (a feedback patch, up to 2,048 tokens, after a prompt
-        of thousands) takes minutes: 120 s cut such calls off and every retry was cut off
-        the same way."""
-        if self.llm_timeout is not None:
-            return self.llm_timeout
-        return LOCAL_TIMEOUT if self.is_small_model(llm) else 120.0
-
-    def retries_on_timeout(self, llm: str) -> bool:
-        """Whether a request that timed out is tried again. Not on the local models: the same
-        prompt at temperature 0 takes as long again."""
-        return not self.is_small_model(llm)
-
-    def concurrency(self, main_llm: str) -> int:
-        """Workflow branches in flight at once: 16, or one on the local models, whose server
-        answers one request at a time; more would only queue there and run into the request
-        timeout (seen: 3 of 6 extraction calls timed out and were retried, then lost)."""
-        if self.max_concurrency is not None:
-            return self.max_concurrency
-        return 1 if self.is_small_model(main_llm) else 16
-
-    def refine_rounds(self, main_llm: str) -> int:
-        """Self-critique refinement rounds: as configured, else 3, or 1 for the small local
-        models, whose critiques are the least reliable part of their output and whose calls
-        take tens of seconds each on a laptop CPU."""
-        if self.critique_max_iterations is not None:
-            return self.critique_max_iterations
-        return 1 if self.is_small_model(main_llm) else 3
-
-    def model_defaults(self, main_llm: str, fast_llm: str) -> dict[str, str | int | bool]:
-        """What each setting whose default depends on the model takes with these models (a
-        value you set wins): `zettelgraph config` shows these rather than a blank."""
-        return {
-            "llm": main_llm,
-            "llm_fast": fast_llm,
-            "extraction_batch_size": self.batch_size(main_llm),
-            "critique_max_iterations": self.refine_rounds(main_llm),
-            "self_critique": self.critique_enabled(main_llm),
-            "cover_quotes": self.covers_quotes(main_llm),
-            "compact_answers": self.compact(main_llm),
-            "book_summary": self.writes_book_summary(main_llm),
-            "author_bio": self.writes_author_bio(fast_llm),
-            "confirmed_relations": self.only_confirmed_relations(main_llm),
-            "max_concurrency": self.concurrency(main_llm),
-        }
-
     @property
     def store_url(self) -> str:
         return self.store or f"sqlite:///{self.home / 'zettelgraph.db'}"
@@ -470,25 +359,6 @@ class Settings(BaseSettings):
     def calibration_path(self) -> Path:
         """The reader's own doubt calibration (`zettelgraph calibrate`)."""
         return self.home / "calibration.json"
-
-    def masked(self) -> dict[str, str]:
-        """Effective values for display, with secrets and URL passwords hidden."""
-        shown: dict[str, str] = {}
-        for name in type(self).model_fields:
-            value = getattr(self, name)
-            if isinstance(value, SecretStr):
-                text = "********" if value.get_secret_value() else ""
-            elif value is None:
-                text = ""
-            elif isinstance(value, list):
-                text = ",".join(str(item) for item in value)
-            else:
-                text = mask_url_password(str(value))
-            shown[name] = text
-        shown["store"] = mask_url_password(self.store_url)
-        shown["checkpoints"] = mask_url_password(self.checkpoints_url)
-        shown["vault"] = str(self.vault_path)
-        return shown
 
 
 def _blank(value: Any) -> bool:

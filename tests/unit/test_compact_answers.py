@@ -5,7 +5,6 @@ wrote instead."""
 from __future__ import annotations
 
 from zettelgraph.prompts import author_bio, book_summary, extract_concepts, repair_concept
-from zettelgraph.settings import Settings
 from zettelgraph.text import short_summary
 from zettelgraph.text_analysis import key_words
 
@@ -119,13 +118,6 @@ def test_compact_book_and_author_calls_ask_no_short_summary() -> None:
         assert "summary_short" not in author_bio.response_model(True, sourced).model_fields
         assert "summary_short" in author_bio.response_model(False, sourced).model_fields
     assert "cited_sources" in author_bio.response_model(True, True).model_fields
-
-
-def test_compact_answers_default_to_the_small_local_models() -> None:
-    assert Settings().compact("local") and Settings().compact("local:0.5b")
-    assert not Settings().compact("openai:gpt-4.1-mini")
-    assert Settings(compact_answers=True).compact("ollama:qwen2.5:1.5b")
-    assert not Settings(compact_answers=False).compact("local")
 
 
 def test_a_compact_relation_answer_is_one_relation_without_notes() -> None:

@@ -25,6 +25,7 @@ from zettelgraph.packs.schema import (
     RelationshipType,
     merge,
 )
+from zettelgraph.services.configuration import masked
 from zettelgraph.settings import Settings
 
 SHIPPED = ("zettelkasten", "narrative", "research")
@@ -122,7 +123,7 @@ def test_packs_setting_is_comma_separated_in_the_environment(
     monkeypatch.setenv("ZETTELGRAPH_PACKS", " zettelkasten , narrative,")
     settings = Settings(home=tmp_path)
     assert settings.packs == ["zettelkasten", "narrative"]
-    assert settings.masked()["packs"] == "zettelkasten,narrative"
+    assert masked(settings)["packs"] == "zettelkasten,narrative"
     assert [p.name for p in active_schema(settings).packs] == ["zettelkasten", "narrative"]
     assert "Claim" not in active_schema(settings).entity_types
     with pytest.raises(ValueError, match="listed twice"):

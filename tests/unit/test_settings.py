@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from zettelgraph.services.configuration import masked
 from zettelgraph.settings import Settings, mask_url_password
 
 
@@ -153,7 +154,7 @@ def test_explicit_paths_replace_the_defaults(tmp_path: Path, workdir: Path) -> N
 
 def test_masked_hides_the_api_key(workdir: Path) -> None:
     settings = Settings(llm_api_key="sk-very-secret-123", llm_base_url="http://127.0.0.1:8000/v1")
-    shown = settings.masked()
+    shown = masked(settings)
     assert shown["llm_api_key"] == "********"
     assert shown["llm_base_url"] == "http://127.0.0.1:8000/v1"
     assert not any("sk-very-secret-123" in value for value in shown.values())
@@ -165,7 +166,7 @@ def test_masked_hides_url_passwords(workdir: Path) -> None:
         checkpoints="postgresql://zg:pgsecret@db:5432/zg",
         llm_base_url="https://me:apisecret@llm.example.org/v1",
     )
-    shown = settings.masked()
+    shown = masked(settings)
     assert shown["store"] == "neo4j://user:********@host:7687"
     assert shown["checkpoints"] == "postgresql://zg:********@db:5432/zg"
     assert shown["llm_base_url"] == "https://me:********@llm.example.org/v1"
@@ -177,7 +178,7 @@ def test_masked_shows_every_field_and_the_effective_paths(
     workdir: Path, isolated_env: Path
 ) -> None:
     settings = Settings()
-    shown = settings.masked()
+    shown = masked(settings)
     assert set(Settings.model_fields) <= set(shown)
     assert shown["llm_api_key"] == ""
     assert shown["llm"] == ""
@@ -197,26 +198,3 @@ def test_masked_shows_every_field_and_the_effective_paths(
 )
 def test_mask_url_password(url: str, expected: str) -> None:
     assert mask_url_password(url) == expected
-
-
-def test_refine_rounds_default_to_one_on_local_models_only(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    settings = Settings(home=tmp_path)
-    assert settings.refine_rounds("local") == 1
-    assert settings.refine_rounds("local:0.5b") == 1
-    assert settings.refine_rounds("openai:gpt-4.1-mini") == 3
-    monkeypatch.setenv("ZETTELGRAPH_CRITIQUE_MAX_ITERATIONS", "2")
-    assert Settings(home=tmp_path).refine_rounds("local") == 2
-
-
-def test_quote_coverage_defaults_to_local_models_only(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    settings = Settings(home=tmp_path)
-    assert settings.covers_quotes("local")
-    assert not settings.covers_quotes("openai:gpt-4.1-mini")
-    monkeypatch.setenv("ZETTELGRAPH_COVER_QUOTES", "false")
-    assert not Settings(home=tmp_path).covers_quotes("local")
-    monkeypatch.setenv("ZETTELGRAPH_COVER_QUOTES", "true")
-    assert Settings(home=tmp_path).covers_quotes("ollama:qwen2.5:7b")

@@ -11,6 +11,7 @@ from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm import local
 from zettelgraph.llm.better import better_model_hint
 from zettelgraph.llm.fake import FakeChatModel, parse_fake_spec
+from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
 
 # provider prefix accepted by init_chat_model -> zettelgraph extra that installs it
@@ -53,7 +54,8 @@ def default_spec() -> str:
 
 
 class ChatModels:
-    """The main and fast chat models of a run, built on first use and closed together.
+    """The main and fast chat models of a run, built on first use and closed together, with
+    the profile of each (what it is asked to do, how hard it is driven).
 
     Building is lazy because the local model takes seconds to load and many runs (re-ingesting
     unchanged notes, listing contents) never call an LLM.
@@ -69,6 +71,7 @@ class ChatModels:
         self.settings = settings
         # Models given by the caller for a spec (tests script a fake; an app reuses a client).
         self._models: dict[str, BaseChatModel] = dict(preset or {})
+        self._profiles: dict[str, ModelProfile] = {}
         self._servers: dict[str, local.LocalServer] = {}
         self.notices: list[str] = []
         self._on_notice = on_notice
@@ -103,6 +106,26 @@ class ChatModels:
     @property
     def fast_spec(self) -> str:
         return self.settings.llm_fast or self.main_spec
+
+    @property
+    def main_profile(self) -> ModelProfile:
+        return self.profile(self.main_spec)
+
+    @property
+    def fast_profile(self) -> ModelProfile:
+        return self.profile(self.fast_spec)
+
+    @property
+    def sizing_profile(self) -> ModelProfile:
+        """The profile that sizes a workflow (see `sizing_spec`)."""
+        return self.profile(self.sizing_spec)
+
+    def profile(self, spec: str) -> ModelProfile:
+        """The model-size policy of `spec` with this run's settings, resolved once."""
+        known = self._profiles.get(spec)
+        if known is None:
+            known = self._profiles[spec] = ModelProfile.of(self.settings, spec)
+        return known
 
     @property
     def main(self) -> BaseChatModel:
@@ -149,11 +172,11 @@ class ChatModels:
                 api_key=s.llm_api_key.get_secret_value() if s.llm_api_key else "none",
                 model=model,
                 settings=s,
-                timeout=s.request_timeout(spec),
+                timeout=self.profile(spec).request_timeout,
             )
         if provider not in PROVIDER_EXTRAS or not model:
             raise LLMConfigError(f"unknown LLM {spec!r}: {OPTIONS_HELP}")
-        return _init_chat_model(provider, model, s)
+        return _init_chat_model(provider, model, s, self.profile(spec).request_timeout)
 
     def _local(self, spec: str) -> BaseChatModel:
         s = self.settings
@@ -179,7 +202,7 @@ class ChatModels:
             api_key="none",
             model=server.alias,
             settings=s,
-            timeout=s.request_timeout(spec),
+            timeout=self.profile(spec).request_timeout,
         )
 
     def _small_model_notice(self, spec: str) -> None:
@@ -206,7 +229,9 @@ def _openai_client(
     )
 
 
-def _init_chat_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
+def _init_chat_model(
+    provider: str, model: str, settings: Settings, timeout: float
+) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     kwargs: dict[str, Any] = {"temperature": 0}
@@ -215,7 +240,7 @@ def _init_chat_model(provider: str, model: str, settings: Settings) -> BaseChatM
     else:
         kwargs.update(
             max_tokens=settings.llm_max_tokens,
-            timeout=settings.request_timeout(f"{provider}:{model}"),
+            timeout=timeout,
         )
         kwargs["max_retries"] = 0
     try:

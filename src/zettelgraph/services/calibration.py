@@ -100,7 +100,7 @@ def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
     settings = runs.services.settings
     decided = your_decisions(runs)
     shipped = shipped_models()
-    small = settings.is_small_model(runs.services.llms.main_spec)
+    small = runs.services.llms.main_profile.small
     models: dict[str, DoubtModel] = {}
     reports: list[KindReport] = []
     for kind in ("concept", "relation"):

@@ -203,7 +203,7 @@ def _concurrency(services: Services) -> int:
     """Branches in flight: as the model answering card_question allows (one on the local
     server). Without a model configured only graph cards are made, so any number does."""
     try:
-        return services.settings.concurrency(services.llms.fast_spec)
+        return services.llms.fast_profile.concurrency
     except LLMConfigError:
         return 1
 

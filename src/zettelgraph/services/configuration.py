@@ -3,9 +3,12 @@ use, not a blank where the default depends on the model or the machine."""
 
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 from zettelgraph.ingest.ocr import OcrUnavailableError, find_tesseract
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
-from zettelgraph.settings import Settings
+from zettelgraph.llm.profile import ModelProfile
+from zettelgraph.settings import Settings, mask_url_password
 
 NO_MODEL = "(none: no LLM is configured and no local model is installed)"
 NO_TESSERACT = "(not found: text in images and scans cannot be read)"
@@ -13,20 +16,56 @@ NO_TESSERACT = "(not found: text in images and scans cannot be read)"
 
 def effective_settings(settings: Settings) -> dict[str, str]:
     """Every setting's effective value, secrets masked. The model-dependent defaults come from
-    `Settings.model_defaults` with the models a run would use (the factory's choice when
-    ZETTELGRAPH_LLM is unset); the Tesseract program is the one OCR would run."""
-    shown = settings.masked()
+    the profiles of the models a run would use (the factory's choice when ZETTELGRAPH_LLM is
+    unset); the Tesseract program is the one OCR would run."""
+    shown = masked(settings)
     models = ChatModels(settings)
     try:
-        main, fast = models.main_spec, models.fast_spec
+        main, fast = models.main_profile, models.fast_profile
     except LLMConfigError:
         shown["llm"] = NO_MODEL
     else:
-        shown.update(
-            {name: str(value) for name, value in settings.model_defaults(main, fast).items()}
-        )
+        shown.update({name: str(value) for name, value in model_defaults(main, fast).items()})
     try:
         shown["tesseract"] = find_tesseract(settings.tesseract)
     except OcrUnavailableError:
         shown["tesseract"] = f"{settings.tesseract or 'tesseract'} {NO_TESSERACT}"
+    return shown
+
+
+def model_defaults(main: ModelProfile, fast: ModelProfile) -> dict[str, str | int | bool]:
+    """What each setting whose default depends on the model takes with these models (a value
+    you set wins): `zettelgraph config` shows these rather than a blank."""
+    return {
+        "llm": main.spec,
+        "llm_fast": fast.spec,
+        "extraction_batch_size": main.batch_size,
+        "critique_max_iterations": main.refine_rounds,
+        "self_critique": main.critique_enabled,
+        "cover_quotes": main.covers_quotes,
+        "compact_answers": main.compact,
+        "book_summary": main.writes_book_summary,
+        "author_bio": fast.writes_author_bio,
+        "confirmed_relations": main.only_confirmed_relations,
+        "max_concurrency": main.concurrency,
+    }
+
+
+def masked(settings: Settings) -> dict[str, str]:
+    """Effective values for display, with secrets and URL passwords hidden."""
+    shown: dict[str, str] = {}
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            text = "********" if value.get_secret_value() else ""
+        elif value is None:
+            text = ""
+        elif isinstance(value, list):
+            text = ",".join(str(item) for item in value)
+        else:
+            text = mask_url_password(str(value))
+        shown[name] = text
+    shown["store"] = mask_url_password(settings.store_url)
+    shown["checkpoints"] = mask_url_password(settings.checkpoints_url)
+    shown["vault"] = str(settings.vault_path)
     return shown

@@ -109,7 +109,7 @@ class WorkflowRuns:
         return {
             "configurable": {"thread_id": run_id},
             "recursion_limit": self.recursion_limit,
-            "max_concurrency": self.services.settings.concurrency(self.services.llms.sizing_spec),
+            "max_concurrency": self.services.llms.sizing_profile.concurrency,
         }
 
     def _start(

@@ -106,7 +106,7 @@ def ask_for_biography(
 ) -> Biography:
     """The fast model's biography of `name`: from `results` (cited) when there are some,
     else from its memory."""
-    compact = services.settings.compact(services.llms.fast_spec)
+    compact = services.llms.fast_profile.compact
     data = author_bio.AuthorBioInput(
         name=name,
         title=title,

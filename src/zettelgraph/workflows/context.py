@@ -123,7 +123,7 @@ class Services:
                 backoff=self.settings.llm_backoff,
                 sampling=sampling,
                 schema=schema,
-                retry_timeouts=self.settings.retries_on_timeout(self.llms.spec_of(llm) or ""),
+                retry_timeouts=self.llms.profile(self.llms.spec_of(llm) or "").retries_on_timeout,
             )
         finally:
             self.usage.merge(own)
@@ -178,10 +178,9 @@ def open_services(
 
 
 def _writes_author_bio(services: Services) -> bool:
-    """Settings.writes_author_bio for the fast model; with no model configured or installed
+    """The fast model's profile's `writes_author_bio`; with no model configured or installed
     no biography is written (book notes are ingested without one, as on the offline model)."""
     try:
-        spec = services.llms.fast_spec
+        return services.llms.fast_profile.writes_author_bio
     except LLMConfigError:
         return False
-    return services.settings.writes_author_bio(spec)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 from langchain_openai import ChatOpenAI
@@ -155,14 +154,3 @@ def test_provider_configuration_errors_are_llm_config_errors(
 def test_fast_spec_is_its_own_when_set() -> None:
     chat, _ = models(llm="fake", llm_fast="fake:seed=9")
     assert (chat.main_spec, chat.fast_spec) == ("fake", "fake:seed=9")
-
-
-def test_request_timeouts_are_sized_for_the_model(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path)
-    # The local models write ~10 tokens a second on two cores: a long answer takes minutes,
-    # and a timed-out request is not tried again (it would take as long).
-    assert settings.request_timeout("local") == 600.0
-    assert not settings.retries_on_timeout("local:0.5b")
-    assert settings.request_timeout("openai:gpt-4.1-mini") == 120.0
-    assert settings.retries_on_timeout("openai:gpt-4.1-mini")
-    assert Settings(home=tmp_path, llm_timeout=30).request_timeout("local") == 30.0

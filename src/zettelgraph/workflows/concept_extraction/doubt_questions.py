@@ -64,7 +64,7 @@ def idea_check(
 
 def _titles_only(services: Services) -> bool:
     """Whether the model wrote only titles, each statement being its quote (a draft)."""
-    return services.settings.task(services.llms.main_spec) == "titles"
+    return services.llms.main_profile.task == "titles"
 
 
 def _shown(concept: DraftConcept, titles: bool) -> str:

@@ -50,7 +50,8 @@ def build_concept_extraction_graph(
     services: Services, checkpointer: BaseCheckpointSaver[Any] | None = None
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the graph with `services` bound into every node."""
-    settings = services.settings
+    # The model that sizes the run: batches, which steps run, how many refine rounds.
+    model = services.llms.sizing_profile
     builder = StateGraph(
         ExtractionState, input_schema=ExtractionInput, output_schema=ExtractionOutput
     )
@@ -89,7 +90,7 @@ def build_concept_extraction_graph(
     )
     builder.add_conditional_edges(
         "load_content_quotes",
-        partial(routes.to_batches, batch_size=settings.batch_size(services.llms.sizing_spec)),
+        partial(routes.to_batches, batch_size=model.batch_size),
         ["extract_batch", END],
     )
     builder.add_edge("extract_batch", "merge_candidates")
@@ -104,10 +105,9 @@ def build_concept_extraction_graph(
         "collect_repairs", routes.to_duplicate_checks, ["detect_duplicate", "collect_duplicates"]
     )
     builder.add_edge("detect_duplicate", "collect_duplicates")
-    small = settings.is_small_model(services.llms.sizing_spec)
     builder.add_conditional_edges(
         "collect_duplicates",
-        partial(routes.to_relation_queries, ask_for_queries=not small),
+        partial(routes.to_relation_queries, ask_for_queries=not model.small),
         ["generate_relation_queries", "search_relation_candidates", "check_relations"],
     )
     builder.add_edge("generate_relation_queries", "search_relation_candidates")
@@ -118,15 +118,12 @@ def build_concept_extraction_graph(
     builder.add_edge("collect_relations", "check_relations")
     builder.add_conditional_edges(
         "check_relations",
-        partial(routes.after_checks, critique=settings.critique_enabled(services.llms.sizing_spec)),
+        partial(routes.after_checks, critique=model.critique_enabled),
         ["self_critique", "prepare_review"],
     )
     builder.add_conditional_edges(
         "self_critique",
-        partial(
-            routes.after_critique,
-            max_iterations=settings.refine_rounds(services.llms.sizing_spec),
-        ),
+        partial(routes.after_critique, max_iterations=model.refine_rounds),
         ["refine", "prepare_review"],
     )
     builder.add_edge("refine", "self_critique")

@@ -152,7 +152,7 @@ def flaws_of(
     """What a rewrite must fix: fields in another language, a body that copies a quote, a
     title that is a sentence."""
     language = services.settings.concept_language
-    task = services.settings.task(services.llms.main_spec)
+    task = services.llms.main_profile.task
     cited = {q: quotes[q] for q in concept["quote_ids"]}
     judged: Mapping[str, Any] = concept
     if task == "titles" and concept["concept"] in cited.values():
@@ -209,7 +209,7 @@ def _placeholders(
     task `titles`, the quote's draft, to which the rewrite gives a title."""
     taken = [int(c["key"][1:]) for c in concepts if is_key(c["key"])]
     first = max(taken, default=0) + 1
-    drafts = services.settings.task(services.llms.main_spec) == "titles"
+    drafts = services.llms.main_profile.task == "titles"
     language = services.settings.concept_language
 
     def placeholder(key: str, quote: Mapping[str, Any]) -> DraftConcept:
@@ -235,7 +235,7 @@ def check_concepts(state: ExtractionState, services: Services) -> ExtractionStat
     """Grounding, language and distillation of the merged candidates (no LLM), and, where the
     settings say so, a request for a concept from each quote no candidate cites."""
     quotes = quote_texts(state.get("quotes", []))
-    covering = services.settings.covers_quotes(services.llms.main_spec)
+    covering = services.llms.main_profile.covers_quotes
     candidates = state.get("candidates", [])
     source = state.get("content", {})
     kept, findings, orphans = ground(candidates, quotes, services, source)

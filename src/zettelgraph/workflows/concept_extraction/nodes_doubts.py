@@ -76,7 +76,7 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
     proposal = with_keys(state["proposal"], taken=[*before, *decided])
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
     models = services.doubt_models  # read first: it says when the reader's file is broken
-    small = services.settings.is_small_model(services.llms.main_spec)
+    small = services.llms.main_profile.small
     concept_model = choose(models, "concept", small=small)
     relation_model = choose(models, "relation", small=small)
     warnings = [services.doubt_warning] if services.doubt_warning else []
@@ -137,7 +137,7 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
                 }
     if checks.failure:
         warnings.append(checks.failure)
-    if services.settings.only_confirmed_relations(services.llms.main_spec):
+    if services.llms.main_profile.only_confirmed_relations:
         proposal, moved = only_confirmed(proposal, doubts, services)
         warnings += moved
     if nothing_decided(review):

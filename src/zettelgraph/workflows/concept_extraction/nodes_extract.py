@@ -87,7 +87,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> Extractio
     # another's would pull the title into that language (the language check would send it back).
     words = (
         key_words([q.text for q in stored], only_language=services.settings.concept_language)
-        if services.settings.compact(services.llms.main_spec)
+        if services.llms.main_profile.compact
         else [[] for _ in stored]
     )
     only = set(state.get("open_only") or [])
@@ -124,8 +124,8 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
         ],
         suggestions=payload.get("suggestions"),
         language=services.settings.concept_language,
-        compact=services.settings.compact(services.llms.main_spec),
-        task=services.settings.task(services.llms.main_spec),
+        compact=services.llms.main_profile.compact,
+        task=services.llms.main_profile.task,
     )
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"
     subject = f"batch {payload['index']}"

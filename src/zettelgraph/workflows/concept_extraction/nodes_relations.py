@@ -114,7 +114,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
         shown.update(frozenset((i, j)) for j in fresh)
         out[concept["key"]] = [concepts[j]["key"] for j in fresh]
         closest[concept["key"]] = max((float(scores[i, j]) for j in fresh), default=-1.0)
-    if settings.compact(services.llms.main_spec):
+    if services.llms.main_profile.compact:
         # A small model is asked only about the most related third of its new concepts, the
         # closest pairs first: on the held-out books a third of its relations among new
         # concepts were dropped by the checks, and its relation calls were a third of the run.
@@ -137,7 +137,7 @@ def create_relations_node(payload: RelationsPayload, services: Services) -> Extr
             id=concept["key"], title=concept["title"], summary_short=concept["summary_short"]
         ),
         language=services.settings.concept_language,
-        compact=services.settings.compact(services.llms.main_spec),
+        compact=services.llms.main_profile.compact,
         others=[
             line(id=c["key"], title=c["title"], summary_short=c["summary_short"]) for c in others
         ],

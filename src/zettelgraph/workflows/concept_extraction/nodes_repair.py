@@ -88,9 +88,9 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> Extracti
         long_title=payload.get("long_title", False),
         off_topic=payload.get("off_topic", False),
         language=services.settings.concept_language,
-        compact=services.settings.compact(services.llms.main_spec),
+        compact=services.llms.main_profile.compact,
         key_words=payload.get("key_words", []),
-        task=services.settings.task(services.llms.main_spec),
+        task=services.llms.main_profile.task,
     )
     calls: list[CallRecord] = []
     error = ""

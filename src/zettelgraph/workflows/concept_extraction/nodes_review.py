@@ -191,7 +191,7 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> Ext
     rounds = state.get("phase_2_iteration", 0) + 1
     feedback = state.get("human_feedback") or ""
     review = state.get("review")
-    small = services.settings.is_small_model(services.llms.main_spec)
+    small = services.llms.main_profile.small
     groups = focus_groups(state["proposal"], feedback, review, small=small)
     log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
     proposal = state["proposal"]

@@ -97,7 +97,7 @@ def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
     documents = state.get("documents", [])
     runs = state.get("tool_runs", [])
     doc_ids = LocalIds("d", state["content_ids"])
-    small = services.settings.is_small_model(services.llms.main_spec)
+    small = services.llms.main_profile.small
     shown = evidence(runs, SMALL_MODEL_PASSAGES if small else MAX_PASSAGES)
     quote_ids = LocalIds("q", [c["passage_id"] for c in shown])
     grouping, members = groups_of(kind, documents)

@@ -17,6 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
+from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction import (
@@ -51,12 +52,12 @@ BATCH_SIZE = 10
 SMALL_MODEL_BATCH_SIZE = 2
 
 
-def batch_size(settings: Settings, main_llm: str) -> int:
+def batch_size(settings: Settings, model: ModelProfile) -> int:
     """Passages per extraction call: ZETTELGRAPH_EXTRACTION_BATCH_SIZE when set, else 10
     (2 on the small local models)."""
     if settings.extraction_batch_size is not None:
         return settings.extraction_batch_size
-    return SMALL_MODEL_BATCH_SIZE if settings.is_small_model(main_llm) else BATCH_SIZE
+    return SMALL_MODEL_BATCH_SIZE if model.small else BATCH_SIZE
 
 
 def to_batches(state: GraphState, size: int) -> list[Send] | Literal["__end__"]:
@@ -119,7 +120,7 @@ def build_graph_extraction_graph(
         },
     )
 
-    fan_out = partial(to_batches, size=batch_size(services.settings, services.llms.sizing_spec))
+    fan_out = partial(to_batches, size=batch_size(services.settings, services.llms.sizing_profile))
     builder.add_edge(START, "load_content")
     builder.add_conditional_edges("load_content", fan_out, ["extract_batch", END])
     builder.add_edge("extract_batch", "materialise_entities")

@@ -66,8 +66,8 @@ def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver
     qmap = LocalIds("q", (p["id"] for p in passages))
     known = context_entities(services, schema, [p["text"] for p in passages])
     emap = LocalIds("e", (entity["id"] for entity in known))
-    spec = services.llms.main_spec
-    small = services.settings.is_small_model(spec)
+    model = services.llms.main_profile
+    spec, small = model.spec, model.small
     data = extract_graph.ExtractGraphInput(
         title=payload["content"]["title"],
         author=payload["content"]["author"],

@@ -169,14 +169,14 @@ NO_MODEL_NO_SUMMARY = "no summary: no LLM is configured (`zettelgraph doctor` sa
 
 
 def make_summary(state: QuoteParseState, services: Services) -> QuoteParseState:
-    settings = services.settings
     spec = services.llms.configured_spec
     if spec is None:  # book notes are ingested without a model; only the summary waits
         return {"summary": "", "summary_short": "", "warnings": [NO_MODEL_NO_SUMMARY]}
-    if not settings.writes_book_summary(spec):
+    model = services.llms.profile(spec)
+    if not model.writes_book_summary:
         return {"summary": "", "summary_short": ""}
     notes = "\n\n".join(q["text"] for q in state["parsed_quotes"])
-    compact = settings.compact(spec)
+    compact = model.compact
     data = book_summary.BookSummaryInput(
         title=state["title"],
         author=state.get("author"),
