@@ -37,7 +37,6 @@ import datetime as dt
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -57,6 +56,7 @@ from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
+from zettelgraph.store.falkordb_server import free_port
 from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,13 +97,6 @@ def build_home(home: Path, embeddings: str) -> dict[str, Any]:
         "counts": {k: v for k, v in counts.items() if v},
         "seconds": round(time.perf_counter() - started, 1),
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def start_server(
@@ -294,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (home / "zettelgraph.db").exists():
             report["store"] = build_home(home, args.embeddings)
-        port = _free_port()
+        port = free_port()
         server = start_server(home, args.embeddings, port, args.workers)
         report["workers"] = args.workers
         try:

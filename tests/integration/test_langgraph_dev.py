@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,18 +20,13 @@ from typing import Any
 import httpx
 import pytest
 
+from zettelgraph.store.falkordb_server import free_port
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 REPO = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
 STARTUP_SECONDS = 90
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _config_in(folder: Path) -> Path:
@@ -53,7 +47,7 @@ def _config_in(folder: Path) -> Path:
 def server(tmp_path: Path, isolated_env: Path) -> Iterator[str]:
     if not LANGGRAPH.is_file():
         pytest.skip("langgraph-cli[inmem] is not installed (pip install -e '.[dev]')")
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "ZETTELGRAPH_LLM": "fake",

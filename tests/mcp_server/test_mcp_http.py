@@ -22,6 +22,7 @@ from zettelgraph.cli.app import app
 from zettelgraph.mcp_server.server import build_server, http_app
 from zettelgraph.mcp_server.state import open_state
 from zettelgraph.settings import Settings
+from zettelgraph.store.falkordb_server import free_port
 from zettelgraph.web.security import WebConfigError
 
 TOKEN = "a-long-random-secret-for-tests"
@@ -36,13 +37,6 @@ INITIALIZE = {
     },
 }
 HEADERS = {"accept": "application/json, text/event-stream"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from zettelgraph.settings import Settings
+from zettelgraph.store.falkordb_server import free_port
 from zettelgraph.web.app import create_app
 
 from .conftest import FAKE, MEDITATIONS, cli
@@ -37,17 +37,10 @@ CHROMIUM = os.environ.get("ZG_TEST_CHROMIUM") or shutil.which("chromium")
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def serving(app: FastAPI) -> Iterator[str]:
     """`app` served by uvicorn on a free loopback port, for as long as the block runs."""
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

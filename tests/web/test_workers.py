@@ -20,19 +20,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from zettelgraph.store.falkordb_server import free_port
+
 from .conftest import MEDITATIONS, REPO, ingest
 
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _serve(home: Path, port: int, *flags: str) -> subprocess.Popen[str]:
@@ -64,7 +59,7 @@ def _children(pid: int) -> list[int]:
 def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
     home = tmp_path / "home"
     ingest(home, MEDITATIONS)
-    port = _free_port()
+    port = free_port()
     process = _serve(home, port, "--workers", "2")
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
