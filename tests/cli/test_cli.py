@@ -157,6 +157,22 @@ def test_missing_path_is_an_error_not_a_crash(tmp_path: Path) -> None:
     assert "no such file" in json.loads(result.stdout)["errors"][0]["error"]
 
 
+def test_an_error_naming_a_long_path_keeps_it_whole_on_one_line(tmp_path: Path) -> None:
+    """Rich folds output at the console's width (80 here): a path cut in two can't be pasted
+    back or opened by an editor that jumps to `file:line`."""
+    missing = tmp_path / ("a-folder-with-a-rather-long-name-" * 3) / "notes.md"
+    result = run("ingest", str(missing), home=tmp_path)
+    assert result.exit_code == 1
+    assert f"error: {missing}: no such file or folder" in result.output.splitlines()
+
+    broken = tmp_path / ("another-folder-with-a-long-name-" * 3) / "pack.yaml"
+    broken.parent.mkdir()
+    broken.write_text("name: [unclosed\n", encoding="utf-8")
+    result = run("packs", "validate", str(broken), home=tmp_path)
+    assert result.exit_code == 1
+    assert any(line.startswith(f"error: {broken}") for line in result.output.splitlines())
+
+
 def test_show_unknown_content(tmp_path: Path) -> None:
     result = run("show", "deadbeef", home=tmp_path)
     assert result.exit_code == 1

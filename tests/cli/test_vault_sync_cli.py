@@ -204,3 +204,17 @@ def test_cards_dropped_in_the_store_alone_are_written_as_the_drop_writes_them(
         vault_bytes(home)[f"{CARDS_DIR}/{one(home, CARDS_DIR).name}"]
         == (vault_bytes(dropped)[f"{CARDS_DIR}/{one(dropped, CARDS_DIR).name}"])
     )
+
+
+def test_a_note_that_cannot_be_written_is_named_by_its_path(home: Path) -> None:
+    """Before, the report printed the error's whole record as a Python dict."""
+    note = one(home, IDEAS_DIR)
+    note.unlink()
+    note.mkdir()
+    (note / "kept.md").write_text("a folder the reader made", encoding="utf-8")
+
+    result = cli(home, "vault", "sync")
+    assert result.exit_code == 1
+    shown = f"{IDEAS_DIR}/{note.name}"
+    [line] = [line for line in result.output.splitlines() if "error:" in line]
+    assert line.startswith(f"  error: {shown}: ") and "{" not in line

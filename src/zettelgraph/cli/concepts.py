@@ -15,7 +15,7 @@ from zettelgraph.cli.common import (
     settings_from,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, print_error, styled
 
 vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_args_is_help=True)
 
@@ -155,6 +155,9 @@ def vault_sync(
                         markup=False,
                     )
         for item in report.errors:
-            out.print(styled("  [red]error:[/] {}", item))
+            # The note's path in the vault, or, without one, its kind and node id.
+            node = next((v for k, v in item.items() if k.endswith("_id")), "")
+            where = shown(item["path"]) if item.get("path") else f"{item['kind']} {node}"
+            print_error(out, f"{where}: {item['error']}", indent="  ")
     if report.errors or (check and (report.drift or report.temp_files)):
         raise typer.Exit(1)

@@ -24,7 +24,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, print_error
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -273,6 +273,6 @@ def run(
         for view in views:
             _show(view, False)
         for error in errors:
-            stdout().print(styled("[bold red]error:[/] {}", error["error"]))
+            print_error(stdout(), error["error"])
     if errors or any(v.status == "failed" for v in views):
         raise typer.Exit(1)

@@ -16,7 +16,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, print_error, styled
 
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import Services
@@ -148,7 +148,7 @@ def _print_report(
     for item in skipped:
         out.print(f"skipped {item['path']}: {item['reason']}", style="dim")
     for error in errors:
-        out.print(styled("[bold red]error:[/] {}", error["error"]))
+        print_error(out, error["error"])
     usage = services.usage.as_dict()
     if usage:
         calls = sum(int(u["calls"]) for u in usage.values())

@@ -63,8 +63,14 @@ def _console(stream: str) -> Console:
 
     consoles = _current().consoles
     if stream not in consoles:
+        # Notices on stderr are not folded by Rich either (see `print_error`): they name runs
+        # and the commands that go on with them. The terminal still wraps long lines.
         consoles[stream] = Console(
-            stderr=stream == "stderr", markup=False, emoji=False, highlight=False
+            stderr=stream == "stderr",
+            markup=False,
+            emoji=False,
+            highlight=False,
+            soft_wrap=stream == "stderr",
         )
     return consoles[stream]
 
@@ -78,9 +84,16 @@ def styled(template: str, *values: object) -> Text:
     return Text.from_markup(template.format(*(escape(str(value)) for value in values)), emoji=False)
 
 
+def print_error(console: Console, message: str, *, indent: str = "") -> None:
+    """`error: message` on one line, never folded by Rich: errors name files, lines and
+    commands to copy, and a path cut at the console's width ("broken.\nyaml") can neither be
+    pasted back nor opened by an editor that jumps to `file:line`. The message is not markup."""
+    console.print(styled(indent + "[bold red]error:[/] {}", message), soft_wrap=True)
+
+
 def fail(message: str, *, code: int = 1) -> NoReturn:
     """End the command with `error: message` on stderr and exit `code`."""
-    stderr().print(styled("[bold red]error:[/] {}", message))
+    print_error(stderr(), message)
     raise typer.Exit(code)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zettelgraph.cli.common import print_json, settings_from, stderr, stdout
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.common import print_json, settings_from, stdout
+from zettelgraph.cli.output import count, fail, styled
 
 if TYPE_CHECKING:
     from zettelgraph.packs.schema import Pack, PackSchema
@@ -19,13 +19,6 @@ packs_app = typer.Typer(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-def fail(message: str) -> NoReturn:
-    """Stop with `message` unwrapped and unstyled inside: a `file:line: field` must stay
-    whole on its line (for editors that jump to it), and YAML text in it is not markup."""
-    stderr().print(styled("[bold red]error:[/] {}", message), soft_wrap=True)
-    raise typer.Exit(1)
 
 
 @packs_app.command("list")
