@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,6 +44,42 @@ __all__ = [
     "postgres_database_url",
     "postgres_url",
 ]
+
+
+# The modules of the tests marked `local_llm` (the offline llama.cpp model, tens of seconds per
+# call on a laptop's cores): pytest-xdist runs them all on one worker, one after another,
+# while the other workers run the rest of the suite, so two model servers never compete for
+# the same cores. Listed by path because the scheduler sees only test ids; collection checks
+# the list against the marker.
+LOCAL_MODEL_MODULES = (
+    "tests/integration/test_local_llm.py",
+    "tests/integration/test_openai_compatible.py",
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist load`, but every local-model test in one unit of work. (xdist's own
+    `--dist loadgroup` marks groups by renaming test ids, which pytest 9 no longer allows.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LocalModelOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "local model" if nodeid.startswith(LOCAL_MODEL_MODULES) else nodeid
+
+    return LocalModelOnOneWorker(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        listed = item.nodeid.startswith(LOCAL_MODEL_MODULES)
+        if bool(item.get_closest_marker("local_llm")) != listed:
+            raise pytest.UsageError(
+                f"{item.nodeid}: a test marked local_llm must be in one of "
+                f"LOCAL_MODEL_MODULES (tests/conftest.py), and only those"
+            )
 
 
 @pytest.fixture(autouse=True)
