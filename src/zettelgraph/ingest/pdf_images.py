@@ -25,17 +25,26 @@ Covered: the image XObjects of the page and of the forms it draws (how pypdf lis
 the page's inline images. Not covered, because pypdf does not read them (so
 nothing decodes them): inline images inside forms, images in patterns, annotations and
 Type 3 fonts.
+
+pypdf 7 caps every buffer it decodes a stream or a picture into at 75 MB, below what a 600 dpi
+colour A4 scan needs (4,960 x 7,016 RGB pixels, 104 MB of samples): such a page was read as
+no picture at all, and the PDF refused as "OCR found no text". Since each image is sized
+here first, pypdf is allowed, for that image only, the bytes this check let through
+(`decoded`), never more than IMAGE_MEMORY.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pypdf import PageObject
 from pypdf.generic import ArrayObject, DictionaryObject, StreamObject
 
 from zettelgraph.ingest.images import IMAGE_MEMORY, ImageReadError, bytes_per_pixel, stored_bytes
+
+if TYPE_CHECKING:
+    from pypdf._page import ImageFile  # private module: typing only, it has moved before
 
 # Inline images abbreviate their keys and colour spaces (PDF 32000-1, tables 92 and 93).
 _INLINE_KEYS = {
@@ -59,6 +68,15 @@ _COMPONENTS = {
 }
 _UNKNOWN = (4, "RGB", True)  # four samples in a 4-byte mode, inverted: the most a pixel costs
 _NESTING = 8  # colour spaces naming colour spaces; real files use two levels at most
+# pypdf 7's caps on what decoding one image may allocate (see the module's docstring).
+_PYPDF_CAPS = (
+    "image_maximum_buffer_size",
+    "zlib_maximum_output_length",
+    "lzw_maximum_output_length",
+    "run_length_maximum_output_length",
+    "brotli_maximum_output_length",
+    "stream_decoding_work_maximum_length",
+)
 
 
 @dataclass(frozen=True)
@@ -85,11 +103,20 @@ class Size:
         )
 
 
-def checked_images(page: PageObject, where: str) -> list[str | list[str]]:
-    """How pypdf names each image of the page (`page.images[name]` decodes it), every one
-    sized from its dictionary first: ImageReadError (too large) for the first over the
-    budget, before any of them is decoded. Only the inline images are decoded here (pypdf
-    decodes them all when it lists the page's images), after they are checked."""
+@dataclass(frozen=True)
+class PageImage:
+    """One image of a page as pypdf names it (`page.images[name]` decodes it) and the bytes
+    decoding it was checked to take (0 for an inline image, decoded when listed)."""
+
+    name: str | list[str]
+    cost: int
+
+
+def checked_images(page: PageObject, where: str) -> list[PageImage]:
+    """The images of the page, every one sized from its dictionary first: ImageReadError
+    (too large) for the first over the budget, before any of them is decoded. Only the
+    inline images are decoded here (pypdf decodes them all when it lists the page's images),
+    after they are checked."""
     inline = _inline_images(page)
     total = 0
     for number, settings in enumerate(inline):
@@ -104,12 +131,33 @@ def checked_images(page: PageObject, where: str) -> list[str | list[str]]:
             too_large=True,
         )
     names = page.images.keys()
+    images: list[PageImage] = []
     for number, name in enumerate(names):
         if isinstance(name, str) and name.startswith("~"):
-            continue  # inline, checked above
+            images.append(PageImage(name, 0))  # inline, checked above
+            continue
         dictionary = _xobject(page, [name] if isinstance(name, str) else name)
-        _size(dictionary, dictionary).check(_named(where, number, len(names), "image"))
-    return names
+        size = _size(dictionary, dictionary)
+        size.check(_named(where, number, len(names), "image"))
+        images.append(PageImage(name, size.cost))
+    return images
+
+
+def decoded(page: PageObject, image: PageImage) -> ImageFile:
+    """The image decoded by pypdf, its own caps raised to the checked cost for this image
+    only (pypdf before 7 has none)."""
+    try:
+        from pypdf import apply_configuration, get_configuration
+    except ImportError:
+        return page.images[image.name]
+    current = get_configuration()
+    raised = {
+        cap: max(getattr(current, cap), image.cost) for cap in _PYPDF_CAPS if hasattr(current, cap)
+    }
+    with apply_configuration(**raised):
+        found = page.images[image.name]
+        found.image  # noqa: B018 - decoded inside the raised caps, were pypdf ever lazy
+        return found
 
 
 def _named(where: str, number: int, count: int, what: str) -> str:

@@ -24,7 +24,7 @@ from pypdf.generic import Destination
 from zettelgraph.ingest.images import ImageReadError, check_frame
 from zettelgraph.ingest.ocr import Ocr, OcrError
 from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
-from zettelgraph.ingest.pdf_images import checked_images
+from zettelgraph.ingest.pdf_images import PageImage, checked_images, decoded
 from zettelgraph.ingest.readers_office import clean, guard, meta_text
 
 _HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])([-\u00ad])\n(?=([^\W\d_]))")
@@ -166,22 +166,22 @@ def _scanned_page(
     are given, before any is decoded (`pdf_images.py`)."""
     number = location["page"]
     try:
-        names = checked_images(page, f"page {number}")
+        images = checked_images(page, f"page {number}")
     except Exception as exc:  # a damaged resource or image dictionary
         if isinstance(exc, ImageReadError) and exc.too_large:
             raise
         ocr.warnings.append(f"page {number}: its images could not be listed ({exc})")
         return []
-    total = len(names)
+    total = len(images)
     if total == 0:
         return None
     blocks: list[Block] = []
-    for position, name in enumerate(names):
+    for position, image in enumerate(images):
         many = {"image": position + 1} if total > 1 else {}
         where = f"page {number}" + (f", image {position + 1}" if many else "")
 
-        def load(name: str | list[str] = name, where: str = where) -> tuple[bytes, Image.Image]:
-            found = page.images[name]  # pypdf decodes the image here, one at a time
+        def load(image: PageImage = image, where: str = where) -> tuple[bytes, Image.Image]:
+            found = decoded(page, image)  # pypdf decodes the image here, one at a time
             if found.image is None:
                 raise OcrError("the image could not be decoded")
             # pypdf hands back its picture re-encoded, not decoded yet: checked again, in
