@@ -35,9 +35,9 @@ from typing import Any
 
 from grading import figures, read_jsonl, sheet_items, write_jsonl
 from zettelgraph.embeddings import build_embedder
-from zettelgraph.guards.language import detector_for
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.text.language import detector_for
 
 
 def run_main_job(

@@ -25,13 +25,13 @@ from zettelgraph.models import (
     Relation,
     content_id,
     learning_item_id,
-    normalize_name,
     person_id,
     quote_id,
     stable_id,
 )
 from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.store import GraphStore, open_store
+from zettelgraph.text.normalize import normalize_name
 
 DELIBERATE = "Fui al bosque porque quería vivir deliberadamente."
 SIMPLE = "Simplifica, simplifica."

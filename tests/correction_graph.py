@@ -33,7 +33,6 @@ from zettelgraph.models import (
     content_id,
     embedding_text,
     learning_item_id,
-    normalize_name,
     person_id,
     quote_id,
     review_log_id,
@@ -41,6 +40,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.settings import Settings
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.workflows.context import Services, open_services
 

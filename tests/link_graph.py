@@ -11,11 +11,11 @@ from zettelgraph.models import (
     Relation,
     content_id,
     embedding_text,
-    normalize_name,
     quote_id,
     stable_id,
 )
 from zettelgraph.relations import QUOTED_IN, SUPPORTS
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.context import Services
 
 TITLES = {

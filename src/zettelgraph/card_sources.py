@@ -19,9 +19,9 @@ from zettelgraph.models import (
     LearningItem,
     NodeLabel,
     Quote,
-    normalize_name,
 )
 from zettelgraph.store.base import GraphStore, every_node
+from zettelgraph.text.normalize import normalize_name
 
 _NOT_A_TAG_CHARACTER = re.compile(r"[^\w]+")
 

@@ -7,7 +7,6 @@ twice, or replaying a write after a crash, never creates a duplicate.
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,24 +17,10 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
+from zettelgraph.text.normalize import normalize_name, normalize_text
+
 # Fixed namespace so ids are stable across machines and versions.
 NAMESPACE = uuid.UUID("6f1c3c9e-2b7a-4f0e-9a57-2e4f3d0c9b11")
-
-
-def normalize_name(text: str) -> str:
-    """Case-, accent- and spacing-insensitive key ("José  Ortega" == "jose ortega").
-
-    Uses Unicode decomposition rather than an ASCII filter so Spanish letters such as
-    "ñ" keep their base letter instead of disappearing.
-    """
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(stripped.casefold().split())
-
-
-def normalize_text(text: str) -> str:
-    """Whitespace-normalised text, used for quote identity (case and accents kept)."""
-    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def sha256_text(text: str) -> str:

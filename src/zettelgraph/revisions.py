@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 from zettelgraph.models import Concept, ConceptRevision
-from zettelgraph.text import SUMMARY_WORDS, clip_words, short_summary
+from zettelgraph.text.summaries import SUMMARY_WORDS, clip_words, short_summary
 
 # The parts of a concept's text a reader may rewrite, by the field that holds each.
 TEXT_FIELDS = ("title", "concept", "analysis")

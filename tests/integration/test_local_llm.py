@@ -22,12 +22,13 @@ from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
 from zettelgraph.guards import Guard
-from zettelgraph.guards.language import detector_for, off_language_fields
+from zettelgraph.guards.language import off_language_fields
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.local import LOCAL_MODELS, LocalServer, ensure_model_file, is_installed
 from zettelgraph.llm.structured import call_structured
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.settings import Settings
+from zettelgraph.text.language import detector_for
 
 SMALL = LOCAL_MODELS["0.5b"]
 

@@ -31,7 +31,6 @@ from zettelgraph.models import (
     Relation,
     Section,
     embedding_text,
-    normalize_name,
     person_id,
     quote_id,
     section_id,
@@ -47,6 +46,7 @@ from zettelgraph.relations import (
     SUPPORTS,
 )
 from zettelgraph.store import GraphStore, open_store
+from zettelgraph.text.normalize import normalize_name
 
 EMBEDDER_MODEL = "test-hash"
 EMBEDDER_DIM = 16

@@ -19,8 +19,8 @@ from zettelgraph.guards.cards import (
     pick_cloze_word,
     unsupported_answer,
 )
-from zettelgraph.guards.language import detector_for
 from zettelgraph.models import Difficulty, ItemType, learning_item_id
+from zettelgraph.text.language import detector_for
 from zettelgraph.workflows.learning_items.items import (
     MAX_CARD_QUOTE_CHARS,
     Edge,

@@ -5,8 +5,8 @@ wrote instead."""
 from __future__ import annotations
 
 from zettelgraph.prompts import author_bio, book_summary, extract_concepts, repair_concept
-from zettelgraph.text import short_summary
-from zettelgraph.text_analysis import key_words
+from zettelgraph.text.keywords import key_words
+from zettelgraph.text.summaries import short_summary
 
 BOOK = [
     "Ayer todo era inquina contra el ogro de Córcega, todo insultarle y ponerle por esos "

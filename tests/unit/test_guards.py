@@ -16,11 +16,12 @@ from zettelgraph.guards.distillation import (
     long_title,
 )
 from zettelgraph.guards.grounding import names_the_source, ungrounded
-from zettelgraph.guards.language import LinguaDetector, off_language_fields
+from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
 from zettelgraph.relations import DEFAULT_VOCABULARY
-from zettelgraph.text import copied_share
+from zettelgraph.text.language import LinguaDetector
+from zettelgraph.text.normalize import copied_share
 
 DETECT = LinguaDetector()
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from zettelgraph.guards.language import LinguaDetector, foreign_phrase, off_language_fields
+from zettelgraph.guards.language import foreign_phrase, off_language_fields
+from zettelgraph.text.language import LinguaDetector
 
 DETECT = LinguaDetector()
 BODY = {

@@ -1,11 +1,12 @@
 """The layers hold: `cli/`, `web/` and `mcp_server/` call `services/`, which calls the
-workflows, the store, the vault and retrieval; nothing below calls up; no module imports
-itself back through others (an import circle); and no package's parts import each other in
-a circle either (`store` -> `text_analysis` -> `retrieval` -> `store` is one even when no
-single module closes it). Read from the source with `ast`, every import an edge: those
-inside functions (the CLI imports late to start fast) and those under `if TYPE_CHECKING:`
-(a circle that type checking alone closes still ties the modules together: neither can be
-read, moved or tested without the other)."""
+workflows, the store, the vault and retrieval; nothing below calls up; the floor packages
+(`text/`) import nothing else of zettelgraph; no module imports itself back through others
+(an import circle); and no package's parts import each other in a circle either (`store` ->
+`text_analysis` -> `retrieval` -> `store` was one though no single module closed it). Read
+from the source with `ast`, every import an edge: those inside functions (the CLI imports
+late to start fast) and those under `if TYPE_CHECKING:` (a circle that type checking alone
+closes still ties the modules together: neither can be read, moved or tested without the
+other)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ FRONT_END_MAY_IMPORT = (
     "zettelgraph.retrieval.recipes",  # search recipes, a setting the user picks
 )
 BELOW = ("workflows", "store", "vault", "retrieval", "ingest")
+# Floor packages: pure helpers every layer may use, importing nothing else of zettelgraph (only
+# each other), so no layer reaches another through them. `models.py` imports the floor.
+FLOOR = ("zettelgraph.text",)
 
 
 def _modules() -> dict[str, Path]:
@@ -70,9 +74,6 @@ KNOWN_CIRCLE_EDGES = {
     # Type-only, back to the runs that call calibration after an approval; goes when
     # calibration takes what it reads of a run instead of `ExtractionRuns`.
     ("zettelgraph.services.calibration", "zettelgraph.services.extraction_runs"),
-    # Upward: the text analysis the store indexes with reads search's stopword lists, so
-    # store -> text_analysis -> retrieval -> store; goes with the `text/` floor (issue 29).
-    ("zettelgraph.text_analysis", "zettelgraph.retrieval.stopwords"),
 }
 
 
@@ -110,6 +111,17 @@ def test_front_ends_reach_the_lower_layers_only_through_services() -> None:
         if _under(name, FRONT_ENDS)
         for target in targets
         if _under(target, below) and not _under(target, FRONT_END_MAY_IMPORT)
+    ]
+    assert wrong == []
+
+
+def test_the_floor_packages_import_nothing_above_the_floor() -> None:
+    wrong = [
+        (name, target)
+        for name, targets in GRAPH.items()
+        if _under(name, FLOOR)
+        for target in targets
+        if not _under(target, FLOOR)
     ]
     assert wrong == []
 

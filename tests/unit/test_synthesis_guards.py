@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from zettelgraph.guards.language import detector_for
 from zettelgraph.guards.synthesis import (
     borrowed,
     new_sentences,
@@ -10,6 +9,7 @@ from zettelgraph.guards.synthesis import (
     sentences,
     shared,
 )
+from zettelgraph.text.language import detector_for
 
 
 def test_sentences_split_at_their_ends() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zettelgraph.text import clip_words
+from zettelgraph.text.summaries import clip_words
 
 
 def test_short_text_is_kept_with_spacing_normalised() -> None:
@@ -67,7 +67,7 @@ def test_never_more_than_max_words_and_always_a_prefix(words: list[str], max_wor
 
 
 def test_a_looping_statement_keeps_each_sentence_once_and_drops_the_cut_one() -> None:
-    from zettelgraph.text import tidy_statement
+    from zettelgraph.text.summaries import tidy_statement
 
     looped = (
         "La iglesia es un lugar de culto. Sancho es un personaje. La iglesia es un lugar de "
@@ -86,7 +86,7 @@ def test_a_looping_statement_keeps_each_sentence_once_and_drops_the_cut_one() ->
 
 
 def test_a_statement_drops_the_page_reference_it_copied_from_its_quote() -> None:
-    from zettelgraph.text import tidy_statement
+    from zettelgraph.text.summaries import tidy_statement
 
     # A model that keeps the quote's words copied the "(p. 12)" the prompt shows after it; cut
     # by the length bound it was left as "(p.".

@@ -19,7 +19,8 @@ from typing import TypeVar
 
 from zettelgraph.analysis.models import Citation
 from zettelgraph.analysis.registry import Document
-from zettelgraph.models import Quote, normalize_name
+from zettelgraph.models import Quote
+from zettelgraph.text.normalize import normalize_name
 
 T = TypeVar("T")
 

@@ -26,7 +26,7 @@ from zettelgraph.analysis.registry import Document, ToolContext
 from zettelgraph.analysis.text import TermMatcher, cite, evenly, folded_passages, tokens
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.models import Quote
-from zettelgraph.retrieval.stopwords import STOPWORDS
+from zettelgraph.text.stopwords import STOPWORDS
 
 Grouping = Literal["year", "author", "document"]
 CONTEXT_TOKENS = 25

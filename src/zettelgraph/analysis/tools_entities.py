@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field
 from zettelgraph.analysis.models import Citation, ToolOutput
 from zettelgraph.analysis.registry import Document, ToolContext
 from zettelgraph.analysis.text import TermMatcher, cite, fold, fold_text
-from zettelgraph.models import normalize_name
-from zettelgraph.retrieval.stopwords import STOPWORDS
+from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.stopwords import STOPWORDS
 
 METHOD = (
     "fallback: capitalised sequences, typed from the graph (no spaCy pipeline installs "

@@ -23,7 +23,7 @@ from zettelgraph.analysis.text import (
     tokens,
 )
 from zettelgraph.models import Quote
-from zettelgraph.retrieval.stopwords import STOPWORDS
+from zettelgraph.text.stopwords import STOPWORDS
 
 MAX_CITATIONS = 10
 

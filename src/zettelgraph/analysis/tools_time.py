@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from zettelgraph.analysis.models import Citation, ToolOutput
 from zettelgraph.analysis.registry import Document, ToolContext
 from zettelgraph.analysis.text import Folded, TermMatcher, cite, fold_text
-from zettelgraph.retrieval.stopwords import STOPWORDS
+from zettelgraph.text.stopwords import STOPWORDS
 
 Kind = Literal["year", "century", "date", "month", "relative"]
 MAX_EXPRESSIONS = 50

@@ -18,9 +18,10 @@ from typing import Any, Literal
 from numpy.typing import NDArray
 
 from zettelgraph.guards.grounding import cosine
-from zettelgraph.guards.language import CONFIDENT_WORDS, DetectLanguage
-from zettelgraph.models import normalize_name
-from zettelgraph.retrieval.stopwords import STOPWORDS
+from zettelgraph.guards.language import CONFIDENT_WORDS
+from zettelgraph.text.language import DetectLanguage
+from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.stopwords import STOPWORDS
 
 # The checks a card can be dropped by, as the report names them.
 CardGuard = Literal["grounding", "leak", "language", "cloze", "mcq", "duplicate", "llm"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from zettelgraph.text import copied_share, word_sequence
+from zettelgraph.text.normalize import copied_share, word_sequence
 
 # A body whose distinct words are at least this share the quote's words is a copy (issue 11's
 # measure); a real paraphrase of a one-sentence quote scores well under 0.6.

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.guards.relations import names
-from zettelgraph.text import copied_share
+from zettelgraph.text.normalize import copied_share
 
 Vector = NDArray[np.float32]
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zettelgraph.models import normalize_name
+from zettelgraph.text.normalize import normalize_name
 
 
 def concept_text(concept: Mapping[str, Any]) -> str:

@@ -1,31 +1,16 @@
-"""Which language a text is written in, with a real detector (lingua), and which of a
-concept's fields are not in the graph's language."""
+"""Which of a concept's fields are not in the graph's language, judged with a language
+detector (`text.language`)."""
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from zettelgraph.models import normalize_name
-from zettelgraph.retrieval.stopwords import STOPWORDS_BY_LANGUAGE
+from zettelgraph.text.language import DetectLanguage
+from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.stopwords import STOPWORDS_BY_LANGUAGE
 
-
-class DetectLanguage(Protocol):
-    """A language detector: an ISO 639-1 code, or None when a text is too short or too mixed
-    to say; and how confident it is that a text is in a given language (0 to 1)."""
-
-    def __call__(self, text: str) -> str | None: ...
-
-    def confidence(self, text: str, language: str) -> float: ...
-
-
-# Languages a reader's notes are likely to mix with the graph's one; the configured language is
-# always added. Fewer candidates make short texts more reliable and the detector smaller.
-CANDIDATES = ("es", "en", "fr", "de", "it", "pt", "ca", "la")
-# Under this many words a language guess is a coin toss ("Dormir" reads as Portuguese too).
-MIN_WORDS = 4
 # A title this sure to be in another language is flagged even over a body in the right one
 # ("Men lead lives of quiet desperation" scores 0.09 for Spanish; "Vida deliberada", 0.29).
 TITLE_MIN_CONFIDENCE = 0.1
@@ -44,52 +29,6 @@ CONCEPT_FIELDS = ("concept", "analysis", "summary", "summary_short")
 # What a reader reads of a concept in the review and the vault: the body these must read as the
 # graph's language together, whatever a long summary around them says.
 READER_FIELDS = ("concept", "analysis", "summary_short")
-
-
-class LinguaDetector:
-    """lingua's detector over a few candidate languages, built on first use (half a second)."""
-
-    def __init__(self, languages: tuple[str, ...] = CANDIDATES) -> None:
-        self._codes = tuple(dict.fromkeys(code.lower() for code in languages))
-        self._detector: Any = None
-        self._lock = threading.Lock()
-
-    def _build(self) -> Any:
-        from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
-
-        languages = []
-        for code in self._codes:
-            try:
-                languages.append(Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())))
-            except (AttributeError, ValueError):
-                continue  # a code lingua does not know is never detected, so never flagged
-        return LanguageDetectorBuilder.from_languages(*languages).build()
-
-    def _get(self) -> Any:
-        with self._lock:
-            if self._detector is None:
-                self._detector = self._build()
-            return self._detector
-
-    def __call__(self, text: str) -> str | None:
-        if len(text.split()) < MIN_WORDS:
-            return None
-        language = self._get().detect_language_of(text)
-        return None if language is None else str(language.iso_code_639_1.name).lower()
-
-    def confidence(self, text: str, language: str) -> float:
-        from lingua import IsoCode639_1, Language
-
-        try:
-            wanted = Language.from_iso_code_639_1(getattr(IsoCode639_1, language.upper()))
-        except (AttributeError, ValueError):
-            return 1.0  # a language lingua does not know is never flagged
-        return float(self._get().compute_language_confidence(text, wanted))
-
-
-def detector_for(language: str) -> LinguaDetector:
-    """A detector that knows the graph's language besides the usual candidates."""
-    return LinguaDetector((language, *CANDIDATES))
 
 
 def off_language_fields(
@@ -161,8 +100,3 @@ def foreign_phrase(title: str, language: str, detect: DetectLanguage) -> list[st
         if len(run) >= FOREIGN_RUN:
             return run
     return []
-
-
-def reads_as(text: str, language: str, detect: DetectLanguage) -> bool:
-    """Whether `text` is detected as `language` (an undecidable text does not)."""
-    return detect(text) == language

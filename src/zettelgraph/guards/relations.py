@@ -17,7 +17,7 @@ from typing import Any
 
 from zettelgraph.guards import Finding
 from zettelgraph.relations import RelationVocabulary
-from zettelgraph.text import copied_share, word_set
+from zettelgraph.text.normalize import copied_share, word_set
 
 # Words of a title that identify it in an explanation: short ones are articles and particles.
 NAME_WORD_CHARS = 4

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from zettelgraph.guards.language import MIN_WORDS, DetectLanguage
-from zettelgraph.retrieval.stopwords import STOPWORDS
-from zettelgraph.text import copied_share, word_set
+from zettelgraph.text.language import MIN_WORDS, DetectLanguage
+from zettelgraph.text.normalize import copied_share, word_set
+from zettelgraph.text.stopwords import STOPWORDS
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 # A sentence whose distinct words are this much in an earlier one says nothing new.

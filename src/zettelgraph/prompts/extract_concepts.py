@@ -39,7 +39,7 @@ class PromptQuote(BaseModel):
     text: str
     section: str | None = None
     page: str | None = None
-    # Shown to small models only (text_analysis.key_words); empty for a quote in another
+    # Shown to small models only (text.keywords.key_words); empty for a quote in another
     # language than the graph's, whose words would pull the title into that language.
     key_words: list[str] = Field(default_factory=list)
     # Shown under the quote when set: its modern gloss (task `gloss`) or its translation into

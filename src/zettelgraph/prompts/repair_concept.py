@@ -42,7 +42,7 @@ class RepairInput(BaseModel):
     retry: bool = False  # the first rewrite still had a flaw: write it afresh from the quotes
     language: str = "es"
     # Small models: no summary_short asked for (cut from concept), and the quotes' key words
-    # (text_analysis.key_words) shown for the title of a concept written afresh.
+    # (text.keywords.key_words) shown for the title of a concept written afresh.
     compact: bool = False
     key_words: list[str] = Field(default_factory=list)
     # What the concept's statement is (settings.small_model_task): a rewrite keeps to it, so an

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from zettelgraph.models import Content, PassageFilter, PlaceRange, PlaceUnit, normalize_name
+from zettelgraph.models import Content, PassageFilter, PlaceRange, PlaceUnit
 from zettelgraph.store.base import GraphStore
 from zettelgraph.store.scope import seconds
+from zettelgraph.text.normalize import normalize_name
 
 WHERE_HELP = "pages=12-40, p. 12-40, slides=3-5, turns=2-6 or time=00:10:00-00:20:00"
 _UNITS: dict[str, PlaceUnit] = {

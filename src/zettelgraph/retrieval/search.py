@@ -69,7 +69,7 @@ class Retriever:
         self, query: str, recipe: SearchRecipe, passages: PassageFilter | None = None
     ) -> Ranked:
         # The store analyses the query as it analysed the passages: the question's language
-        # guessed, its function words dropped, the rest stemmed (text_analysis.analyze_query).
+        # guessed, its function words dropped, the rest stemmed (text.stemming.analyze_query).
         hits = self.store.text_search(
             query, recipe.candidates, label=NodeLabel.QUOTE, passages=passages
         )

@@ -39,7 +39,7 @@ from zettelgraph.retrieval.fusion import Fused
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.store.rules import query_tokens
-from zettelgraph.text_analysis import detect_language as guess_language
+from zettelgraph.text.language import detect_language as guess_language
 from zettelgraph.workflows.context import Services
 
 CANNOT_ANSWER = {

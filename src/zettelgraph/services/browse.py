@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from zettelgraph.locations import quote_place
-from zettelgraph.models import Concept, Quote, Relation, normalize_name
+from zettelgraph.models import Concept, Quote, Relation
 from zettelgraph.relations import (
     DEFAULT_VOCABULARY,
     QUOTED_IN,
@@ -21,6 +21,7 @@ from zettelgraph.relations import (
 from zettelgraph.services.run_view import RunView
 from zettelgraph.services.runs import WorkflowRuns
 from zettelgraph.store.base import GraphStore
+from zettelgraph.text.normalize import normalize_name
 
 
 def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:

@@ -26,7 +26,6 @@ from zettelgraph.models import (
     Removal,
     RemovalKind,
     embedding_text,
-    normalize_name,
     removal_id,
     utcnow,
 )
@@ -34,6 +33,7 @@ from zettelgraph.revisions import changed_fields, revised
 from zettelgraph.services.cards import refresh_vault
 from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.store.base import EmbedderMismatchError, GraphStore, every_node
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.entities import entity_vaults, write_entity_notes
 from zettelgraph.vault.report import NotesReport
 from zettelgraph.vault.sync import sync_vault

@@ -19,10 +19,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from zettelgraph.guards.relations import contradictory_pairs
-from zettelgraph.models import ChangeSet, Concept, NodeLabel, Relation, normalize_name
+from zettelgraph.models import ChangeSet, Concept, NodeLabel, Relation
 from zettelgraph.relations import RelationVocabulary
 from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.workflows.context import Services
 

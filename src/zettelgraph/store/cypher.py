@@ -11,7 +11,7 @@ The graph a user sees in their database:
   properties as JSON in `data` and `created_at`;
 - vectors are the `embedding` property of their node; `text_stems` holds what the full-text
   index sees: `rules.indexed_text_of` (Snowball stems in the node's language, accent- and
-  case-folded), analysed as the question is at query time (`text_analysis.analyze_query`),
+  case-folded), analysed as the question is at query time (`text.stemming.analyze_query`),
   like the SQLite store's full-text copy;
 - one `ZettelgraphMeta` node records the embedder.
 

@@ -33,10 +33,10 @@ from zettelgraph.models import (
     Relation,
     ReviewLog,
     Section,
-    normalize_name,
 )
 from zettelgraph.store.base import card_state
 from zettelgraph.store.rules import sortable_time
+from zettelgraph.text.normalize import normalize_name
 
 NodeT = TypeVar("NodeT", bound=Node)
 

@@ -33,7 +33,7 @@ from zettelgraph.models import NodeLabel, PassageFilter, SearchHit
 from zettelgraph.store.cypher_reads import CypherReads
 from zettelgraph.store.rules import SEARCHED_LABELS, query_tokens
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
-from zettelgraph.text_analysis import analyze_query
+from zettelgraph.text.stemming import analyze_query
 
 # Labels with a vector and a full-text index: the searched ones (no Section, no Answer).
 INDEXED_LABELS = SEARCHED_LABELS
@@ -41,7 +41,7 @@ INDEXED_LABELS = SEARCHED_LABELS
 
 @dataclass(frozen=True)
 class TextTerm:
-    """One term of an analysed query (`text_analysis.analyze_query`) as `\\w+` words, so
+    """One term of an analysed query (`text.stemming.analyze_query`) as `\\w+` words, so
     that no dialect ever reads user text as syntax: a stem (one word), a phrase (several,
     in order) or a prefix (one word that starts the indexed ones)."""
 

@@ -13,7 +13,7 @@
   512 dimensions, so ours are created with the values measured in `benchmarks/store.py`. A
   vector index is built in the background: until it is ready, search scans exactly.
 - Full-text indexes (RediSearch) index `text_stems`, the text already analysed by
-  `text_analysis.analyze` (Snowball stems, folded), without RediSearch's own stemming or
+  `text.stemming.analyze` (Snowball stems, folded), without RediSearch's own stemming or
   stopwords: index and question go through the same Python analysis on every backend.
   RediSearch only finds the matches; they are ranked here with BM25 (`bm25`), because the
   score `db.idx.fulltext.queryNodes` yields is no relevance score (it ignores term

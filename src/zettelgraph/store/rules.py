@@ -25,11 +25,12 @@ from zettelgraph.models import (
     Relation,
     RelationKey,
     label_of,
-    normalize_name,
 )
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.store.base import IntegrityError
-from zettelgraph.text_analysis import STEMMERS, analyze, detect_language
+from zettelgraph.text.language import detect_language
+from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.stemming import STEMMERS, analyze
 
 # Relation types become Cypher relationship types, which cannot be query parameters.
 _RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
@@ -186,7 +187,7 @@ def text_of(node: AnyNode) -> str | None:
 
 def text_language(node: AnyNode, text: str) -> str:
     """The language a node's text is analysed in: a Concept's own, otherwise guessed from
-    the text's function words once, when it is written (`text_analysis.detect_language`)."""
+    the text's function words once, when it is written (`text.language.detect_language`)."""
     if isinstance(node, Concept) and node.language in STEMMERS:
         return node.language
     return detect_language(text)

@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zettelgraph.models import NodeLabel, PassageFilter, PlaceRange, PlaceUnit, normalize_name
+from zettelgraph.models import NodeLabel, PassageFilter, PlaceRange, PlaceUnit
+from zettelgraph.text.normalize import normalize_name
 
 # A book-note page as people write it: "12", "12-13", "p. 12", "pp. 3–4" (not "loc 142").
 _PAGE_TEXT = re.compile(r"^(?:pp?\.?\s*)?(\d+)(?:\s*[-–]\s*(\d+))?$")

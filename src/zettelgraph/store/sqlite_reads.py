@@ -32,11 +32,11 @@ from zettelgraph.models import (
     Relation,
     ReviewLog,
     Section,
-    normalize_name,
 )
 from zettelgraph.store.base import EmbeddingInfo, card_state
 from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.sqlite_connection import Transaction, locked
+from zettelgraph.text.normalize import normalize_name
 
 NodeT = TypeVar("NodeT", bound=BaseModel)
 

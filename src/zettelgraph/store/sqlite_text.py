@@ -2,7 +2,7 @@
 
 `node_text` holds `rules.indexed_text_of(node)` (stems in the node's language, folded), so
 BM25 counts "ciudades" and "ciudad" as one word; the original text stays in `nodes.data`
-for display. Queries go through `text_analysis.analyze_query`, the same analysis.
+for display. Queries go through `text.stemming.analyze_query`, the same analysis.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlite3
 
 from zettelgraph.models import Concept, Entity, NodeLabel, Quote
 from zettelgraph.store.rules import SEARCHED_LABELS, indexed_text_of
-from zettelgraph.text_analysis import analyze_query
+from zettelgraph.text.stemming import analyze_query
 
 _MODELS: dict[str, type[Quote | Concept | Entity]] = {
     str(NodeLabel.QUOTE): Quote,

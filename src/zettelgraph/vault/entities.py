@@ -14,9 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from zettelgraph.models import ChangeSet, Entity, NodeLabel, normalize_name
+from zettelgraph.models import ChangeSet, Entity, NodeLabel
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.store.base import GraphStore, every_node
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.entity_notes import (
     EntityNote,
     LinkedEntity,

@@ -4,8 +4,9 @@ passages an entity was found in."""
 from __future__ import annotations
 
 from zettelgraph.locations import location_label
-from zettelgraph.models import Person, Quote, normalize_name
+from zettelgraph.models import Person, Quote
 from zettelgraph.store.base import GraphStore
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.notes import SourceQuote
 from zettelgraph.vault.writer import UNTITLED
 

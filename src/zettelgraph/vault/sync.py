@@ -14,10 +14,11 @@ import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from zettelgraph.models import ChangeSet, Concept, normalize_name
+from zettelgraph.models import ChangeSet, Concept
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.books import sync_book_notes
 from zettelgraph.vault.entities import entity_vaults, sync_entity_notes
 from zettelgraph.vault.notes import (

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from zettelgraph.extras import require
 from zettelgraph.prompts import author_bio
 from zettelgraph.prompts.author_bio import Biography, SearchResult
-from zettelgraph.text import short_summary
+from zettelgraph.text.summaries import short_summary
 
 if TYPE_CHECKING:
     from zettelgraph.workflows.context import AuthorEnricher, Services

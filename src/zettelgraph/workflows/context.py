@@ -16,7 +16,6 @@ from pydantic import BaseModel
 
 from zettelgraph.embeddings import Embedder, embedder_from_settings
 from zettelgraph.guards.doubt import DoubtModel, load_models
-from zettelgraph.guards.language import DetectLanguage, detector_for
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.structured import Sampling, call_structured
 from zettelgraph.llm.usage import UsageLog
@@ -27,6 +26,7 @@ from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary, vocabulary_f
 from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError
+from zettelgraph.text.language import DetectLanguage, detector_for
 from zettelgraph.vault.writer import Vault
 from zettelgraph.workflows.author_search import author_enricher
 

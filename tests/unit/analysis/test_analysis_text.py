@@ -16,7 +16,8 @@ from zettelgraph.analysis.text import (
     passages_with_term,
     per_10k,
 )
-from zettelgraph.models import Quote, normalize_name
+from zettelgraph.models import Quote
+from zettelgraph.text.normalize import normalize_name
 
 
 @pytest.mark.parametrize(

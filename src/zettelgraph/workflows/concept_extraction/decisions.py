@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards.relations import contradictory_pairs
-from zettelgraph.models import normalize_name
 from zettelgraph.relations import RelationVocabulary
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.concept_extraction.kept import is_doubtful, kept_relations
 from zettelgraph.workflows.concept_extraction.proposal import number_of, with_keys
 from zettelgraph.workflows.concept_extraction.state import (

@@ -26,7 +26,7 @@ from zettelgraph.guards.relations import End, RelationLimits, check_relations
 from zettelgraph.prompts.extract_concepts import PromptQuote
 from zettelgraph.settings import SmallModelTask
 from zettelgraph.store.vector_index import normalize_rows
-from zettelgraph.text import short_summary
+from zettelgraph.text.summaries import short_summary
 from zettelgraph.workflows.concept_extraction.proposal import is_key, quote_texts
 from zettelgraph.workflows.concept_extraction.small_tasks import draft_fields
 from zettelgraph.workflows.concept_extraction.state import (

@@ -19,7 +19,7 @@ from zettelgraph.models import (
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.revisions import revised
 from zettelgraph.store.base import ConflictError
-from zettelgraph.text import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
+from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.concept_extraction.kept import READER, kept_outcome, verdict
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,

@@ -11,8 +11,8 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.relations import SUPPORTS
-from zettelgraph.text import short_summary, tidy_statement
-from zettelgraph.text_analysis import key_words
+from zettelgraph.text.keywords import key_words
+from zettelgraph.text.summaries import short_summary, tidy_statement
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.proposal import (
     quote_map,

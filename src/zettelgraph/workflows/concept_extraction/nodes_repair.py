@@ -10,7 +10,7 @@ from typing import Any
 
 from zettelgraph.guards import Finding
 from zettelgraph.prompts import repair_concept
-from zettelgraph.text import short_summary, tidy_statement
+from zettelgraph.text.summaries import short_summary, tidy_statement
 from zettelgraph.workflows.calls import CallRecord, ask
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
     flaws_of,

@@ -11,10 +11,10 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from zettelgraph.models import normalize_name
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import ProposalPatch, RelationChange
 from zettelgraph.relations import RelationVocabulary
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     DraftRelation,

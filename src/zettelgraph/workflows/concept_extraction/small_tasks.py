@@ -19,8 +19,8 @@ import numpy as np
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.language import CONFIDENT_WORDS
 from zettelgraph.prompts import extract_concepts, gloss_quote, translate_quote
-from zettelgraph.text import tidy_statement
-from zettelgraph.text_analysis import detect_language
+from zettelgraph.text.language import detect_language
+from zettelgraph.text.summaries import tidy_statement
 from zettelgraph.workflows.calls import CallRecord, ask
 from zettelgraph.workflows.context import Services
 

@@ -13,10 +13,9 @@ from typing import Any
 
 from zettelgraph.analysis.models import ExperimentType, FocusTerm
 from zettelgraph.guards import synthesis as guards
-from zettelgraph.models import normalize_name
 from zettelgraph.prompts import experiment_synthesis as prompt
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.text import word_set
+from zettelgraph.text.normalize import normalize_name, word_set
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
 from zettelgraph.workflows.experiment.state import ExperimentState

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from zettelgraph.models import normalize_name
+from zettelgraph.text.normalize import normalize_name
 
 TYPE_TITLES = {
     "temporal": "temporal",

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zettelgraph.models import normalize_name
 from zettelgraph.packs.schema import PackSchema, RelationshipType
 from zettelgraph.store.base import GraphStore
+from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.nodes_entities import (
     batch_words,

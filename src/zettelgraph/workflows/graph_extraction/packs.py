@@ -13,10 +13,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from zettelgraph.models import normalize_name
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.relations import CONCEPT_TYPE
 from zettelgraph.settings import Settings
+from zettelgraph.text.normalize import normalize_name
 
 PackResolver = Callable[[Sequence[str] | None], PackSchema]
 

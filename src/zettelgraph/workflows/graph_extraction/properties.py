@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from zettelgraph.models import normalize_name
 from zettelgraph.packs.schema import EntityType, PropertyKind
+from zettelgraph.text.normalize import normalize_name
 
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")

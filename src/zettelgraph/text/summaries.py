@@ -1,10 +1,11 @@
-"""Small text rules shared by workflows (pure functions)."""
+"""Summaries and statements as stored: clipped to their word limits, a model's loops and
+unfinished sentences taken out (pure functions)."""
 
 from __future__ import annotations
 
 import re
 
-from zettelgraph.models import normalize_name
+from zettelgraph.text.normalize import normalize_name
 
 # The stored summaries' promises (Content, Person, Concept).
 SUMMARY_WORDS = 100
@@ -75,28 +76,3 @@ def _without_repeated_clauses(sentence: str) -> str:
         if not (said and len(key.split()) >= 2):
             kept.append(clause)
     return ", ".join(kept) + end
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def word_sequence(text: str) -> list[str]:
-    """The words of `text` in order, case- and accent-folded (so "Él" and "el" are one)."""
-    return _WORD.findall(normalize_name(text))
-
-
-def word_set(text: str) -> set[str]:
-    """The distinct words of `text`, case- and accent-folded."""
-    return set(word_sequence(text))
-
-
-def copied_share(body: str, source: str) -> float:
-    """The share of `body`'s distinct words that also occur in `source` (0 for an empty body).
-
-    A concept whose body is 80% the words of its quote restates the quote instead of
-    distilling it; a paraphrase with its own words scores far lower.
-    """
-    words = word_set(body)
-    if not words:
-        return 0.0
-    return len(words & word_set(source)) / len(words)

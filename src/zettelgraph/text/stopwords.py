@@ -1,6 +1,6 @@
 """Function words dropped from full-text queries (Spanish and English, the languages the
 default embedder and the concept language cover), per language, and the language guess that
-rests on them (`text_analysis.detect_language`).
+rests on them (`text.language.detect_language`).
 
 The Spanish list is Snowball's; the English one Snowball's too. Both are lists of words that
 carry no topic, so dropping them changes which passages BM25 prefers only by removing noise:
@@ -9,7 +9,7 @@ a question's "¿Cuántos ... de la ...?" no longer rewards passages full of "de"
 
 from __future__ import annotations
 
-from zettelgraph.models import normalize_name
+from zettelgraph.text.normalize import normalize_name
 
 _SPANISH = """
 de la que el en y a los del se las por un para con no una su al lo como más pero sus le ya o

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zettelgraph.text_analysis import analyze, analyze_query, detect_language, stems
+from zettelgraph.text.language import detect_language
+from zettelgraph.text.stemming import analyze, analyze_query, stems
 
 
 @pytest.mark.parametrize(
