@@ -96,13 +96,15 @@ def test_contents_concepts_and_experiments_by_prefix(home: Path) -> None:
             concept_id
         )
 
-    started = ok(cli(home, "experiment", "new", "--term", "vida", "--contents", content_id[:6]))
+    new = ("experiment", "new", "--term", "vida", "--contents", content_id[:6], "--match", "exact")
+    started = ok(cli(home, *new))
     experiment_id = json.loads(ok(cli(home, "experiment", "list", "--json")).stdout)[0]["id"]
     assert experiment_id in started.stdout
     body = experiment_id.removeprefix("exp-")
     for given in (f"exp-{body[:4]}", body[:4]):
         shown = json.loads(ok(cli(home, "experiment", "show", given, "--json")).stdout)
         assert shown["id"] == experiment_id
+        assert shown["term"]["match"] == "exact"  # the exact concordance, as asked
     missing = cli(home, "experiment", "show", "exp-zzzz")
     assert missing.exit_code == 1 and "no experiment with id 'exp-zzzz'" in missing.output
 

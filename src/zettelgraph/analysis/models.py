@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -27,6 +27,11 @@ class ExperimentType(StrEnum):
     SINGLE_DOCUMENT = "single_document"  # one document read in depth
 
 
+# How the tools find the term: by stem, as full-text search does ("gobierno" finds
+# "gobiernos"), or the very word, case and accents aside (the exact concordance).
+TermMatch = Literal["stems", "exact"]
+
+
 class FocusTerm(BaseModel):
     """The term the experiment follows, with the baseline meaning the reader gives."""
 
@@ -37,6 +42,7 @@ class FocusTerm(BaseModel):
     # Words that pin the baseline meaning (context anchors): whether they appear
     # near the term, document by document, is what shows a shift of meaning.
     anchors: list[str] = Field(default_factory=list, max_length=12)
+    match: TermMatch = "stems"
 
 
 class DocumentInfo(BaseModel):

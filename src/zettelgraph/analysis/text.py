@@ -1,13 +1,17 @@
 """The text rules every experiment tool shares: folding, word tokens, finding the term, and
 citing a passage.
 
-Matching rule. Text and term are folded (case and accents, as `normalize_name`: "Nación" and
-"nacion" are one word) and cut into word tokens (`\\w+`). A word of the term matches a token
-equal to it or to it plus "s" or "es", the regular Spanish and English plurals ("honra" finds
-"honras", "nación" finds "naciones", "law" finds "laws"). A term of several words matches
-those tokens in a row, each word by the same rule ("rey católico" finds "reyes católicos"),
-whatever punctuation or spacing lies between them. Irregular plurals ("luz"/"luces",
-"man"/"men") and other inflections ("honrado") are not matched: they are other words.
+Matching rule: the term is found as full-text search finds it (`text.stemming`), so an
+experiment on "gobierno" and a search for it agree. Text and term are cut into word tokens
+(`\\w+`), each token is stemmed in its passage's language (guessed from its function words,
+as when the passage is indexed) and accent-folded; a word of the term matches a token with
+the same stem ("gobierno" finds "gobiernos" and "Gobierno", "nación" finds "naciones", "law"
+finds "laws"). A term of several words matches those tokens in a row, each by the same rule
+("rey católico" finds "reyes católicos"), whatever punctuation or spacing lies between them.
+
+`match="exact"` (a term's `match`) is the exact concordance: a token matches only the very
+word, case and accents aside ("gobierno" finds "Gobierno" but not "gobiernos"), for a
+reader who counts one word form.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from zettelgraph.analysis.models import Citation
+from zettelgraph.analysis.models import Citation, TermMatch
 from zettelgraph.analysis.registry import Document
 from zettelgraph.models import Quote
+from zettelgraph.text.language import detect_language, language_of
 from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.stemming import remembered_stems
 
 T = TypeVar("T")
 
@@ -32,8 +38,10 @@ _FOLDS: dict[str, str] = {}
 # Characters whose fold is not one character ("ß" -> "ss", a combining accent -> ""): a text
 # holding one of them needs an offset map.
 _UNEVEN: set[str] = set()
+# Characters that are a word character and fold to a non-word one, or the other way round: a
+# text holding one of them cuts into other words once folded.
+_RETYPED: set[str] = set()
 CITATION_CHARS = 800
-PLURAL_SUFFIXES = ("s", "es")
 
 
 def _fold_char(ch: str) -> str:
@@ -42,6 +50,8 @@ def _fold_char(ch: str) -> str:
         folded = " " if ch.isspace() else normalize_name(ch).lower()
         if len(folded) != 1:
             _UNEVEN.add(ch)
+        elif (TOKEN.match(ch) is None) != (TOKEN.match(folded) is None):
+            _RETYPED.add(ch)
         _FOLDS[ch] = folded
     return folded
 
@@ -58,6 +68,9 @@ class Folded:
     folded: str
     # The original index of each folded character; None when folding kept every length.
     offsets: tuple[int, ...] | None = None
+    # Whether the original's word tokens are the folded text's, one for one, at the same
+    # offsets: they can then be read from the original in one pass.
+    aligned: bool = False
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The original text's span for the folded span [start, end)."""
@@ -77,10 +90,10 @@ class Folded:
 def fold_text(text: str) -> Folded:
     """`text` folded (lower case, no accents), keeping the way back to its offsets."""
     if text.isascii():
-        return Folded(text, text.lower())
+        return Folded(text, text.lower(), aligned=True)
     folded = _NON_ASCII.sub(_fold_match, text).lower()
     if _UNEVEN.isdisjoint(text):
-        return Folded(text, folded)
+        return Folded(text, folded, aligned=_RETYPED.isdisjoint(text))
     parts: list[str] = []
     offsets: list[int] = []
     for index, ch in enumerate(text):
@@ -95,54 +108,82 @@ def fold(text: str) -> str:
     return fold_text(text).folded
 
 
-def words(text: str) -> list[str]:
-    """The folded word tokens of `text`."""
-    return TOKEN.findall(fold(text))
-
-
 class TermMatcher:
     """Finds a term (one or several words) in folded text by the module's matching rule."""
 
-    def __init__(self, term: str) -> None:
-        found = words(term)
-        if not found:
+    def __init__(self, term: str, match: TermMatch = "stems") -> None:
+        folded = fold_text(term)
+        self.match = match
+        # The term is analysed as search analyses a query: in the language its words show.
+        self.keys: tuple[str, ...] = tuple(self._keys(folded, detect_language(term)))
+        if not self.keys:
             raise ValueError(f"the term {term!r} has no word to look for")
         self.term = term
-        self.words: tuple[str, ...] = tuple(found)
-        # Every form a token may take at each position of the term.
-        self.forms: tuple[frozenset[str], ...] = tuple(
-            frozenset([w, *(w + s for s in PLURAL_SUFFIXES)]) for w in found
-        )
-        self.all_forms: frozenset[str] = frozenset().union(*self.forms)
-        body = r"\W+".join(re.escape(w) + "(?:e?s)?" for w in found)
-        self.pattern = re.compile(rf"(?<!\w){body}(?!\w)")
+        self.own: frozenset[str] = frozenset(self.keys)
 
-    def spans(self, folded: str) -> list[tuple[int, int]]:
-        """Folded offsets of every match, left to right, not overlapping."""
-        return [m.span() for m in self.pattern.finditer(folded)]
+    def _keys(self, folded: Folded, language: str | None = None) -> list[str]:
+        found = TOKEN.findall(folded.folded)
+        if self.match == "exact":
+            return found
+        language = language or language_of(found, folded.text)
+        # Snowball reads accents ("-ación"), so each token is stemmed as written.
+        if folded.aligned:
+            surfaces = TOKEN.findall(folded.text)
+        else:
+            surfaces = [folded.surface(*m.span()) for m in TOKEN.finditer(folded.folded)]
+        return remembered_stems(list(map(str.casefold, surfaces)), language)
 
-    def count(self, folded: str) -> int:
-        return len(self.pattern.findall(folded))
+    def keys_of(self, folded: Folded) -> list[str]:
+        """What each word token of a passage is compared by (its stem, or its folded word
+        in exact mode), in the order of `tokens(folded.folded)`."""
+        return self._keys(folded)
 
-    def found_in(self, folded: str) -> bool:
-        return self.pattern.search(folded) is not None
-
-    def token_matches(self, tokens: Sequence[str]) -> list[int]:
-        """Start indices of the term in a token list (the same matches as `spans`)."""
-        size = len(self.forms)
-        first = self.forms[0]
+    def token_matches(self, keys: Sequence[str]) -> list[int]:
+        """Start indices of the term in a passage's keys (`keys_of`), left to right, not
+        overlapping."""
+        first = self.keys[0]
+        if first not in keys:  # most passages: one pass in C
+            return []
+        size = len(self.keys)
+        rest = list(self.keys[1:])
         out: list[int] = []
-        index = 0
-        last = len(tokens) - size
-        while index <= last:
-            if tokens[index] in first and all(
-                tokens[index + k] in self.forms[k] for k in range(1, size)
-            ):
+        index = keys.index(first)
+        last = len(keys) - size
+        while 0 <= index <= last:
+            if list(keys[index + 1 : index + size]) == rest:
                 out.append(index)
                 index += size
             else:
                 index += 1
+            index = _next(keys, first, index)
         return out
+
+    def spans(self, folded: Folded) -> list[tuple[int, int]]:
+        """Folded offsets of every match, left to right, not overlapping."""
+        starts = self.token_matches(self.keys_of(folded))
+        if not starts:
+            return []
+        spans = [m.span() for m in TOKEN.finditer(folded.folded)]
+        size = len(self.keys)
+        return [(spans[start][0], spans[start + size - 1][1]) for start in starts]
+
+    def count(self, folded: Folded) -> int:
+        return len(self.token_matches(self.keys_of(folded)))
+
+    def found_in(self, folded: Folded) -> bool:
+        return bool(self.token_matches(self.keys_of(folded)))
+
+    def is_term_word(self, key: str) -> bool:
+        """Whether a token with this key is one of the term's own words (not its company)."""
+        return key in self.own
+
+
+def _next(keys: Sequence[str], key: str, start: int) -> int:
+    """The index of `key` in `keys` from `start` on, or -1."""
+    try:
+        return keys.index(key, start)
+    except ValueError:
+        return -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +199,15 @@ def tokens(folded: str) -> list[Token]:
     return [Token(m.group(), m.start(), m.end()) for m in TOKEN.finditer(folded)]
 
 
-def passages_with_term(passages: Sequence[Quote], term: str) -> list[Quote]:
+def passages_with_term(
+    passages: Sequence[Quote], term: str, match: TermMatch = "stems"
+) -> list[Quote]:
     """The passages that mention `term` (none when the term has no word)."""
     try:
-        matcher = TermMatcher(term)
+        matcher = TermMatcher(term, match)
     except ValueError:
         return []
-    return [p for p in passages if matcher.found_in(fold(p.text))]
+    return [p for p in passages if matcher.found_in(fold_text(p.text))]
 
 
 def folded_passages(document: Document) -> Iterator[tuple[Quote, Folded]]:

@@ -140,15 +140,17 @@ def _groups(documents: Sequence[Document]) -> tuple[Grouping, int, list[_Group]]
 
 def _read(group: _Group, matcher: TermMatcher, surface: dict[str, str]) -> int:
     """Fill the group's contexts and nearby words; the number of occurrences."""
-    size = len(matcher.words)
+    size = len(matcher.keys)
     occurrences = 0
     for document in group.documents:
         for passage, folded in folded_passages(document):
-            if not matcher.found_in(folded.folded):
+            keys = matcher.keys_of(folded)
+            starts = matcher.token_matches(keys)
+            if not starts:
                 continue
             found = tokens(folded.folded)
             words = [t.word for t in found]
-            for start in matcher.token_matches(words):
+            for start in starts:
                 occurrences += 1
                 first = found[max(0, start - CONTEXT_TOKENS)]
                 last = found[min(len(found), start + size + CONTEXT_TOKENS) - 1]
@@ -157,7 +159,9 @@ def _read(group: _Group, matcher: TermMatcher, surface: dict[str, str]) -> int:
                 low, high = max(0, start - WORD_WINDOW), start + size + WORD_WINDOW
                 for position in range(low, min(len(found), high)):
                     word = words[position]
-                    if start <= position < start + size or not _content(word, matcher):
+                    if start <= position < start + size or not _content(
+                        word, keys[position], matcher
+                    ):
                         continue
                     group.words[word] += 1
                     if word not in surface:
@@ -166,12 +170,12 @@ def _read(group: _Group, matcher: TermMatcher, surface: dict[str, str]) -> int:
     return occurrences
 
 
-def _content(word: str, matcher: TermMatcher) -> bool:
+def _content(word: str, key: str, matcher: TermMatcher) -> bool:
     return (
         len(word) >= 3
         and not word.isdigit()
         and word not in STOPWORDS
-        and word not in matcher.all_forms
+        and not matcher.is_term_word(key)
     )
 
 
@@ -206,7 +210,7 @@ def _distance(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:
 
 def semantic_drift(ctx: ToolContext, documents: Sequence[Document]) -> SemanticDriftOutput:
     """Distances between the term's uses per year, author or document, and their words."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     grouping, width, groups = _groups(documents)
     surface: dict[str, str] = {}
     occurrences = {g.name: _read(g, matcher, surface) for g in groups}

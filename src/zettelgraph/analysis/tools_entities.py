@@ -136,7 +136,7 @@ def _scan(document: Document, matcher: TermMatcher) -> tuple[list[_Raw], set[str
     with_term: list[bool] = []
     for index, passage in enumerate(document.passages):
         text = passage.text
-        with_term.append(matcher.found_in(fold_text(text).folded))
+        with_term.append(matcher.found_in(fold_text(text)))
         found = list(_NAME.finditer(text))
         for position, match in enumerate(found):
             previous, initial = _before(text, match.start())
@@ -216,7 +216,7 @@ def _known_runs(ctx: ToolContext, raws: list[_Raw], mid: set[str]) -> tuple[set[
 
 def named_entities(ctx: ToolContext, documents: Sequence[Document]) -> NamedEntitiesOutput:
     """People, places and other names in the documents, counted, typed and cited."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     tallies: dict[str, _Tally] = {}
     where: dict[str, list[tuple[int, int]]] = {}  # key -> (document, passage) of the first ones
     for doc_index, document in enumerate(documents):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from zettelgraph.analysis.models import Citation, ToolOutput
 from zettelgraph.analysis.registry import Document, ToolContext
-from zettelgraph.analysis.text import TermMatcher, cite, fold
+from zettelgraph.analysis.text import TermMatcher, cite, fold_text
 from zettelgraph.models import Concept, Quote
 from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
 
@@ -97,14 +97,14 @@ def _mentioning(
 ) -> tuple[list[_Found], dict[str, Concept]]:
     """Concepts whose text mentions the term, and concepts of the documents whose supporting
     quotes do; most mentions first."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     concepts = {c.id: c for c in ctx.store.list_concepts()}
     document_ids = {d.info.id for d in documents}
     passages = {p.id: (d, p) for d in documents for p in d.passages}
     found: list[_Found] = []
     for concept in concepts.values():
         text = " ".join((concept.title, concept.concept, concept.summary_short, concept.summary))
-        item = _Found(concept, text_mentions=matcher.count(fold(text)))
+        item = _Found(concept, text_mentions=matcher.count(fold_text(text)))
         if _content_of(concept) in document_ids:
             supports = ctx.store.relations(concept.id, relation_type=SUPPORTS, direction="in")
             ids = [r.source_id for r in supports if r.source_id not in concepts]
@@ -113,11 +113,11 @@ def _mentioning(
             for quote_id in ids:
                 if quote_id in passages:
                     document, quote = passages[quote_id]
-                    n = matcher.count(fold(quote.text))
+                    n = matcher.count(fold_text(quote.text))
                     if n:
                         item.quotes.append((document, quote))
                 elif quote_id in others:
-                    n = matcher.count(fold(others[quote_id].text))
+                    n = matcher.count(fold_text(others[quote_id].text))
                 else:
                     n = 0
                 item.quote_mentions += n

@@ -68,14 +68,14 @@ def _right(text: str, end: int) -> str:
 def concordance(ctx: ToolContext, documents: Sequence[Document]) -> ConcordanceOutput:
     """Every occurrence of the term, counted; KWIC_LINES of them, spread evenly over the
     text, shown with their context."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     # (document index, passage, original start, original end) of every match.
     matches: list[tuple[int, Quote, int, int]] = []
     passages = words = 0
     for index, document in enumerate(documents):
         for passage, folded in folded_passages(document):
             words += len(TOKEN.findall(folded.folded))
-            spans = matcher.spans(folded.folded)
+            spans = matcher.spans(folded)
             if spans:
                 passages += 1
                 for start, end in spans:
@@ -163,7 +163,7 @@ def _best(rows: list[FrequencyRow]) -> str:
 
 def term_frequency(ctx: ToolContext, documents: Sequence[Document]) -> TermFrequencyOutput:
     """Occurrences, passages and words per document, per year and per author."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     rows: list[FrequencyRow] = []
     by_year: dict[str, list[int]] = {}
     by_author: dict[str, list[int]] = {}
@@ -173,7 +173,7 @@ def term_frequency(ctx: ToolContext, documents: Sequence[Document]) -> TermFrequ
         first: Quote | None = None
         for passage, folded in folded_passages(document):
             words += len(TOKEN.findall(folded.folded))
-            found = matcher.count(folded.folded)
+            found = matcher.count(folded)
             if found:
                 occurrences += found
                 passages += 1
@@ -264,8 +264,12 @@ def _near(start: int, size: int, hits: list[int]) -> bool:
 
 def cooccurrence(ctx: ToolContext, documents: Sequence[Document]) -> CooccurrenceOutput:
     """Content words within WINDOW tokens of the term, ranked by PMI, and the anchors."""
-    matcher = TermMatcher(ctx.term.term)
-    anchors = [(a, TermMatcher(a)) for a in ctx.term.anchors if TOKEN.search(fold_text(a).folded)]
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
+    anchors = [
+        (a, TermMatcher(a, ctx.term.match))
+        for a in ctx.term.anchors
+        if TOKEN.search(fold_text(a).folded)
+    ]
     counts: Counter[str] = Counter()
     together: Counter[str] = Counter()
     surface: dict[str, str] = {}
@@ -273,40 +277,37 @@ def cooccurrence(ctx: ToolContext, documents: Sequence[Document]) -> Cooccurrenc
     anchor_windows = [0] * len(anchors)
     anchor_passages = [0] * len(anchors)
     occurrences = window_total = 0
-    size = len(matcher.words)
+    size = len(matcher.keys)
     for index, document in enumerate(documents):
         for passage, folded in folded_passages(document):
-            if not matcher.found_in(folded.folded):
+            keys = matcher.keys_of(folded)
+            starts = matcher.token_matches(keys)
+            if not starts:
                 counts.update(TOKEN.findall(folded.folded))
                 continue
             found = tokens(folded.folded)
             words = [t.word for t in found]
             counts.update(words)
-            starts = matcher.token_matches(words)
             occurrences += len(starts)
             inside = _window(starts, size, len(words))
             window_total += len(inside)
             for position in inside:
                 token = found[position]
+                if matcher.is_term_word(keys[position]):
+                    continue  # the term's own words (another inflection) are not its company
                 together[token.word] += 1
                 if token.word not in surface:
                     surface[token.word] = folded.surface(token.start, token.end).lower()
                     first_seen[token.word] = (index, passage)
             for a, (_, anchor) in enumerate(anchors):
-                hits = anchor.token_matches(words)
+                hits = anchor.token_matches(keys)  # one mode: the same keys
                 if hits:
                     anchor_passages[a] += 1
                     anchor_windows[a] += sum(1 for s in starts if _near(s, size, hits))
     total = sum(counts.values())
     ranked: list[tuple[float, int, str]] = []
     for word, n in together.items():
-        if (
-            n < MIN_TOGETHER
-            or len(word) < MIN_WORD_CHARS
-            or word.isdigit()
-            or word in STOPWORDS
-            or word in matcher.all_forms
-        ):
+        if n < MIN_TOGETHER or len(word) < MIN_WORD_CHARS or word.isdigit() or word in STOPWORDS:
             continue
         pmi = round(math.log2((n / window_total) / (counts[word] / total)), 3)
         ranked.append((-pmi, -n, word))

@@ -296,7 +296,7 @@ def temporal_expressions(
     ctx: ToolContext, documents: Sequence[Document]
 ) -> TemporalExpressionsOutput:
     """Years, centuries, dates, months and relative expressions, counted and cited."""
-    matcher = TermMatcher(ctx.term.term)
+    matcher = TermMatcher(ctx.term.term, ctx.term.match)
     tallies: dict[tuple[Kind, str], _Tally] = {}  # (kind, normalised value) -> tally
     for d, document in enumerate(documents):
         for p, passage in enumerate(document.passages):
@@ -304,7 +304,7 @@ def temporal_expressions(
             found = _find(folded)
             if not found:
                 continue
-            with_term = matcher.found_in(folded.folded)
+            with_term = matcher.found_in(folded)
             for kind, value, text in found:
                 tally = tallies.setdefault((kind, value), _Tally())
                 tally.texts[text] += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -71,6 +71,14 @@ def new(
         list[str] | None,
         typer.Option("--anchor", help="A word that pins the baseline meaning (repeat)."),
     ] = None,
+    match: Annotated[
+        Literal["stems", "exact"],
+        typer.Option(
+            "--match",
+            help="stems: the term as search finds it (gobernar finds gobernó); "
+            "exact: only the very word, case and accents aside.",
+        ),
+    ] = "stems",
     as_json: JsonOption = False,
 ) -> None:
     """Analyse an experiment and propose a plan, up to your review."""
@@ -85,6 +93,7 @@ def new(
             definition=(definition or "").strip(),
             source=(source or "").strip(),
             anchors=[a.strip() for a in anchor or [] if a.strip()],
+            match=match,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

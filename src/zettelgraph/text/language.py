@@ -5,6 +5,7 @@ every passage written and every query searched (`detect_language`), and a real d
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from zettelgraph.text.normalize import normalize_name, words
@@ -26,9 +27,15 @@ def detect_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
 
     Cheap enough to run on every passage written and every query searched.
     """
-    folded = [normalize_name(token) for token in words(text)]
-    spanish = sum(token in _ONLY["es"] for token in folded)
-    english = sum(token in _ONLY["en"] for token in folded)
+    return language_of([normalize_name(token) for token in words(text)], text, default)
+
+
+def language_of(folded: Sequence[str], text: str, default: str = DEFAULT_LANGUAGE) -> str:
+    """`detect_language(text)` for a text whose folded words (`normalize_name` of each) are
+    at hand already, as the experiment tools have them: the same guess without folding the
+    text twice."""
+    spanish = sum(map(_ONLY["es"].__contains__, folded))
+    english = sum(map(_ONLY["en"].__contains__, folded))
     if text.lstrip().startswith(("¿", "¡")) or spanish > english:
         return "es"
     return "en" if english > spanish else default

@@ -26,6 +26,9 @@ _QUERY_PART = re.compile(r'"([^"]*)"|(\w+)\*|(\w+)', re.UNICODE)
 _LOCK = threading.Lock()
 # Stemming passes at most: Snowball's Spanish suffixes nest two deep (ciudad-es, ciudad-an-os).
 _MAX_PASSES = 3
+# Stems remembered per language (`remembered_stems`): a large vocabulary, a few megabytes.
+_REMEMBERED: dict[str | None, dict[str, str]] = {}
+_REMEMBER_AT_MOST = 200_000
 
 
 @lru_cache(maxsize=4)
@@ -52,6 +55,23 @@ def stems(tokens: list[str], language: str | None) -> list[str]:
                     break
                 tokens = stemmed
     return [normalize_name(token) for token in tokens]
+
+
+def remembered_stems(tokens: list[str], language: str | None) -> list[str]:
+    """`stems(tokens, language)`, each distinct word stemmed once and remembered: a book
+    repeats its words, so a reader of every token (the experiment tools) pays for its
+    vocabulary, not its length."""
+    with _LOCK:
+        known = _REMEMBERED.get(language)
+        if known is None or len(known) > _REMEMBER_AT_MOST:
+            # Replaced, never cleared: a thread reading the old one still finds its words.
+            known = _REMEMBERED[language] = {}
+        new = list(set(tokens).difference(known))
+    if new:
+        learnt = dict(zip(new, stems(new, language), strict=True))
+        with _LOCK:
+            known.update(learnt)
+    return list(map(known.__getitem__, tokens))
 
 
 def analyze(text: str, language: str | None) -> str:

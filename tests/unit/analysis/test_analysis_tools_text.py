@@ -19,17 +19,22 @@ def test_concordance_counts_every_match_and_shows_it_as_written(corpus: Corpus) 
         ],
     )
     result = concordance(corpus.context("honra"), corpus.documents())
-    assert result.count == 4
+    # By stem, as search finds it: "honrado" is "honr" too.
+    assert result.count == 5
     assert result.passages == 3
-    assert [line.match for line in result.lines] == ["honra", "honra", "honras", "HONRA"]
+    matches = ["honra", "honra", "honras", "HONRA", "honrado"]
+    assert [line.match for line in result.lines] == matches
     first = result.lines[0]
     assert (first.left, first.right) == ("La ", " es todo para el hidalgo. Sin honra no hay vida.")
     assert result.lines[2].location == "p. 2"
     assert result.words == 12 + 7 + 7 + 2
-    assert result.per_10k == round(4 * 10_000 / 28, 2)
-    assert result.summary.startswith("honra: 4 times in 3 passages of 'Honra y vida', ")
+    assert result.per_10k == round(5 * 10_000 / 28, 2)
+    assert result.summary.startswith("honra: 5 times in 3 passages of 'Honra y vida', ")
     assert len(result.citations) == 3
     assert result.citations[0].location == "p. 1"
+    exact = concordance(corpus.context("honra", match="exact"), corpus.documents())
+    assert [line.match for line in exact.lines] == ["honra", "honra", "HONRA"]
+    assert exact.passages == 2
 
 
 def test_concordance_clips_long_contexts_and_keeps_at_most_50_lines(corpus: Corpus) -> None:

@@ -50,7 +50,9 @@ def analyze(state: ExperimentState, services: Services) -> ExperimentState:
     term = _term(state)
     language = report_language(state.get("goal"), services)
     documents = load_documents(services.store, state["content_ids"])
-    counts = {d.info.id: len(passages_with_term(d.passages, term.term)) for d in documents}
+    counts = {
+        d.info.id: len(passages_with_term(d.passages, term.term, term.match)) for d in documents
+    }
     infos = [d.info.model_dump(mode="json") for d in documents]
     update: ExperimentState = {
         "documents": infos,
