@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from quality import emit  # benchmarks/ is the script's folder, so on sys.path
-from zettelgraph.analysis.models import FocusTerm
-from zettelgraph.analysis.registry import ToolContext, load_documents
-from zettelgraph.analysis.tools import TOOLS
 from zettelgraph.embeddings import HashEmbedder, build_embedder
+from zettelgraph.experiments.models import FocusTerm
+from zettelgraph.experiments.registry import ToolContext, load_documents
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -227,7 +227,7 @@ def measure_workflow(
     recommend, then a modified plan with every tool on every content, run as the workflow
     runs it (a branch per content, ZETTELGRAPH_CONCURRENCY at once, each result checkpointed)
     up to the report."""
-    from zettelgraph.analysis.models import FocusTerm as Term
+    from zettelgraph.experiments.models import FocusTerm as Term
     from zettelgraph.services.checkpoints import open_checkpointer
     from zettelgraph.services.experiments import ExperimentRuns
     from zettelgraph.settings import Settings

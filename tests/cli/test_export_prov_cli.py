@@ -22,14 +22,14 @@ from rdflib import Graph
 from rdflib.compare import isomorphic
 from typer.testing import CliRunner
 
-from zettelgraph.analysis.models import (
+from zettelgraph.cli.app import app
+from zettelgraph.experiments.models import (
     DocumentInfo,
     ExperimentRecord,
     ExperimentType,
     FocusTerm,
     ToolRun,
 )
-from zettelgraph.cli.app import app
 from zettelgraph.models import Concept, LearningItem, NodeLabel
 from zettelgraph.services.provenance import export_provenance
 from zettelgraph.settings import Settings

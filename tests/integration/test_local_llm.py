@@ -293,7 +293,7 @@ def test_an_experiment_end_to_end_with_the_local_model(
     report: the plan names registered tools only, and every insight kept cites a passage the
     report lists. Structure only, never wording. (Meditations, as ingested by the tests
     above: ingesting it again makes no call.)"""
-    from zettelgraph.analysis.tools import TOOLS
+    from zettelgraph.experiments.tools import TOOLS
 
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_THREADS", "1")
     monkeypatch.setenv("ZETTELGRAPH_LOCAL_CONTEXT", "8192")

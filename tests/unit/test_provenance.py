@@ -20,7 +20,7 @@ from rdflib.compare import isomorphic
 from rdflib.term import Node
 
 from zettelgraph import prompts
-from zettelgraph.analysis.models import (
+from zettelgraph.experiments.models import (
     DocumentInfo,
     ExperimentRecord,
     ExperimentType,

@@ -11,8 +11,8 @@ import pytest
 from harness import Harness, MakeHarness
 
 from experiment_books import add_books
-from zettelgraph.analysis.models import FocusTerm
-from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.experiments.models import FocusTerm
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.run_view import RunError
 from zettelgraph.vault.experiments import EXPERIMENTS_DIR

@@ -84,7 +84,7 @@ def new(
     """Analyse an experiment and propose a plan, up to your review."""
     from pydantic import ValidationError
 
-    from zettelgraph.analysis.models import FocusTerm
+    from zettelgraph.experiments.models import FocusTerm
 
     started = time.monotonic()
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.prompts.experiment_common import (
     TYPE_GUIDANCE,

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.experiments.models import ExperimentType, FocusTerm
 
 DocumentRef = str  # a local id d1, d2, ... (`prompts.ids.LocalIds("d")`)
 DOCUMENT_ID = r"^d[0-9]+$"

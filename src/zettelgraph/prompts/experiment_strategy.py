@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.llm.structured import Sampling, schema_for
 from zettelgraph.prompts.experiment_common import (
     DOCUMENT_ID,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prov.model import ProvDocument
 
-from zettelgraph.analysis.models import ExperimentRecord
+from zettelgraph.experiments.models import ExperimentRecord
 from zettelgraph.provenance.build import ProvenanceBuilder
 from zettelgraph.provenance.corrections import add_removal, add_revisions
 from zettelgraph.provenance.experiments import add_experiment

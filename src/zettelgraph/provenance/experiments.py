@@ -25,7 +25,7 @@ from typing import Any
 from prov.constants import PROV
 from prov.identifier import QualifiedName
 
-from zettelgraph.analysis.models import DocumentInfo, ExperimentRecord, ToolRun
+from zettelgraph.experiments.models import DocumentInfo, ExperimentRecord, ToolRun
 from zettelgraph.provenance.build import ProvenanceBuilder
 from zettelgraph.provenance.names import local_name, snippet
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from zettelgraph.analysis.models import ExperimentRecord
+from zettelgraph.experiments.models import ExperimentRecord
 from zettelgraph.models import (
     Answer,
     Concept,

@@ -17,7 +17,7 @@ from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
-from zettelgraph.analysis.models import (
+from zettelgraph.experiments.models import (
     DocumentInfo,
     ExperimentRecord,
     ExperimentType,
@@ -25,8 +25,8 @@ from zettelgraph.analysis.models import (
     LLMCallRecord,
     ToolRun,
 )
-from zettelgraph.analysis.strategy import StrategyError, check_strategy
-from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.experiments.strategy import StrategyError, check_strategy
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.models import utcnow
 from zettelgraph.services.run_view import RunError, RunView, StepCallback
 from zettelgraph.services.runs import WorkflowRuns

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from zettelgraph.provenance import FORMATS, Format
 
 if TYPE_CHECKING:
-    from zettelgraph.analysis.models import ExperimentRecord
+    from zettelgraph.experiments.models import ExperimentRecord
     from zettelgraph.models import Concept
     from zettelgraph.provenance.scope import Selection
     from zettelgraph.store.base import GraphStore

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import ExperimentType
+from zettelgraph.experiments.models import ExperimentType
 from zettelgraph.services.run_view import RunError
 from zettelgraph.web import experiment_actions as actions
 from zettelgraph.web.api_models import Open

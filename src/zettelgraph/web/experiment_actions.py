@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fastapi import HTTPException
 from pydantic import ValidationError
 
-from zettelgraph.analysis.models import FocusTerm
+from zettelgraph.experiments.models import FocusTerm
 from zettelgraph.services.errors import (
     MODEL_ERRORS,
     MODEL_UNUSABLE,

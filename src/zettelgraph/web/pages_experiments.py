@@ -18,7 +18,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from zettelgraph.analysis.registry import document_info
+from zettelgraph.experiments.registry import document_info
 from zettelgraph.services.experiments import TYPE_TITLES, TYPES, ExperimentView
 from zettelgraph.web import experiment_actions as actions
 from zettelgraph.web.pages_common import HTMLRoute, Web, passage_href, render, see_other
@@ -89,7 +89,7 @@ def _list_page(
 
 
 def _tool_titles() -> dict[str, str]:
-    from zettelgraph.analysis.tools import TOOLS
+    from zettelgraph.experiments.tools import TOOLS
 
     return {name: tool.title for name, tool in TOOLS.items()}
 

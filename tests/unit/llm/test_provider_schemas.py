@@ -22,7 +22,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, Field
 
 import zettelgraph.prompts as prompts
-from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.llm.schemas import (
     Dialect,
     dialect_of,

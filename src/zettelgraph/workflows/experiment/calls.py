@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from zettelgraph.analysis.models import LLMCallRecord
+from zettelgraph.experiments.models import LLMCallRecord
 from zettelgraph.llm.structured import Sampling, error_kind
 from zettelgraph.models import utcnow
 from zettelgraph.prompts.experiment_common import PromptDocument

@@ -10,9 +10,9 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from zettelgraph.analysis.models import FocusTerm
-from zettelgraph.analysis.registry import ToolContext, load_documents, run_tool
-from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.experiments.models import FocusTerm
+from zettelgraph.experiments.registry import ToolContext, load_documents, run_tool
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.state import ExperimentState, ToolBranch
 

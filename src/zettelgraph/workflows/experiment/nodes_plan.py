@@ -3,7 +3,7 @@
 Each LLM stage has a fallback the reader can see: without a usable analysis the goal is the
 reader's own (or one built from the type and term); without a usable recommendation the
 type's usual tools run on every document. A recommendation is cleaned by the strategy rules
-(`analysis.strategy`) before the reader sees it, and every cut is a warning.
+(`experiments.strategy`) before the reader sees it, and every cut is a warning.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from typing import Any
 
 from langgraph.types import interrupt
 
-from zettelgraph.analysis.models import ExperimentType, FocusTerm
-from zettelgraph.analysis.registry import load_documents
-from zettelgraph.analysis.strategy import (
+from zettelgraph.experiments.models import ExperimentType, FocusTerm
+from zettelgraph.experiments.registry import load_documents
+from zettelgraph.experiments.strategy import (
     PREFERRED,
     StrategyError,
     check_strategy,
     clean_strategy,
     default_strategy,
 )
-from zettelgraph.analysis.text import passages_with_term
-from zettelgraph.analysis.tools import TOOLS
+from zettelgraph.experiments.text import passages_with_term
+from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.models import utcnow
 from zettelgraph.prompts import experiment_analysis, experiment_strategy
 from zettelgraph.prompts.ids import LocalIds

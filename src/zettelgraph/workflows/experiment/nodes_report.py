@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zettelgraph.analysis.charts import Chart, drift_chart, frequency_chart
+from zettelgraph.experiments.charts import Chart, drift_chart, frequency_chart
 from zettelgraph.models import utcnow
 from zettelgraph.vault.experiments import write_experiment_note
 from zettelgraph.vault.writer import VaultError, atomic_write, remove_stray_temp_files

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from zettelgraph.analysis.models import ExperimentType, FocusTerm
+from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.guards import synthesis as guards
 from zettelgraph.prompts import experiment_synthesis as prompt
 from zettelgraph.prompts.ids import LocalIds

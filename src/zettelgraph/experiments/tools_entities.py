@@ -26,9 +26,9 @@ from itertools import pairwise
 
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import Citation, ToolOutput
-from zettelgraph.analysis.registry import Document, ToolContext
-from zettelgraph.analysis.text import TermMatcher, cite, fold, fold_text
+from zettelgraph.experiments.models import Citation, ToolOutput
+from zettelgraph.experiments.registry import Document, ToolContext
+from zettelgraph.experiments.text import TermMatcher, cite, fold, fold_text
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.text.stopwords import STOPWORDS
 

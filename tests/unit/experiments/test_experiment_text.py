@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 from experiment_corpus import Corpus
 
-from zettelgraph.analysis.text import (
+from zettelgraph.experiments.text import (
     TermMatcher,
     clip,
     evenly,

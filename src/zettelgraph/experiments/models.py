@@ -2,7 +2,7 @@
 found. No I/O here.
 
 An experiment is a question over what the reader has read ("how do Galdós and Cervantes use
-*honra*?"): a focus term, a type, a set of contents. Tools (`analysis.tools`) read the store
+*honra*?"): a focus term, a type, a set of contents. Tools (`experiments.tools`) read the store
 and return typed results; the experiment workflow (`workflows/experiment/`) plans which tool
 runs on which document, waits for the reader's approval, runs them and writes a cited report.
 """

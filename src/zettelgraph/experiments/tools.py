@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from zettelgraph.analysis.registry import Tool
-from zettelgraph.analysis.tools_drift import SemanticDriftOutput, semantic_drift
-from zettelgraph.analysis.tools_entities import NamedEntitiesOutput, named_entities
-from zettelgraph.analysis.tools_graph import (
+from zettelgraph.experiments.registry import Tool
+from zettelgraph.experiments.tools_drift import SemanticDriftOutput, semantic_drift
+from zettelgraph.experiments.tools_entities import NamedEntitiesOutput, named_entities
+from zettelgraph.experiments.tools_graph import (
     GraphConceptsOutput,
     GraphMeasuresOutput,
     graph_concepts,
     graph_measures,
 )
-from zettelgraph.analysis.tools_text import (
+from zettelgraph.experiments.tools_text import (
     ConcordanceOutput,
     CooccurrenceOutput,
     TermFrequencyOutput,
@@ -28,7 +28,7 @@ from zettelgraph.analysis.tools_text import (
     cooccurrence,
     term_frequency,
 )
-from zettelgraph.analysis.tools_time import TemporalExpressionsOutput, temporal_expressions
+from zettelgraph.experiments.tools_time import TemporalExpressionsOutput, temporal_expressions
 
 _TOOLS = (
     Tool(

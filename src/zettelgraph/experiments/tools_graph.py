@@ -10,9 +10,9 @@ from typing import Literal
 import networkx as nx
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import Citation, ToolOutput
-from zettelgraph.analysis.registry import Document, ToolContext
-from zettelgraph.analysis.text import TermMatcher, cite, fold_text
+from zettelgraph.experiments.models import Citation, ToolOutput
+from zettelgraph.experiments.registry import Document, ToolContext
+from zettelgraph.experiments.text import TermMatcher, cite, fold_text
 from zettelgraph.models import Concept, Quote
 from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
 

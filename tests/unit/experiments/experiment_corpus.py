@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.analysis.models import FocusTerm
-from zettelgraph.analysis.registry import Document, ToolContext, load_documents
 from zettelgraph.embeddings import HashEmbedder
+from zettelgraph.experiments.models import FocusTerm
+from zettelgraph.experiments.registry import Document, ToolContext, load_documents
 from zettelgraph.models import (
     ChangeSet,
     Concept,

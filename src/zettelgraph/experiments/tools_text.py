@@ -10,9 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import Citation, ToolOutput
-from zettelgraph.analysis.registry import Document, ToolContext
-from zettelgraph.analysis.text import (
+from zettelgraph.experiments.models import Citation, ToolOutput
+from zettelgraph.experiments.registry import Document, ToolContext
+from zettelgraph.experiments.text import (
     TOKEN,
     TermMatcher,
     cite,

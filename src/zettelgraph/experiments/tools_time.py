@@ -20,9 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from zettelgraph.analysis.models import Citation, ToolOutput
-from zettelgraph.analysis.registry import Document, ToolContext
-from zettelgraph.analysis.text import Folded, TermMatcher, cite, fold_text
+from zettelgraph.experiments.models import Citation, ToolOutput
+from zettelgraph.experiments.registry import Document, ToolContext
+from zettelgraph.experiments.text import Folded, TermMatcher, cite, fold_text
 from zettelgraph.text.stopwords import STOPWORDS
 
 Kind = Literal["year", "century", "date", "month", "relative"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from experiment_corpus import Corpus
 
-from zettelgraph.analysis.tools_entities import METHOD, NamedEntity, named_entities
-from zettelgraph.analysis.tools_time import TemporalExpression, temporal_expressions
+from zettelgraph.experiments.tools_entities import METHOD, NamedEntity, named_entities
+from zettelgraph.experiments.tools_time import TemporalExpression, temporal_expressions
 
 
 def _entities(corpus: Corpus, passages: list[str]) -> dict[str, NamedEntity]:

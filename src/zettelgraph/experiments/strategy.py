@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from zettelgraph.analysis.models import ExperimentType
-from zettelgraph.analysis.registry import Tool
+from zettelgraph.experiments.models import ExperimentType
+from zettelgraph.experiments.registry import Tool
 
 Strategy = dict[str, list[str]]  # content id -> tool names, in registry order
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from experiment_corpus import Corpus
 
-from zettelgraph.analysis.models import ToolOutput
-from zettelgraph.analysis.registry import Tool, run_tool
-from zettelgraph.analysis.tools import TOOLS, describe_tools
-from zettelgraph.analysis.tools_drift import semantic_drift
-from zettelgraph.analysis.tools_graph import graph_concepts, graph_measures
-from zettelgraph.analysis.tools_text import concordance
+from zettelgraph.experiments.models import ToolOutput
+from zettelgraph.experiments.registry import Tool, run_tool
+from zettelgraph.experiments.tools import TOOLS, describe_tools
+from zettelgraph.experiments.tools_drift import semantic_drift
+from zettelgraph.experiments.tools_graph import graph_concepts, graph_measures
+from zettelgraph.experiments.tools_text import concordance
 from zettelgraph.store import GraphStore, open_store
 
 

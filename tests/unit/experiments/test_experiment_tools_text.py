@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from experiment_corpus import Corpus
 
-from zettelgraph.analysis.tools_text import concordance, cooccurrence, term_frequency
+from zettelgraph.experiments.tools_text import concordance, cooccurrence, term_frequency
 
 
 def test_concordance_counts_every_match_and_shows_it_as_written(corpus: Corpus) -> None:

@@ -6,7 +6,7 @@ of an experiment) reads to choose it. `scope` says how it runs: a "document" too
 document (independent, so documents run in parallel), a "corpus" tool once over every
 document the strategy gave it (it compares them).
 
-The registry itself (`TOOLS`) is in `analysis.tools`.
+The registry itself (`TOOLS`) is in `experiments.tools`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from zettelgraph.analysis.models import DocumentInfo, FocusTerm, ToolOutput, ToolRun
 from zettelgraph.embeddings import Embedder
+from zettelgraph.experiments.models import DocumentInfo, FocusTerm, ToolOutput, ToolRun
 from zettelgraph.locations import location_label
 from zettelgraph.models import Content, Quote
 from zettelgraph.store.base import GraphStore

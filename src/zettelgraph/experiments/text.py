@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from zettelgraph.analysis.models import Citation, TermMatch
-from zettelgraph.analysis.registry import Document
+from zettelgraph.experiments.models import Citation, TermMatch
+from zettelgraph.experiments.registry import Document
 from zettelgraph.models import Quote
 from zettelgraph.text.language import detect_language, language_of
 from zettelgraph.text.normalize import normalize_name
