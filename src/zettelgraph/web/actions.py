@@ -49,11 +49,16 @@ def correction_refusals() -> Iterator[None]:
         raise HTTPException(status_code=422, detail=str(exc)) from exc
 
 
+def not_found(what: str, given: str) -> HTTPException:
+    """The 404 of an id that names nothing: `no concept with id 'x'`."""
+    return HTTPException(status_code=404, detail=f"no {what} with id {given!r}")
+
+
 def concept_or_404(web: WebState, concept_id: str) -> Concept:
     """The concept with this id, or 404 (an id from a URL is only ever looked up)."""
     concept = web.services.store.get_concept(concept_id)
     if concept is None:
-        raise HTTPException(status_code=404, detail=f"no concept with id {concept_id!r}")
+        raise not_found("concept", concept_id)
     return concept
 
 

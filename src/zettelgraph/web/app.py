@@ -1,8 +1,8 @@
 """The web app factory: review inbox, concept pages, graph view, sources, search and ask.
 
 `create_app(settings)` builds a FastAPI app whose lifespan opens the same collaborators the
-CLI uses (Services, the checkpointer, `ExtractionRuns` and `GraphRuns`); pages
-(`web/pages.py`) and the JSON API (`web/api.py`) call the same services as the CLI
+CLI uses (Services, the checkpointer, `ExtractionRuns` and `GraphRuns`); the pages
+(`web/pages/`) and the JSON API (`web/api/`) call the same services as the CLI
 (`services/`), never workflow logic of their own. Imports go one way: app -> pages/api ->
 actions -> state.
 """
@@ -22,15 +22,7 @@ from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.web_secret import web_secret
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
-from zettelgraph.web import (
-    api,
-    api_experiments,
-    api_provenance,
-    pages,
-    pages_corrections,
-    pages_experiments,
-    pages_links,
-)
+from zettelgraph.web import api, pages
 from zettelgraph.web.ids import whole_ids
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
@@ -79,10 +71,5 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     )
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router, prefix="/api")
-    app.include_router(api_provenance.router, prefix="/api")
     app.include_router(pages.router)
-    app.include_router(api_experiments.router, prefix="/api")
-    app.include_router(pages_experiments.router)
-    app.include_router(pages_links.router)
-    app.include_router(pages_corrections.router)
     return app

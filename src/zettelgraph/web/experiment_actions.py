@@ -1,5 +1,5 @@
 """What the web app does with experiments (`web.experiments`), shared by their pages
-(`pages_experiments`) and their JSON API (`api_experiments`), as `actions` is for runs.
+(`pages/experiments.py`) and their JSON API (`api/experiments.py`), as `actions` is for runs.
 
 The rules (which types and decisions exist, what a plan must be to run) are
 `services/experiments.py`'s; this module only maps each way a request can be refused to an

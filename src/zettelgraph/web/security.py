@@ -36,7 +36,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 TOKEN_COOKIE = "zg_token"
@@ -228,3 +228,7 @@ async def require_csrf(request: Request) -> None:
             status_code=403,
             detail="missing or wrong CSRF token: reload the page and try again",
         )
+
+
+# What every state-changing route depends on: `@router.post(..., dependencies=Csrf)`.
+Csrf = [Depends(require_csrf)]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
 from zettelgraph.services.experiments import ExperimentRuns
@@ -35,3 +36,7 @@ class WebState:
 def state(request: Request) -> WebState:
     web: WebState = request.app.state.web
     return web
+
+
+# The app's shared state, as a route parameter: `web: Web`.
+Web = Annotated[WebState, Depends(state)]

@@ -15,7 +15,8 @@ from fastapi.responses import HTMLResponse
 
 from zettelgraph.services import entities
 from zettelgraph.web.filters import PacksQuery, TypesQuery, filter_form, node_filter, pack_schema
-from zettelgraph.web.pages_common import HTMLRoute, Web, render
+from zettelgraph.web.pages.common import HTMLRoute, render
+from zettelgraph.web.state import Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

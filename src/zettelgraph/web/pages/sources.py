@@ -1,57 +1,25 @@
-"""Server-rendered pages: inbox and review (`pages_review`), graph extraction runs
-(`pages_graph_runs`), concepts, sources, the graph view (`pages_explore`), search and ask
-(`pages_ask`), pack entities (`pages_entities`), cards (`pages_cards`) and study
-(`pages_study`); experiments, links and corrections (`pages_experiments`, `pages_links`,
-`pages_corrections`) are mounted by `app.py`.
-
-Every page reads through the same service functions as the CLI (`services/browse.py`,
-`services/ask.py`, `ExtractionRuns`); templates escape everything that comes from the graph
-or the request (Jinja autoescape; no `|safe` on data).
+"""Source pages: every content read, with its run waiting for review, and one content's
+passages in reading order under their sections, each with the concepts it supports.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services import browse
 from zettelgraph.store.base import GraphStore
-from zettelgraph.web import (
-    actions,
-    pages_ask,
-    pages_cards,
-    pages_entities,
-    pages_explore,
-    pages_graph_runs,
-    pages_review,
-    pages_study,
-)
-from zettelgraph.web.pages_common import HTMLRoute, Web, render, render_concept
+from zettelgraph.web import actions
+from zettelgraph.web.pages.common import HTMLRoute, render
+from zettelgraph.web.state import Web
 
-router = APIRouter()
-pages = APIRouter(route_class=HTMLRoute, include_in_schema=False)
+router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
 
-@pages.get("/concepts", response_class=HTMLResponse)
-def concepts_page(
-    request: Request,
-    web: Web,
-    q: Annotated[str, Query(max_length=300)] = "",
-) -> HTMLResponse:
-    rows = browse.concept_rows(web.services.store, q)
-    return render(request, "concepts.html", "concepts", rows=rows, q=q)
-
-
-@pages.get("/concepts/{concept_id}", response_class=HTMLResponse)
-def concept_page(concept_id: str, request: Request, web: Web) -> HTMLResponse:
-    concept = actions.concept_or_404(web, concept_id)
-    return render_concept(request, web, concept)
-
-
-@pages.get("/sources", response_class=HTMLResponse)
+@router.get("/sources", response_class=HTMLResponse)
 def sources_page(request: Request, web: Web) -> HTMLResponse:
     waiting = {row["content_id"]: row["run_id"] for row in browse.inbox(web.runs)}
     rows = browse.content_rows(web.services.store)
@@ -85,7 +53,7 @@ def _reading_groups(store: GraphStore, detail: dict[str, Any]) -> list[dict[str,
     return groups
 
 
-@pages.get("/sources/{content_id}", response_class=HTMLResponse)
+@router.get("/sources/{content_id}", response_class=HTMLResponse)
 def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
     store = web.services.store
     detail = browse.content_detail(store, content_id)
@@ -106,13 +74,3 @@ def source_page(content_id: str, request: Request, web: Web) -> HTMLResponse:
         graph_waiting=graph_run.run_id if graph_run else None,
         graph_packs=actions.graph_packs(web),
     )
-
-
-router.include_router(pages_review.router)
-router.include_router(pages_graph_runs.router)
-router.include_router(pages)
-router.include_router(pages_explore.router)
-router.include_router(pages_ask.router)
-router.include_router(pages_entities.router)
-router.include_router(pages_cards.router)
-router.include_router(pages_study.router)

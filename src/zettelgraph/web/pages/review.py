@@ -1,5 +1,5 @@
 """Review pages: the inbox of runs waiting for review (graph extraction runs included; their
-own review page is `pages_graph_runs`'s), one concept run's report and the decisions on
+own review page is `graph_runs.py`'s), one concept run's report and the decisions on
 it (approve, feedback, abort), and starting a run from the Sources page.
 
 Decisions go through `actions.decide`, the same path as the JSON API: one decision per run
@@ -18,9 +18,9 @@ from zettelgraph.services import browse
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.run_view import RunView
 from zettelgraph.web import actions
-from zettelgraph.web.pages_common import HTMLRoute, Web, render, run_href, see_other
+from zettelgraph.web.pages.common import HTMLRoute, render, run_href, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

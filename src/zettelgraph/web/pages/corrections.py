@@ -12,25 +12,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.services import content_removal, corrections, deletions
 from zettelgraph.services.corrections import MAX_TEXT_CHARS, MAX_TITLE_CHARS, CorrectionError
 from zettelgraph.web import actions
-from zettelgraph.web.pages_common import (
+from zettelgraph.web.pages.common import (
     HTMLRoute,
-    Web,
     concept_href,
     render,
     render_concept,
     see_other,
     source_href,
 )
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
-Csrf = [Depends(require_csrf)]
 # A refused edit answers with the status the API gives the same refusal.
 _STATUS = {corrections.UnknownError: 404, corrections.RefusedError: 409}
 

@@ -16,9 +16,9 @@ from fastapi.responses import HTMLResponse, Response
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
 from zettelgraph.web import actions
-from zettelgraph.web.pages_common import HTMLRoute, Web, concept_href, render_concept, see_other
+from zettelgraph.web.pages.common import HTMLRoute, concept_href, render_concept, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import TEMPLATES
+from zettelgraph.web.state import TEMPLATES, Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

@@ -9,18 +9,16 @@ a decision on a run that is not waiting 409, and a model that fails 502.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 
 from zettelgraph.web import actions
-from zettelgraph.web.api_models import DecisionIn, GraphStartIn, ItemsIn, Run, RunSummary
-from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.api.models import DecisionIn, GraphStartIn, ItemsIn, Run, RunSummary
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import Web
 
 router = APIRouter(tags=["graph runs"])
-Web = Annotated[WebState, Depends(state)]
-Csrf = [Depends(require_csrf)]
 
 
 @router.get("/graph-runs", response_model=list[RunSummary])

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import Field
 
 from zettelgraph.services import entities
-from zettelgraph.web.api_models import Link, Open, Passage
+from zettelgraph.web.api.models import Link, Open, Passage
 from zettelgraph.web.filters import PacksQuery, TypesQuery, node_filter, pack_schema
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.state import Web
 
 router = APIRouter(tags=["entities"])
-Web = Annotated[WebState, Depends(state)]
 
 
 class EntityRow(Open):

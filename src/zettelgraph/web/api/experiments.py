@@ -14,20 +14,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from zettelgraph.experiments.models import ExperimentType
 from zettelgraph.services.run_view import RunError
 from zettelgraph.web import experiment_actions as actions
-from zettelgraph.web.api_models import Open
-from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.api.models import Open
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import Web
 
 router = APIRouter(tags=["experiments"])
-Web = Annotated[WebState, Depends(state)]
-Csrf = [Depends(require_csrf)]
 # What the list leaves out of each experiment: the heavy parts one experiment's page shows.
 _DETAIL_ONLY = ("review", "tool_runs", "synthesis", "llm_calls")
 

@@ -3,7 +3,7 @@
 its chart files.
 
 Everything goes through `experiment_actions` with `web.experiments`, the same path as the
-JSON API (`api_experiments`) and the same service as `zettelgraph experiment ...`. Starting
+JSON API (`api/experiments.py`) and the same service as `zettelgraph experiment ...`. Starting
 and approving run the workflow within the request, as the graph-run pages do, then redirect
 to the experiment's page; a request the service refuses is answered with the page again and
 the reason, keeping what the reader chose.
@@ -15,18 +15,17 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from zettelgraph.experiments.registry import document_info
 from zettelgraph.services.experiments import TYPE_TITLES, TYPES, ExperimentView
 from zettelgraph.web import experiment_actions as actions
-from zettelgraph.web.pages_common import HTMLRoute, Web, passage_href, render, see_other
-from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import TEMPLATES, WebState
+from zettelgraph.web.pages.common import HTMLRoute, passage_href, render, see_other
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import TEMPLATES, Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
-Csrf = [Depends(require_csrf)]
 
 TYPE_HELP = {
     "temporal": "How the term's use changes with the contents' years (two contents or more).",

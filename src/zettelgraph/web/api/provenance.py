@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from zettelgraph.services.provenance import (
@@ -20,10 +20,9 @@ from zettelgraph.services.provenance import (
     check_format,
     export_provenance,
 )
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(tags=["provenance"])
-Web = Annotated[WebState, Depends(state)]
 FormatQuery = Annotated[
     str, Query(alias="format", description=f"One of: {', '.join(FORMATS)}.", max_length=20)
 ]

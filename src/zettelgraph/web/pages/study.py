@@ -27,10 +27,10 @@ from zettelgraph.web.cards_common import (
     next_due,
     queue_counts,
 )
-from zettelgraph.web.pages_cards import ContentField, card_href, study_href
-from zettelgraph.web.pages_common import HTMLRoute, Web, error_page, render, see_other
+from zettelgraph.web.pages.cards import ContentField, card_href, study_href
+from zettelgraph.web.pages.common import HTMLRoute, error_page, render, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

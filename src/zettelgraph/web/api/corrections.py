@@ -13,20 +13,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from zettelgraph.models import Concept, ConceptRevision, Removal
 from zettelgraph.services import content_removal, corrections, deletions
 from zettelgraph.services.corrections import MAX_TEXT_CHARS, MAX_TITLE_CHARS
 from zettelgraph.web import actions
-from zettelgraph.web.api_models import Open
-from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.api.models import Open
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import Web
 
 router = APIRouter(tags=["corrections"])
-Web = Annotated[WebState, Depends(state)]
-Csrf = [Depends(require_csrf)]
 
 
 class ConceptEditIn(BaseModel):

@@ -20,16 +20,15 @@ from fastapi.responses import HTMLResponse, Response
 from zettelgraph.models import Answer, PassageFilter, SearchResult
 from zettelgraph.services import ask as ask_flow
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
-from zettelgraph.web.pages_common import (
+from zettelgraph.web.pages.common import (
     HTMLRoute,
-    Web,
     linked_answer,
     passage_href,
     render,
     see_other,
 )
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from zettelgraph.models import ItemStatus, ReviewLog
@@ -20,7 +20,7 @@ from zettelgraph.services import study, study_stats
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.cards import ItemFilter
 from zettelgraph.web import actions
-from zettelgraph.web.api_models import Open, Passage
+from zettelgraph.web.api.models import Open, Passage
 from zettelgraph.web.cards_common import (
     card_errors,
     card_views,
@@ -30,12 +30,10 @@ from zettelgraph.web.cards_common import (
     next_due,
     queue_counts,
 )
-from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState, state
+from zettelgraph.web.security import Csrf
+from zettelgraph.web.state import Web
 
 router = APIRouter(tags=["cards"])
-Web = Annotated[WebState, Depends(state)]
-Csrf = [Depends(require_csrf)]
 IdQuery = Annotated[str | None, Query(max_length=200)]
 
 

@@ -3,7 +3,7 @@ review its proposal (entities, relationships, what was dropped and why), and app
 feedback or abort.
 
 Everything goes through `actions` with `web.graph_runs`, the same path as the JSON API
-(`api_graph_runs`) and the same service as `zettelgraph graph-extract` / `review RUN_ID`.
+(`api/graph_runs.py`) and the same service as `zettelgraph graph-extract` / `review RUN_ID`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from fastapi.responses import HTMLResponse, Response
 from zettelgraph.models import Entity
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.web import actions
-from zettelgraph.web.pages_common import HTMLRoute, Web, graph_run_href, render, see_other
+from zettelgraph.web.pages.common import HTMLRoute, graph_run_href, render, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

@@ -1,5 +1,5 @@
 """The Cards pages: review generated cards in bulk (approve, drop, edit) and generate them;
-the links between them and the Study pages (`pages_study`).
+the links between them and the Study pages (`study.py`).
 
 Every change goes through the same services as `zettelgraph cards` (`services/cards.py`,
 `services/card_generation.py`); a refusal from them (`CardError`) is shown as a message on
@@ -27,9 +27,9 @@ from zettelgraph.web.cards_common import (
     card_views,
     known_items,
 )
-from zettelgraph.web.pages_common import HTMLRoute, Web, render, see_other
+from zettelgraph.web.pages.common import HTMLRoute, render, see_other
 from zettelgraph.web.security import require_csrf
-from zettelgraph.web.state import TEMPLATES, WebState
+from zettelgraph.web.state import TEMPLATES, Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 

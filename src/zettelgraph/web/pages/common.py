@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import quote, urlencode
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from jinja2 import pass_context
@@ -29,9 +29,6 @@ from zettelgraph.models import Concept
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.services import browse
 from zettelgraph.web.state import TEMPLATES, WebState, state
-
-# The app's shared state, as a route parameter: `web: Web`.
-Web = Annotated[WebState, Depends(state)]
 
 # The relation vocabulary of the app rendering a page (the active packs'), which `render`
 # sets: templates import `rel_color` as a global, without the request's context.

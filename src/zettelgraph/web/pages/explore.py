@@ -4,7 +4,7 @@ The graph page embeds its data (what `/api/graph` returns, from `graph_view.grap
 JSON in a `<script type="application/json">` tag that `static/graph.js` draws with the
 vendored cytoscape: concepts and pack entities, nodes coloured by entity type and relations
 by relation type, filtered by type and pack with a plain GET form. Search and ask are in
-`pages_ask`.
+`ask.py`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from fastapi.responses import HTMLResponse
 from zettelgraph.models import Concept, Entity
 from zettelgraph.services import entities, graph_view
 from zettelgraph.web.filters import PacksQuery, TypesQuery, filter_form, node_filter, pack_schema
-from zettelgraph.web.pages_common import (
+from zettelgraph.web.pages.common import (
     HTMLRoute,
-    Web,
     graph_href,
     render,
 )
+from zettelgraph.web.state import Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
