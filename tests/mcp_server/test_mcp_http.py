@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from zettelgraph.cli.app import app
 from zettelgraph.mcp_server.server import build_server, http_app
 from zettelgraph.mcp_server.state import open_state
+from zettelgraph.services.http_security import WebConfigError
 from zettelgraph.settings import Settings
 from zettelgraph.store.falkordb_server import free_port
-from zettelgraph.web.security import WebConfigError
 
 TOKEN = "a-long-random-secret-for-tests"
 INITIALIZE = {

@@ -10,7 +10,7 @@ from pydantic import SecretStr
 
 from link_graph import make_graph
 from web.conftest import BASE_URL, MEDITATIONS, MakeWeb
-from zettelgraph.web.security import MIN_TOKEN_LENGTH, WebConfigError, check_bind
+from zettelgraph.services.http_security import MIN_TOKEN_LENGTH, WebConfigError, check_bind
 
 TOKEN = "a-long-random-test-token-0123456789"
 # What a client may put in a header: UTF-8 beyond ASCII, Latin-1, control bytes.

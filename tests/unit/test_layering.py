@@ -1,5 +1,6 @@
 """The layers hold: `cli/`, `web/` and `mcp_server/` call `services/`, which calls the
-workflows, the store, the vault and retrieval; nothing below calls up; the floor packages
+workflows, the store, the vault and retrieval; nothing below calls up; a front end does not
+import another (the CLI only starts the web app and the MCP server); the floor packages
 (`text/`) import nothing else of zettelgraph; no module imports itself back through others
 (an import circle); and no package's parts import each other in a circle either (`store` ->
 `text_analysis` -> `retrieval` -> `store` was one though no single module closed it). Read
@@ -29,6 +30,14 @@ BELOW = ("workflows", "store", "vault", "retrieval", "ingest")
 # Floor packages: pure helpers every layer may use, importing nothing else of zettelgraph (only
 # each other), so no layer reaches another through them. `models.py` imports the floor.
 FLOOR = ("zettelgraph.text",)
+# The one crossing between front ends: the CLI starts the web app (`serve`) and the MCP server
+# (`mcp`). What two front ends share (the HTTP security rules, say) lives on the service floor.
+CLI_STARTS = (
+    "zettelgraph.web.app",
+    "zettelgraph.web.workers",
+    "zettelgraph.mcp_server.server",
+    "zettelgraph.mcp_server.state",
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -122,6 +131,24 @@ def test_the_floor_packages_import_nothing_above_the_floor() -> None:
         if _under(name, FLOOR)
         for target in targets
         if not _under(target, FLOOR)
+    ]
+    assert wrong == []
+
+
+def _front_end(name: str) -> str | None:
+    return next((front for front in FRONT_ENDS if _under(name, (front,))), None)
+
+
+def test_front_ends_do_not_import_each_other() -> None:
+    """`mcp_server/` never imports `web/` (nor the reverse, nor either of them the CLI), and
+    the CLI takes from the other two only what starts them."""
+    wrong = [
+        (name, target)
+        for name, targets in GRAPH.items()
+        for target in targets
+        if _front_end(name) is not None
+        and _front_end(target) not in (None, _front_end(name))
+        and not (_front_end(name) == "zettelgraph.cli" and target in CLI_STARTS)
     ]
     assert wrong == []
 

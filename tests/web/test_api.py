@@ -16,9 +16,9 @@ from pydantic import SecretStr
 
 from web.conftest import BASE_URL, FAKE, MEDITATIONS, MakeWeb, Web, cli
 from zettelgraph.prompts import answer_question
+from zettelgraph.services.http_security import WebConfigError, check_bind
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.web.security import WebConfigError, check_bind
 
 TOKEN = "a-long-random-test-token-0123456789"
 SCRIPT = "<script>alert(1)</script>"

@@ -38,7 +38,7 @@ def mcp(
         require("mcp.server.mcpserver", "mcp", "zettelgraph mcp")
     except MissingExtraError as exc:
         fail(str(exc))
-    from zettelgraph.web.security import WebConfigError, check_bind
+    from zettelgraph.services.http_security import WebConfigError, check_bind
 
     settings = settings_from(ctx)
     token = settings.web_token.get_secret_value() if settings.web_token else None

@@ -1,8 +1,8 @@
 """`zettelgraph serve`: the local web app for review and exploration (`web/app.py`).
 
 It refuses to listen beyond this machine without `ZETTELGRAPH_WEB_TOKEN` before anything is
-opened (`web/security.py` says why), and opens the store as the other commands do, so a
-configuration problem ends with the same clear error instead of a server traceback.
+opened (`services/http_security.py` says why), and opens the store as the other commands do,
+so a configuration problem ends with the same clear error instead of a server traceback.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def serve(
     ] = 1,
 ) -> None:
     """Serve the web app: review runs, browse concepts and the graph, search and ask."""
-    from zettelgraph.web.security import WebConfigError, check_bind
+    from zettelgraph.services.http_security import WebConfigError, check_bind
 
     settings = settings_from(ctx)
     token = settings.web_token.get_secret_value() if settings.web_token else None

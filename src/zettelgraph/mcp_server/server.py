@@ -1,10 +1,11 @@
 """The server factory and its two transports: stdio (a client launches `zettelgraph mcp`) and
 streamable HTTP (a client connects to http://127.0.0.1:PORT/mcp).
 
-Over HTTP the web app's rule holds (`web/security.py`): without ZETTELGRAPH_WEB_TOKEN only the
-loopback address is served, and the SDK checks each request's Host and Origin against it, so a
-web page cannot reach the server through DNS rebinding; with the token set, every request must
-carry `Authorization: Bearer TOKEN`, wherever the server listens.
+Over HTTP the web app's rules hold (`services/http_security.py`): without
+ZETTELGRAPH_WEB_TOKEN only the loopback address is served, and each request's Host and Origin
+are checked against it, so a web page cannot reach the server through DNS rebinding; with the
+token set, every request must carry `Authorization: Bearer TOKEN`, wherever the server
+listens.
 """
 
 from __future__ import annotations
@@ -19,12 +20,11 @@ from zettelgraph import __version__
 from zettelgraph.mcp_server import resources, tools_read, tools_review, tools_runs
 from zettelgraph.mcp_server.access import APPROVE_SETTING, ROOTS_SETTING
 from zettelgraph.mcp_server.state import McpState
-from zettelgraph.web.security import (
+from zettelgraph.services.http_security import (
     check_bind,
     cross_origin,
-    host_name,
-    is_loopback,
-    same_secret,
+    has_bearer,
+    loopback_host,
 )
 
 HTTP_PATH = "/mcp"
@@ -71,12 +71,12 @@ class BearerToken:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = Headers(scope=scope).get("authorization", "")
-            if not (given.startswith("Bearer ") and same_secret(given[7:], self.token)):
-                message = "this server needs its token: send 'Authorization: Bearer TOKEN'"
-                await _refuse(send, 401, message, (b"www-authenticate", b"Bearer"))
-                return
+        if scope["type"] == "http" and not has_bearer(
+            Headers(scope=scope).get("authorization", ""), self.token
+        ):
+            message = "this server needs its token: send 'Authorization: Bearer TOKEN'"
+            await _refuse(send, 401, message, (b"www-authenticate", b"Bearer"))
+            return
         await self.app(scope, receive, send)
 
 
@@ -93,8 +93,7 @@ class LoopbackHost:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             headers = Headers(scope=scope)
-            name = host_name(headers.get("host", ""))
-            if name is None or not is_loopback(name):
+            if not loopback_host(headers.get("host", "")):
                 await _refuse(send, 400, "this server answers on 127.0.0.1 / localhost only")
                 return
             if cross_origin(headers):

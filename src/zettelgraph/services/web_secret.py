@@ -1,5 +1,5 @@
 """The web app's own secret: it signs each browser's session and the CSRF tokens of its
-pages (`web/security.py`).
+pages (`services/http_security.py`, applied by `web/security.py`).
 
 One per installation, made the first time the app starts and kept in the data folder
 (`ZETTELGRAPH_HOME/web-secret`, 64 hex digits, readable by the user only), so a page opened
