@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import Answer, PassageFilter, SearchResult
@@ -27,7 +27,7 @@ from zettelgraph.web.pages.common import (
     render,
     see_other,
 )
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -161,7 +161,7 @@ def search_page(
     )
 
 
-@router.post("/ask", response_class=HTMLResponse, dependencies=[Depends(require_csrf)])
+@router.post("/ask", response_class=HTMLResponse, dependencies=Csrf)
 def ask_page(
     request: Request,
     web: Web,

@@ -28,7 +28,7 @@ from zettelgraph.web.cards_common import (
     known_items,
 )
 from zettelgraph.web.pages.common import HTMLRoute, render, see_other
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import TEMPLATES, Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -126,7 +126,7 @@ def cards_page(
     return _cards_page(request, web, status=status, content=content, page=page, notice=notice)
 
 
-@router.post("/cards", dependencies=[Depends(require_csrf)])
+@router.post("/cards", dependencies=Csrf)
 def decide_cards(
     request: Request,
     web: Web,
@@ -199,7 +199,7 @@ def generate_page(
     return _generate_page(request, web, content=content)
 
 
-@router.post("/cards/generate", response_class=HTMLResponse, dependencies=[Depends(require_csrf)])
+@router.post("/cards/generate", response_class=HTMLResponse, dependencies=Csrf)
 def generate(request: Request, web: Web, content: ContentField = "") -> HTMLResponse:
     """Propose cards for every reviewed concept, or one book's; show what was proposed and
     what the checks set aside, and why."""
@@ -257,7 +257,7 @@ async def _edited_fields(request: Request) -> dict[str, str]:
     return out
 
 
-@router.post("/cards/{item_id}/edit", dependencies=[Depends(require_csrf)])
+@router.post("/cards/{item_id}/edit", dependencies=Csrf)
 def edit_card(
     item_id: str,
     request: Request,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import Entity
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import HTMLRoute, graph_run_href, render, see_other
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -66,7 +66,7 @@ def _page(
     )
 
 
-@router.post("/graph-runs/{run_id}/items", dependencies=[Depends(require_csrf)])
+@router.post("/graph-runs/{run_id}/items", dependencies=Csrf)
 def decide_item(
     run_id: str,
     request: Request,
@@ -91,13 +91,13 @@ def decide_item(
     return see_other(graph_run_href(run_id) + f"#item-{item}")
 
 
-@router.post("/graph-runs/{run_id}/approve", dependencies=[Depends(require_csrf)])
+@router.post("/graph-runs/{run_id}/approve", dependencies=Csrf)
 def approve(run_id: str, web: Web) -> Response:
     actions.decide(web, run_id, "approve", runs=web.graph_runs)
     return see_other(graph_run_href(run_id))
 
 
-@router.post("/graph-runs/{run_id}/feedback", dependencies=[Depends(require_csrf)])
+@router.post("/graph-runs/{run_id}/feedback", dependencies=Csrf)
 def feedback(
     run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
 ) -> Response:
@@ -105,13 +105,13 @@ def feedback(
     return see_other(graph_run_href(run_id) + "#feedback-log")
 
 
-@router.post("/graph-runs/{run_id}/abort", dependencies=[Depends(require_csrf)])
+@router.post("/graph-runs/{run_id}/abort", dependencies=Csrf)
 def abort(run_id: str, web: Web) -> Response:
     actions.decide(web, run_id, "abort", runs=web.graph_runs)
     return see_other(graph_run_href(run_id))
 
 
-@router.post("/sources/{content_id}/graph-extract", dependencies=[Depends(require_csrf)])
+@router.post("/sources/{content_id}/graph-extract", dependencies=Csrf)
 def graph_extract(
     content_id: str,
     web: Web,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import HTMLRoute, concept_href, render_concept, see_other
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import TEMPLATES, Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -35,7 +35,7 @@ TEMPLATES.env.globals.setdefault("concept_link_types", concept_link_types)
 @router.post(
     "/concepts/{concept_id}/links",
     response_class=HTMLResponse,
-    dependencies=[Depends(require_csrf)],
+    dependencies=Csrf,
 )
 def add_link(
     concept_id: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
@@ -19,7 +19,7 @@ from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.run_view import RunView
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import HTMLRoute, render, run_href, see_other
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -111,7 +111,7 @@ def item_order(report: dict[str, Any]) -> list[str]:
     ]
 
 
-@router.post("/runs/{run_id}/items", dependencies=[Depends(require_csrf)])
+@router.post("/runs/{run_id}/items", dependencies=Csrf)
 async def decide_item(run_id: str, request: Request, web: Web) -> Response:
     """One decision on one item (the page's per-item forms; no JavaScript needed); back to
     the page at the next item, or the page again with the error at the item (422)."""
@@ -151,13 +151,13 @@ async def decide_item(run_id: str, request: Request, web: Web) -> Response:
     return see_other(run_href(run_id) + anchor)
 
 
-@router.post("/runs/{run_id}/approve", dependencies=[Depends(require_csrf)])
+@router.post("/runs/{run_id}/approve", dependencies=Csrf)
 def approve(run_id: str, web: Web) -> Response:
     actions.decide(web, run_id, "approve")
     return see_other(run_href(run_id))
 
 
-@router.post("/runs/{run_id}/feedback", dependencies=[Depends(require_csrf)])
+@router.post("/runs/{run_id}/feedback", dependencies=Csrf)
 def feedback(
     run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
 ) -> Response:
@@ -165,13 +165,13 @@ def feedback(
     return see_other(run_href(run_id) + "#feedback-log")
 
 
-@router.post("/runs/{run_id}/abort", dependencies=[Depends(require_csrf)])
+@router.post("/runs/{run_id}/abort", dependencies=Csrf)
 def abort(run_id: str, web: Web) -> Response:
     actions.decide(web, run_id, "abort")
     return see_other(run_href(run_id))
 
 
-@router.post("/sources/{content_id}/extract", dependencies=[Depends(require_csrf)])
+@router.post("/sources/{content_id}/extract", dependencies=Csrf)
 def extract(content_id: str, web: Web) -> Response:
     """Start a concept-extraction run on a source; a run already waiting for review on it is
     reopened instead of starting a second one (a double click, a second tab)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import ItemStatus, LearningItem
@@ -29,7 +29,7 @@ from zettelgraph.web.cards_common import (
 )
 from zettelgraph.web.pages.cards import ContentField, card_href, study_href
 from zettelgraph.web.pages.common import HTMLRoute, error_page, render, see_other
-from zettelgraph.web.security import require_csrf
+from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
@@ -126,7 +126,7 @@ def study_card_page(
     return _study_page(request, web, content=content, item=item, reveal=reveal)
 
 
-@router.post("/study/{item_id}", dependencies=[Depends(require_csrf)])
+@router.post("/study/{item_id}", dependencies=Csrf)
 def rate_card(
     item_id: str,
     request: Request,
