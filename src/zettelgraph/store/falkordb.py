@@ -204,8 +204,11 @@ class FalkorDBStore(CypherStore):
     def _ensure_unique_meta_key(self) -> None:
         """One meta node per key, enforced by the server (see `_run`). A graph written
         before the constraint may hold twins of a key from an earlier race: the most
-        recently touched one is kept, as the state the last writer saw."""
-        for _ in range(2):
+        recently touched one is kept, as the state the last writer saw. The build is tried
+        again when it fails: under load (two test workers opening graphs on one server) it
+        failed now and then on a new graph, twice in a row once, and passed on a later try; it
+        starts only once the key's index is built."""
+        for _ in range(5):
             status = self._meta_constraint()
             if status == "OPERATIONAL":
                 return
@@ -218,6 +221,7 @@ class FalkorDBStore(CypherStore):
                     "UNWIND twins[1..] AS twin DELETE twin"
                 )
             if status in (None, "FAILED"):
+                self.wait_for_indexes(timeout=60)
                 self._constraint("CREATE")
             deadline = time.monotonic() + 30
             while (status := self._meta_constraint()) == "PENDING":
