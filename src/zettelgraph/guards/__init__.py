@@ -9,11 +9,24 @@ is returned as `Finding`s that the workflow counts and shows in the review repor
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 Guard = Literal["language", "grounding", "distillation", "relations", "coverage"]
 Action = Literal["dropped", "flagged", "repaired", "sent_for_rewrite", "added"]
+
+
+class FindingRecord(TypedDict):
+    """A `Finding` as a run's state keeps it, with its message."""
+
+    guard: str  # a Guard
+    action: str  # an Action
+    subject: str
+    detail: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -28,11 +41,17 @@ class Finding:
     def message(self) -> str:
         return f"check {self.guard}: {self.action.replace('_', ' ')} {self.subject}: {self.detail}"
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "message": self.message()}
+    def as_dict(self) -> FindingRecord:
+        return {
+            "guard": self.guard,
+            "action": self.action,
+            "subject": self.subject,
+            "detail": self.detail,
+            "message": self.message(),
+        }
 
 
-def count_findings(findings: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def count_findings(findings: Iterable[Mapping[str, object]]) -> dict[str, dict[str, int]]:
     """Per guard, how many times each action was taken (for the report and benchmarks)."""
     counts: dict[str, dict[str, int]] = {}
     for finding in findings:

@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 Kind = Literal["concept", "relation"]
 
@@ -45,6 +46,18 @@ HIGH_MEANS: dict[str, str] = {
     "foreign_quote": "it translates a quote in another language",
     "opposing": "an opposing type, which a small model often gets wrong",
 }
+
+
+class Doubt(TypedDict):
+    """How sure the checks are that an item says what its quotes say (a concept) or that its
+    type holds (a relation): `score` in [0, 1], `doubtful` under the calibrated floor."""
+
+    score: float
+    doubtful: bool
+    reasons: list[str]  # what pulled the score down, in the reader's words
+    signals: dict[str, float]  # the measurements the score came from
+    # A fingerprint of the text it judged: a new text or quote list means a new doubt.
+    of: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -88,7 +101,7 @@ class DoubtModel:
                 out.append(words)
         return out
 
-    def judge(self, signals: Mapping[str, float]) -> dict[str, Any]:
+    def judge(self, signals: Mapping[str, float]) -> Doubt:
         """The `Doubt` of an item with these signals."""
         score = self.score(signals)
         doubtful = score < self.floor

@@ -6,6 +6,7 @@ asked for, cards for the concepts just committed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -62,7 +63,7 @@ class ExtractionRuns(ProposalRuns):
 
     def _at_recursion_limit(
         self, values: dict[str, Any], pending: list[str]
-    ) -> tuple[dict[str, Any], str] | None:
+    ) -> tuple[Mapping[str, Any], str] | None:
         return at_recursion_limit(values, pending, self.recursion_limit)
 
     def _cards_after_commit(self, view: RunView, on_step: StepCallback | None) -> RunView:

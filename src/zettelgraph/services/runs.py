@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -219,7 +219,7 @@ class WorkflowRuns:
 
     def _at_recursion_limit(
         self, values: dict[str, Any], pending: list[str]
-    ) -> tuple[dict[str, Any], str] | None:
+    ) -> tuple[Mapping[str, Any], str] | None:
         """The update (and the node it is made as) that ends a run stopped by the recursion
         limit before `pending`; None leaves it interrupted, for `resume`."""
         return None

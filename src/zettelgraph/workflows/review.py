@@ -6,15 +6,29 @@ feedback does; the answer and the round limit are read here, once."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from zettelgraph.models import utcnow
 
 
-def ask_reader(report: dict[str, Any], rounds: int, max_rounds: int) -> dict[str, Any]:
+class ReaderAnswer(TypedDict, total=False):
+    """The state update a reader's answer makes, in every reviewed workflow."""
+
+    decision: Literal["approve", "feedback", "abort", "decide"]
+    # decide: the workflow's review with the reader's decisions (checked by services/review.py)
+    review: Mapping[str, object]
+    status: Literal["approved", "aborted"]
+    approved_at: str  # ISO 8601 UTC
+    human_feedback: str
+    warnings: list[str]
+
+
+def ask_reader(report: Mapping[str, object], rounds: int, max_rounds: int) -> ReaderAnswer:
     """Pause for the reader (`interrupt`) with `report`; the state update their answer makes.
 
     `rounds` is how many feedback rounds the run has had: past `max_rounds`

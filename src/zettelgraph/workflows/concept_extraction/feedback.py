@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.prompts.proposal_patch import PatchT
@@ -31,7 +30,12 @@ from zettelgraph.workflows.concept_extraction.nodes_checks import (
     logged,
 )
 from zettelgraph.workflows.concept_extraction.proposal import is_key, number_of, quote_texts
-from zettelgraph.workflows.concept_extraction.state import ExtractionState, Proposal, Review
+from zettelgraph.workflows.concept_extraction.state import (
+    DraftConcept,
+    ExtractionState,
+    Proposal,
+    Review,
+)
 from zettelgraph.workflows.context import Services
 
 _NAMED = re.compile(r"\b([cr]\d{1,4})\b")
@@ -189,7 +193,7 @@ def check_revisions(state: ExtractionState, services: Services) -> ExtractionSta
     """The concepts the last feedback round wrote, checked as extraction's are (no LLM): a
     failing revision is undone, a failing new concept left out, each said as a finding."""
     log = state.get("feedback_log", [])
-    before: Mapping[str, Any] = (log[-1] if log else {}).get("before") or {}
+    before: Mapping[str, DraftConcept] = (log[-1].get("before") if log else None) or {}
     proposal = state["proposal"]
     rounds = state.get("phase_2_iteration", 0)
     mark = f"incorporate_feedback#{rounds}"

@@ -14,7 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zettelgraph.workflows.concept_extraction.proposal import unattributed
-from zettelgraph.workflows.concept_extraction.state import Proposal, empty_proposal
+from zettelgraph.workflows.concept_extraction.state import (
+    ExtractionState,
+    Proposal,
+    empty_proposal,
+)
 
 # Its route (`routes.after_critique`) leads to the review when `stopped_at_limit` is set.
 REVIEW_FROM = "self_critique"
@@ -39,7 +43,7 @@ def proposal_so_far(values: Mapping[str, Any]) -> Proposal | None:
 
 def at_recursion_limit(
     values: Mapping[str, Any], pending: Sequence[str], limit: int
-) -> tuple[dict[str, Any], str] | None:
+) -> tuple[ExtractionState, str] | None:
     """The state update and the node it is made as, for a run stopped at `limit` steps before
     `pending`: to the review with what it has, or to the end as `failed` when it has nothing a
     reader could approve (approving nothing would mark the content processed). None once the
@@ -57,7 +61,7 @@ def at_recursion_limit(
                 "unprocessed. Extract it again"
             ],
         }, END_FROM
-    update: dict[str, Any] = {
+    update: ExtractionState = {
         "stopped_at_limit": True,
         "proposal": proposal,
         "warnings": [

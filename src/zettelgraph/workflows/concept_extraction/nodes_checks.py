@@ -32,7 +32,9 @@ from zettelgraph.workflows.concept_extraction.small_tasks import draft_fields
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     ExtractionState,
+    Flaws,
     Proposal,
+    RepairRequest,
 )
 from zettelgraph.workflows.context import Services
 
@@ -146,9 +148,7 @@ def copies_its_quote(statement: str, cited: Mapping[str, str], task: SmallModelT
     return copied_quote(statement, cited) is not None
 
 
-def flaws_of(
-    concept: DraftConcept, quotes: Mapping[str, str], services: Services
-) -> dict[str, Any]:
+def flaws_of(concept: DraftConcept, quotes: Mapping[str, str], services: Services) -> Flaws:
     """What a rewrite must fix: fields in another language, a body that copies a quote, a
     title that is a sentence."""
     language = services.settings.concept_language
@@ -239,7 +239,7 @@ def check_concepts(state: ExtractionState, services: Services) -> ExtractionStat
     candidates = state.get("candidates", [])
     source = state.get("content", {})
     kept, findings, orphans = ground(candidates, quotes, services, source)
-    requests = []
+    requests: list[RepairRequest] = []
     if covering:
         # Each of an orphan's quotes is asked again alone below: one quote is what a small
         # model writes about best, and an orphan citing several (merged by title) is far from
@@ -261,7 +261,7 @@ def check_concepts(state: ExtractionState, services: Services) -> ExtractionStat
     for index, concept in enumerate(kept):
         if concept["key"] in rewritten:
             continue
-        flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
+        flaws: Flaws = {**flaws_of(concept, quotes, services), "off_topic": False}
         short = (
             grounded_clause_title(concept, quotes, services, source)
             if flaws["long_title"]

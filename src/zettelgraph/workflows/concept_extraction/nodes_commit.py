@@ -22,6 +22,7 @@ from zettelgraph.store.base import ConflictError
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.concept_extraction.kept import READER, kept_outcome, verdict
 from zettelgraph.workflows.concept_extraction.state import (
+    Committed,
     DraftConcept,
     ExtractionState,
     empty_review,
@@ -246,7 +247,7 @@ def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
     """Notes for the new concepts and the existing ones that gained relations or quotes."""
     from zettelgraph.vault.sync import sync_vault
 
-    committed = dict(state.get("committed", {}))
+    committed = state.get("committed", Committed()).copy()
     ids = [*committed.get("concepts", []), *committed.get("touched_existing", [])]
     try:
         report = sync_vault(services.store, services.vault, concept_ids=ids)
@@ -256,9 +257,9 @@ def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
             "warnings": [f"notes not written ({exc}): run `zettelgraph vault sync` to repair"],
         }
     errors = [f"{e.get('title', e.get('concept_id'))}: {e.get('error')}" for e in report.errors]
-    committed.update(
-        notes_written=report.written, notes_updated=report.updated, vault_errors=errors
-    )
+    committed["notes_written"] = report.written
+    committed["notes_updated"] = report.updated
+    committed["vault_errors"] = errors
     warnings = (
         [f"{len(errors)} notes not written: run `zettelgraph vault sync` to repair"]
         if errors

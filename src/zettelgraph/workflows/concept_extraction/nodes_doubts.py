@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
 
@@ -48,6 +48,7 @@ from zettelgraph.workflows.concept_extraction.nodes_checks import relation_ends
 from zettelgraph.workflows.concept_extraction.numbering import nothing_decided, numbered_as_shown
 from zettelgraph.workflows.concept_extraction.proposal import with_keys
 from zettelgraph.workflows.concept_extraction.state import (
+    Doubt,
     DraftConcept,
     DraftRelation,
     ExtractionState,
@@ -62,6 +63,8 @@ RELATION_FIELDS = ("source", "type", "target", "explanation")
 # OPPOSES between unrelated ideas was its most common wrong relation.
 OPPOSING_STANCE_MIN = 0.5
 
+ItemT = TypeVar("ItemT", DraftConcept, DraftRelation)
+
 
 def fingerprint(item: Mapping[str, Any], fields: Sequence[str]) -> str:
     """What an item's doubt depends on; a new text or quote list means a new doubt."""
@@ -70,7 +73,7 @@ def fingerprint(item: Mapping[str, Any], fields: Sequence[str]) -> str:
 
 
 def prepare_review(state: ExtractionState, services: Services) -> ExtractionState:
-    before: dict[str, Any] = dict(state.get("doubts", {}))
+    before: dict[str, Doubt] = dict(state.get("doubts", {}))
     review = state.get("review")
     decided = list(review["relations"]) if review else []
     proposal = with_keys(state["proposal"], taken=[*before, *decided])
@@ -81,7 +84,7 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
     relation_model = choose(models, "relation", small=small)
     warnings = [services.doubt_warning] if services.doubt_warning else []
     checks = Checks(services)
-    doubts: dict[str, Any] = {}
+    doubts: dict[str, Doubt] = {}
 
     concepts = _unchanged(proposal["concepts"], CONCEPT_FIELDS, before, doubts)
     if concepts:
@@ -151,8 +154,11 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
 
 
 def _unchanged(
-    items: Sequence[Any], fields: Sequence[str], before: Mapping[str, Any], doubts: dict[str, Any]
-) -> list[Any]:
+    items: Sequence[ItemT],
+    fields: Sequence[str],
+    before: Mapping[str, Doubt],
+    doubts: dict[str, Doubt],
+) -> list[ItemT]:
     """The items to judge: those whose text changed since their doubt (the others' doubts are
     copied into `doubts` as they were)."""
     todo = []
@@ -167,7 +173,7 @@ def _unchanged(
 
 
 def only_confirmed(
-    proposal: Proposal, doubts: dict[str, Any], services: Services
+    proposal: Proposal, doubts: dict[str, Doubt], services: Services
 ) -> tuple[Proposal, list[str]]:
     """A small model's relations that its checks do not confirm, moved to the untyped
     "related?" suggestions (each with the doubt it had, under its new key); what was moved,
@@ -178,7 +184,7 @@ def only_confirmed(
     numbers = [int(s["key"][1:]) for s in related if s["key"][1:].isdigit()]
     for relation in proposal["relations"]:
         doubt = doubts.get(relation.get("key", ""))
-        stance = (doubt or {}).get("signals", {}).get("stance")
+        stance = doubt["signals"].get("stance") if doubt is not None else None
         opposing = vocabulary.stance(relation["type"]) == "opposes"
         unconfirmed = doubt is not None and (
             doubt["doubtful"] or (opposing and (stance is None or stance < OPPOSING_STANCE_MIN))

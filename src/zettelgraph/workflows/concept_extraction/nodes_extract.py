@@ -27,10 +27,14 @@ from zettelgraph.workflows.concept_extraction.small_tasks import (
 )
 from zettelgraph.workflows.concept_extraction.state import (
     Attribution,
+    BatchCandidate,
     BatchPayload,
+    BatchResult,
     DraftConcept,
+    DuplicateDecision,
     DuplicatePayload,
     ExtractionState,
+    QuoteItem,
     empty_proposal,
 )
 from zettelgraph.workflows.context import Services
@@ -92,7 +96,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> Extractio
     )
     only = set(state.get("open_only") or [])
     quotes = [
-        {"id": q.id, "text": q.text, "section": q.section, "page": q.page, "key_words": found}
+        QuoteItem(id=q.id, text=q.text, section=q.section, page=q.page, key_words=found)
         for q, found in zip(stored, words, strict=True)
         if not only or q.id in only
     ]
@@ -152,7 +156,7 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
         return asked.failed(unread, lost, error=True)
     result = asked.answer
     batch_ids = {q["id"] for q in quotes}
-    candidates = []
+    candidates: list[BatchCandidate] = []
     for item in result.candidate_concepts:
         cited = getattr(item, "source_quote_ids", None)
         if cited is None:  # a call on one quote: its concepts are that quote's
@@ -176,17 +180,35 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
         cut = {"analysis": "", "summary": "", "rationale": ""}
         cut["summary_short"] = short_summary(fields["concept"])
         cut["rationale"] = gloss_rationale(prepared.gloss, data.language)
-        candidates.append({**cut, **fields, "quote_ids": ids})
+        made = {**cut, **fields}
+        candidates.append(
+            BatchCandidate(
+                title=made["title"],
+                concept=made["concept"],
+                analysis=made["analysis"],
+                summary=made["summary"],
+                summary_short=made["summary_short"],
+                rationale=made["rationale"],
+                quote_ids=ids,
+            )
+        )
     # An answer whose every concept cited quotes it was not shown is a failed call, not an
     # empty one: the model invented ids.
     failed = bool(result.candidate_concepts) and not candidates
-    notes, reasons = "", {}
+    notes = ""
+    reasons: dict[str, str] = {}
     if isinstance(result, extract_concepts.ExtractedConcepts):  # the compact answer has neither
         notes = result.extraction_notes.strip()
         reasons = unattributed_reasons(result.unattributed_quotes, qmap, batch_ids, where, warnings)
-    batch = {"index": payload["index"], "candidates": candidates, "failed": failed}
+    batch = BatchResult(
+        index=payload["index"],
+        candidates=candidates,
+        failed=failed,
+        notes=notes,
+        unattributed=reasons,
+    )
     return {
-        "batch_results": [{**batch, "notes": notes, "unattributed": reasons}],
+        "batch_results": [batch],
         "errors": [f"{where}: every concept cited quotes it was not shown"] if failed else [],
         "warnings": warnings,
         "llm_calls": calls,
@@ -281,7 +303,7 @@ def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> Extr
     the LLM when it can."""
     candidate: DraftConcept = payload["candidate"]
     settings = services.settings
-    decision: dict[str, Any] = {"key": candidate["key"], "duplicate_of": None, "llm": False}
+    decision = DuplicateDecision(key=candidate["key"], duplicate_of=None, llm=False, reason="")
     if not payload["graph_has_concepts"]:
         return {"duplicate_decisions": [{**decision, "reason": "empty graph"}]}
     vector = services.embedder.embed([f"{candidate['title']}. {candidate['summary_short']}"])[0]
@@ -320,7 +342,9 @@ def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> Extr
         return asked.failed(unchecked, f"{where} failed, kept as new")
     result = asked.answer
     warnings: list[str] = []
-    decision.update(llm=True, reason=result.reasoning, confidence=result.confidence)
+    decision["llm"] = True
+    decision["reason"] = result.reasoning
+    decision["confidence"] = result.confidence
     if result.is_duplicate:
         target = emap.real(result.existing_concept_id or "")
         if target is None or target not in existing:
@@ -328,7 +352,9 @@ def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> Extr
         else:
             moved = resolve_quotes(result.quote_ids_to_transfer, qmap, where, warnings)
             moved = [q for q in moved if q in candidate["quote_ids"]] or candidate["quote_ids"]
-            decision.update(duplicate_of=target, title=existing[target].title, quote_ids=moved)
+            decision["duplicate_of"] = target
+            decision["title"] = existing[target].title
+            decision["quote_ids"] = moved
     return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [asked.record]}
 
 
@@ -338,9 +364,9 @@ def collect_duplicates(state: ExtractionState, services: Services) -> Extraction
     proposal = empty_proposal()
     attributions: dict[str, Attribution] = {}
     for candidate in state.get("candidates", []):
-        decision = decisions.get(candidate["key"], {})
-        target = decision.get("duplicate_of")
-        if target is None:
+        decision = decisions.get(candidate["key"])
+        target = decision["duplicate_of"] if decision is not None else None
+        if decision is None or target is None:
             proposal["concepts"].append(candidate)
             continue
         entry = attributions.setdefault(
@@ -349,7 +375,7 @@ def collect_duplicates(state: ExtractionState, services: Services) -> Extraction
                 concept_id=target,
                 title=decision.get("title", ""),
                 quote_ids=[],
-                reason=decision.get("reason", ""),
+                reason=decision["reason"],
                 history=[detect_duplicate.NAME],
             ),
         )

@@ -21,7 +21,13 @@ from zettelgraph.workflows.concept_extraction.nodes_checks import (
     off_topic_finding,
 )
 from zettelgraph.workflows.concept_extraction.proposal import quote_texts
-from zettelgraph.workflows.concept_extraction.state import DraftConcept, ExtractionState
+from zettelgraph.workflows.concept_extraction.state import (
+    DraftConcept,
+    ExtractionState,
+    Flaws,
+    Repair,
+    RepairPayload,
+)
 from zettelgraph.workflows.context import Services
 
 
@@ -52,7 +58,7 @@ def _rewrite_flaws(
     quotes: Sequence[str],
     services: Services,
     source: Mapping[str, Any],
-) -> dict[str, Any]:
+) -> Flaws:
     """The flaws a rewrite still has: another language, a copied quote, or, judged as
     check_concepts judges a concept, none of its quotes about it or a title that names the
     book. collect_repairs judges the final answer again."""
@@ -70,7 +76,7 @@ def _flaw_score(flaws: Mapping[str, Any]) -> tuple[int, int]:
     return fatal, int(bool(flaws.get("long_title")))
 
 
-def repair_concept_node(payload: dict[str, Any], services: Services) -> ExtractionState:
+def repair_concept_node(payload: RepairPayload, services: Services) -> ExtractionState:
     """A focused rewrite of a flagged concept (a `Send` branch): one call, then up to two more,
     afresh from the quotes and warmer, while the rewrite still copies its quote, is still in
     another language or is still not about its quotes. The answer with the fewest flaws is
@@ -145,7 +151,18 @@ def repair_concept_node(payload: dict[str, Any], services: Services) -> Extracti
         )
     if best is None:
         return {"repairs": [{"key": concept["key"], "error": error}], "llm_calls": calls}
-    return {"repairs": [{"key": concept["key"], **best[1].model_dump()}], "llm_calls": calls}
+    return {"repairs": [_repair(concept["key"], best[1])], "llm_calls": calls}
+
+
+def _repair(key: str, answer: repair_concept.CompactRepair | repair_concept.TitleRepair) -> Repair:
+    """A rewrite as the state keeps it: the fields the model wrote."""
+    repair: Repair = {"key": key, "title": answer.title}
+    if isinstance(answer, repair_concept.CompactRepair):
+        repair["concept"] = answer.concept
+    if isinstance(answer, repair_concept.RepairedConcept):
+        repair["analysis"] = answer.analysis
+        repair["summary_short"] = answer.summary_short
+    return repair
 
 
 def collect_repairs(state: ExtractionState, services: Services) -> ExtractionState:
@@ -161,7 +178,7 @@ def collect_repairs(state: ExtractionState, services: Services) -> ExtractionSta
         key = concept["key"]
         repair = repairs.get(key)
         if key not in requests or repair is None:
-            if not requests.get(key, {}).get("uncovered"):
+            if key not in requests or not requests[key].get("uncovered"):
                 rewritten.append(concept)
             continue
         if "error" in repair:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TypeVar
 
 from langchain_core.messages import BaseMessage
 
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
+from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.feedback import (
@@ -26,14 +28,28 @@ from zettelgraph.workflows.concept_extraction.proposal import (
     render_quotes,
 )
 from zettelgraph.workflows.concept_extraction.report import build_report, existing_titles
-from zettelgraph.workflows.concept_extraction.state import ExtractionState, Proposal
+from zettelgraph.workflows.concept_extraction.state import (
+    CritiqueEntry,
+    ExtractionState,
+    FeedbackEntry,
+    Proposal,
+)
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.review import ask_reader
+from zettelgraph.workflows.review import ReaderAnswer, ask_reader
 
 
-def _views(
-    state: ExtractionState, services: Services, shown: Proposal | None = None
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Views:
+    """The quotes and the proposal as a prompt shows them, and the local ids they use."""
+
+    qmap: LocalIds  # q1, q2 ... -> Quote ids
+    emap: LocalIds  # e1, e2 ... -> existing Concept ids
+    titles: dict[str, str]  # existing Concept id -> its title
+    quotes: str
+    proposal: str
+
+
+def _views(state: ExtractionState, services: Services, shown: Proposal | None = None) -> Views:
     """What every proposal-level prompt shows: quotes and proposal with local ids; with
     `shown` (a part of the proposal), only that part and the quotes it cites, numbered as
     in the whole."""
@@ -45,21 +61,21 @@ def _views(
     if shown is not None:
         cited = {q for c in shown["concepts"] for q in c["quote_ids"]}
         quotes = [q for q in quotes if q["id"] in cited]
-    return {
-        "qmap": qmap,
-        "emap": emap,
-        "titles": titles,
-        "quotes": render_quotes(quotes, qmap),
-        "proposal": render_proposal(proposal, qmap, emap, titles),
-    }
+    return Views(
+        qmap=qmap,
+        emap=emap,
+        titles=titles,
+        quotes=render_quotes(quotes, qmap),
+        proposal=render_proposal(proposal, qmap, emap, titles),
+    )
 
 
 def self_critique_node(state: ExtractionState, services: Services) -> ExtractionState:
     iteration = state.get("phase_1_iteration", 0)
     views = _views(state, services)
     data = self_critique.SelfCritiqueInput(
-        proposal=views["proposal"],
-        quotes=views["quotes"],
+        proposal=views.proposal,
+        quotes=views.quotes,
         language=services.settings.concept_language,
         suggestions=state.get("suggestions"),
     )
@@ -81,15 +97,38 @@ def self_critique_node(state: ExtractionState, services: Services) -> Extraction
     passes = critique.overall_passes and not critique.failed_criteria
     return {
         "quality_passes": passes,
-        "critique_log": [{"iteration": iteration, "passes": passes, **critique.model_dump()}],
+        "critique_log": [_critique_entry(iteration, passes, critique)],
         "llm_calls": [asked.record],
     }
 
 
-def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
+def _critique_entry(
+    iteration: int, passes: bool, critique: self_critique.Critique
+) -> CritiqueEntry:
+    return {
+        "iteration": iteration,
+        "passes": passes,
+        "failed_criteria": list(critique.failed_criteria),
+        "issues": [
+            {
+                "criterion": i.criterion,
+                "subject_id": i.subject_id,
+                "issue": i.issue,
+                "severity": i.severity,
+            }
+            for i in critique.issues
+        ],
+        "overall_passes": critique.overall_passes,
+        "critique_summary": critique.critique_summary,
+        "improvement_suggestions": critique.improvement_suggestions,
+    }
+
+
+def refine_node(state: ExtractionState, services: Services) -> ExtractionState:
     iteration = state.get("phase_1_iteration", 0)
     views = _views(state, services)
-    last = state.get("critique_log", [{}])[-1]
+    log = state.get("critique_log", [])
+    last = log[-1] if log else CritiqueEntry(iteration=iteration)
     critique_text = "\n".join(
         [
             str(last.get("critique_summary", "")),
@@ -102,15 +141,15 @@ def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
     )
     messages = refine_extraction.messages(
         refine_extraction.RefineInput(
-            proposal=views["proposal"],
-            quotes=views["quotes"],
+            proposal=views.proposal,
+            quotes=views.quotes,
             critique=critique_text,
             language=services.settings.concept_language,
             # So the refinement cannot undo what the reader asked the extraction for.
             suggestions=state.get("suggestions"),
         )
     )
-    patch, update = _patch_proposal(
+    patch, update, error = _patch_proposal(
         state["proposal"],
         services,
         views,
@@ -120,9 +159,7 @@ def refine_node(state: ExtractionState, services: Services) -> dict[str, Any]:
         refine_extraction.Refinement,
     )
     if patch is None:
-        update["warnings"] = [
-            f"refinement {iteration + 1} failed, proposal kept: {update.pop('error')}"
-        ]
+        update["warnings"] = [f"refinement {iteration + 1} failed, proposal kept: {error}"]
     return {**update, "phase_1_iteration": iteration + 1}
 
 
@@ -132,17 +169,17 @@ PatchT = TypeVar("PatchT", bound=ProposalPatch)
 def _patch_proposal(
     proposal: Proposal,
     services: Services,
-    views: dict[str, Any],
+    views: Views,
     call_name: str,
     round_number: int,
     messages: list[BaseMessage],
     response_model: type[PatchT],
     confine_to: Sequence[str] | None = None,
-) -> tuple[PatchT | None, dict[str, Any]]:
+) -> tuple[PatchT | None, ExtractionState, str]:
     """Ask for a patch of `proposal` and apply it; on an LLM failure the proposal stays as it
     was. `confine_to`: the concept keys the call was shown, the only ones it may change.
 
-    Returns the patch (None on failure, with the reason under "error") and the state update.
+    Returns the patch (None on failure), the state update and why it failed ("" if not).
     """
     typed = typed_patch(response_model, services.concept_vocabulary)
     asked = ask(
@@ -153,7 +190,7 @@ def _patch_proposal(
         subject=f"round {round_number}",
     )
     if asked.answer is None:
-        return None, {"llm_calls": [asked.record], "error": str(asked.error)}
+        return None, {"llm_calls": [asked.record]}, str(asked.error)
     patch = asked.answer
     confined: list[str] = []
     if confine_to is not None:
@@ -161,23 +198,27 @@ def _patch_proposal(
     proposal, warnings = apply_patch(
         proposal,
         patch,
-        qmap=views["qmap"],
-        emap=views["emap"],
-        titles=views["titles"],
+        qmap=views.qmap,
+        emap=views.emap,
+        titles=views.titles,
         call=f"{call_name}#{round_number}",
         vocabulary=services.concept_vocabulary,
     )
     # A patch is model output like any other: its relations pass the same checks.
     proposal, findings = guard_relations(proposal, services)
-    return patch, {
-        "proposal": proposal,
-        "warnings": [*confined, *warnings, *(f.message() for f in findings)],
-        "check_log": [f.as_dict() for f in findings],
-        "llm_calls": [asked.record],
-    }
+    return (
+        patch,
+        {
+            "proposal": proposal,
+            "warnings": [*confined, *warnings, *(f.message() for f in findings)],
+            "check_log": [f.as_dict() for f in findings],
+            "llm_calls": [asked.record],
+        },
+        "",
+    )
 
 
-def present_for_review(state: ExtractionState, services: Services) -> dict[str, Any]:
+def present_for_review(state: ExtractionState, services: Services) -> ReaderAnswer:
     """Pause for the reader (`interrupt`); resume with approve, feedback or abort."""
     report = build_report(state, services.store, services.concept_vocabulary)
     rounds = state.get("phase_2_iteration", 0)
@@ -193,7 +234,7 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> Ext
     review = state.get("review")
     small = services.llms.main_profile.small
     groups = focus_groups(state["proposal"], feedback, review, small=small)
-    log_entry: dict[str, Any] = {"round": rounds, "feedback": feedback}
+    log_entry: FeedbackEntry = {"round": rounds, "feedback": feedback}
     proposal = state["proposal"]
     update: ExtractionState = {"llm_calls": [], "warnings": [], "check_log": []}
     interpretations: list[str] = []
@@ -203,14 +244,14 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> Ext
         views = _views({**state, "proposal": proposal}, services, shown)
         messages = incorporate_feedback.messages(
             incorporate_feedback.FeedbackInput(
-                proposal=views["proposal"],
-                quotes=views["quotes"],
+                proposal=views.proposal,
+                quotes=views.quotes,
                 feedback=feedback,
                 language=services.settings.concept_language,
                 decided="" if keys else describe_decided(review),
             )
         )
-        patch, step = _patch_proposal(
+        patch, step, error = _patch_proposal(
             proposal,
             services,
             views,
@@ -223,9 +264,9 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> Ext
         update["llm_calls"] += step["llm_calls"]
         if patch is None:
             done = f" (after {number - 1} of {len(groups)} calls)" if len(groups) > 1 else ""
-            log_entry["error"] = step["error"]
+            log_entry["error"] = error
             update["warnings"].append(
-                f"feedback round {rounds} stopped{done}: {step['error']}; the concepts it had "
+                f"feedback round {rounds} stopped{done}: {error}; the concepts it had "
                 "not reached are as they were"
             )
             break
@@ -234,10 +275,8 @@ def incorporate_feedback_node(state: ExtractionState, services: Services) -> Ext
         update["check_log"] += step["check_log"]
         interpretations.append(patch.feedback_interpretation)
         unresolved.append(patch.unresolved_feedback)
-    log_entry.update(
-        interpretation=" ".join(t for t in interpretations if t),
-        unresolved=" ".join(t for t in unresolved if t),
-    )
+    log_entry["interpretation"] = " ".join(t for t in interpretations if t)
+    log_entry["unresolved"] = " ".join(t for t in unresolved if t)
     # Feedback applies to what the reader has not decided: decided items stay as they were.
     protected, put_back = protect_decided(
         state["proposal"], proposal, review, f"feedback round {rounds}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from zettelgraph.guards import count_findings
@@ -33,7 +34,7 @@ def build_report(
     state: ExtractionState, store: GraphStore, vocabulary: RelationVocabulary
 ) -> dict[str, Any]:
     proposal = with_keys(state["proposal"])
-    quotes = {q["id"]: q for q in state.get("quotes", [])}
+    quotes: dict[str, Mapping[str, Any]] = {q["id"]: q for q in state.get("quotes", [])}
     qkeys = {v: k for k, v in quote_keys(list(quotes)).items()}
     titles = existing_titles(store, proposal)
     reasons = state.get("unattributed_reasons", {})

@@ -12,6 +12,7 @@ from zettelgraph.workflows.concept_extraction.state import (
     DuplicatePayload,
     ExtractionState,
     RelationsPayload,
+    RepairPayload,
 )
 from zettelgraph.workflows.review import after_review as after_review
 
@@ -60,23 +61,29 @@ def to_repairs(
         return to_duplicate_checks(state)
     quotes = quote_texts(state.get("quotes", []))
     words = {q["id"]: q.get("key_words", []) for q in state.get("quotes", [])}
-    return [
-        Send(
-            "repair_concept",
-            {
-                "concept": c,
-                "quotes": [quotes[q] for q in c["quote_ids"] if q in quotes],
-                "key_words": list(
-                    dict.fromkeys(w for q in c["quote_ids"] for w in words.get(q, []))
-                )[:KEY_WORDS_SHOWN],
-                # What the rewrite must fix: the flaws the checks found.
-                **{k: v for k, v in requests[c["key"]].items() if k != "key"},
-                "source": state.get("content", {}),
-            },
+    sends = []
+    for c in state.get("candidates", []):
+        if c["key"] not in requests:
+            continue
+        request = requests[c["key"]]
+        payload = RepairPayload(
+            concept=c,
+            quotes=[quotes[q] for q in c["quote_ids"] if q in quotes],
+            key_words=list(dict.fromkeys(w for q in c["quote_ids"] for w in words.get(q, [])))[
+                :KEY_WORDS_SHOWN
+            ],
+            # What the rewrite must fix: the flaws the checks found.
+            wrong_language=request["wrong_language"],
+            copies_quote=request["copies_quote"],
+            long_title=request["long_title"],
+            source=state["content"],
         )
-        for c in state.get("candidates", [])
-        if c["key"] in requests
-    ]
+        if "off_topic" in request:
+            payload["off_topic"] = request["off_topic"]
+        if "uncovered" in request:
+            payload["uncovered"] = request["uncovered"]
+        sends.append(Send("repair_concept", payload))
+    return sends
 
 
 def to_duplicate_checks(state: ExtractionState) -> list[Send] | Literal["collect_duplicates"]:

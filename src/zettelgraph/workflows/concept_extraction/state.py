@@ -7,13 +7,16 @@ filled by parallel branches (`Send`) use `operator.add` reducers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, Required
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.guards import FindingRecord
+from zettelgraph.guards.doubt import Doubt as Doubt  # where the nodes and reports import it
 from zettelgraph.workflows.calls import CallFields
+from zettelgraph.workflows.records import ContentInfo
 
 Status = Literal[
     "running",
@@ -28,6 +31,122 @@ Status = Literal[
 ]
 # "decide": the reader decided on some items (keep, drop, edit ...); the review goes on.
 Decision = Literal["approve", "feedback", "abort", "decide"]
+
+
+class QuoteItem(TypedDict):
+    """One quote of the content, as the run reads it."""
+
+    id: str  # the Quote id
+    text: str
+    section: str | None
+    page: str | None
+    # Words the quote turns on (text_analysis.key_words), shown to small models; empty for
+    # other models, absent in runs checkpointed before them.
+    key_words: NotRequired[list[str]]
+
+
+class BatchCandidate(TypedDict):
+    """A concept one extraction call proposed, before the batches are merged."""
+
+    title: str
+    concept: str
+    analysis: str
+    summary: str
+    summary_short: str
+    rationale: str
+    quote_ids: list[str]  # real Quote ids, of the batch
+
+
+class BatchResult(TypedDict):
+    """What one extraction branch found."""
+
+    index: int  # the batch's place, from 0
+    candidates: list[BatchCandidate]
+    failed: bool  # the call failed, or every concept it gave cited quotes it was not shown
+    notes: NotRequired[str]  # what the call said beyond its concepts
+    unattributed: NotRequired[dict[str, str]]  # quote id -> why it gives no concept
+
+
+class Flaws(TypedDict):
+    """What a rewrite of a concept must fix (`nodes_checks.flaws_of`)."""
+
+    wrong_language: list[str]  # the fields not in the graph's language
+    copies_quote: bool
+    long_title: bool  # the title is a sentence, not a name
+    off_topic: NotRequired[bool]  # none of its quotes is about it
+    uncovered: NotRequired[bool]  # a placeholder to write from a quote no concept cited
+
+
+class RepairRequest(Flaws):
+    """A concept the checks sent for a rewrite, and why."""
+
+    key: str
+
+
+class Repair(TypedDict, total=False):
+    """One rewrite (`repair_concept`): its fields as the model wrote them, or why it failed.
+    A `titles` rewrite has a title alone."""
+
+    key: Required[str]
+    error: str  # every try failed: the last error
+    title: str
+    concept: str
+    analysis: str
+    summary_short: str
+
+
+class DuplicateDecision(TypedDict):
+    """Whether one candidate repeats an existing concept (`detect_duplicate`)."""
+
+    key: str  # the candidate's
+    duplicate_of: str | None  # the existing Concept id it repeats; None: a new idea
+    llm: bool  # the model was asked (not when the embeddings found nothing near)
+    reason: str
+    confidence: NotRequired[float]
+    title: NotRequired[str]  # the existing concept's, when a duplicate
+    quote_ids: NotRequired[list[str]]  # the quotes it gives the existing concept
+
+
+class RelationQuery(TypedDict):
+    """The searches for one new concept's related existing concepts."""
+
+    key: str  # the concept's
+    queries: list[str]
+
+
+class CritiqueIssue(TypedDict):
+    criterion: str
+    subject_id: str  # c1, e2 or q3, or empty
+    issue: str
+    severity: str  # low, medium or high
+
+
+class CritiqueEntry(TypedDict, total=False):
+    """One self-critique (`self_critique.Critique` and whether it passed), or its failure."""
+
+    iteration: Required[int]
+    error: str  # the call failed: the proposal went to the review as it was
+    passes: bool
+    failed_criteria: list[str]
+    issues: list[CritiqueIssue]
+    overall_passes: bool
+    critique_summary: str
+    improvement_suggestions: list[str]
+
+
+class Committed(TypedDict, total=False):
+    """What the commit wrote, and then what the vault sync did."""
+
+    concepts: list[str]  # the new Concept ids
+    relations: int
+    attributions: int  # quotes that now support an existing concept
+    touched_existing: list[str]  # existing concepts that gained a relation or a quote
+    left_out: list[dict[str, str]]  # what the reader's decisions left out: item, what, why
+    open_quotes: int  # quotes no kept concept cites
+    edited: list[str]  # concepts the reader rewrote
+    notes_written: list[str]  # the concepts whose notes were written new
+    notes_updated: list[str]
+    vault_errors: list[str]
 
 
 class DraftConcept(TypedDict):
@@ -84,15 +203,17 @@ class Proposal(TypedDict):
     related: NotRequired[list[RelatedSuggestion]]
 
 
-class Doubt(TypedDict):
-    """How sure the checks are that an item says what its quotes say (a concept) or that its
-    type holds (a relation): `score` in [0, 1], `doubtful` under the calibrated floor."""
+class FeedbackEntry(TypedDict, total=False):
+    """One feedback round: what the reader asked and what the model made of it."""
 
-    score: float
-    doubtful: bool
-    reasons: list[str]  # what pulled the score down, in the reader's words
-    signals: dict[str, float]  # the measurements the score came from
-    of: NotRequired[str]  # fingerprint of the text it judged (nodes_doubts.fingerprint)
+    round: Required[int]
+    feedback: Required[str]
+    error: str  # a call of the round failed: it stopped there
+    interpretation: str
+    unresolved: str
+    # The concepts the round changed, as they were before it (check_revisions puts back a
+    # revision that fails the checks).
+    before: dict[str, DraftConcept]
 
 
 class Review(TypedDict):
@@ -111,9 +232,9 @@ class BatchPayload(TypedDict):
     """One extraction branch (`Send`): a batch of quotes, and what every batch shares."""
 
     index: int  # the batch's place, from 0
-    quotes: list[dict[str, Any]]  # the batch's quotes, as in `ExtractionState.quotes`
+    quotes: list[QuoteItem]  # the batch's quotes
     all_quotes: list[dict[str, str]]  # every quote's id, for the local numbering
-    content: dict[str, Any]  # title, author
+    content: ContentInfo
     suggestions: str | None  # the reader's, for the whole run
 
 
@@ -123,6 +244,22 @@ class DuplicatePayload(TypedDict):
     candidate: DraftConcept
     all_quote_ids: list[str]  # every quote of the run, for the local numbering
     graph_has_concepts: bool  # False: nothing to compare with, no call
+
+
+class RepairPayload(Flaws):
+    """One rewrite (`Send`): a concept the checks flagged, its quotes and what to fix."""
+
+    concept: DraftConcept
+    quotes: list[str]  # the texts of the quotes it cites
+    key_words: list[str]  # of those quotes, for a small model's title
+    source: ContentInfo  # a title must not be the book's title or author
+
+
+class RelationResults(TypedDict):
+    """The relations one branch proposed from a new concept."""
+
+    key: str  # the concept's
+    relations: list[DraftRelation]
 
 
 class RelationsPayload(TypedDict, total=False):
@@ -146,12 +283,12 @@ class ExtractionOutput(TypedDict, total=False):
     status: Status
     proposal: Proposal
     report: dict[str, Any]
-    committed: dict[str, Any]
+    committed: Committed
     warnings: Annotated[list[str], operator.add]
 
 
 class ExtractionState(ExtractionInput, ExtractionOutput, CallFields, total=False):
-    content: dict[str, Any]  # title, author
+    content: ContentInfo
     graph_concepts: int  # concepts in the graph when the run started
     # The content's processed date when the run started (ISO, or None): the commit is refused
     # if another run changed it since.
@@ -159,34 +296,34 @@ class ExtractionState(ExtractionInput, ExtractionOutput, CallFields, total=False
     # A processed content's quotes that support no concept (its review left them open): a
     # run without --force extracts only these.
     open_only: list[str] | None
-    quotes: list[dict[str, Any]]  # id, text, section, page; in reading order
+    quotes: list[QuoteItem]  # in reading order
     # Parallel results, gathered by reducers.
-    batch_results: Annotated[list[dict[str, Any]], operator.add]
+    batch_results: Annotated[list[BatchResult], operator.add]
     candidates: list[DraftConcept]
     # What the extraction calls said beyond their concepts, for the review: their notes,
     # and why each quote they left out gives no concept (quote id -> reason).
     extraction_notes: list[str]
     unattributed_reasons: dict[str, str]
     # Proposal checks: concepts sent for a rewrite, the rewrites, and every check's action.
-    repair_requests: list[dict[str, Any]]
-    repairs: Annotated[list[dict[str, Any]], operator.add]
-    check_log: Annotated[list[dict[str, Any]], operator.add]
+    repair_requests: list[RepairRequest]
+    repairs: Annotated[list[Repair], operator.add]
+    check_log: Annotated[list[FindingRecord], operator.add]
     relation_neighbours: dict[str, list[str]]  # concept key -> nearest other new concept keys
-    duplicate_decisions: Annotated[list[dict[str, Any]], operator.add]
-    relation_queries: Annotated[list[dict[str, Any]], operator.add]
+    duplicate_decisions: Annotated[list[DuplicateDecision], operator.add]
+    relation_queries: Annotated[list[RelationQuery], operator.add]
     relation_pools: dict[str, list[str]]  # concept key -> existing Concept ids
-    relation_results: Annotated[list[dict[str, Any]], operator.add]
+    relation_results: Annotated[list[RelationResults], operator.add]
     # Phase 1 loop.
     phase_1_iteration: int
     quality_passes: bool
     # Set when the run hit its recursion limit and was sent to the review as it stood.
     stopped_at_limit: bool
-    critique_log: Annotated[list[dict[str, Any]], operator.add]
+    critique_log: Annotated[list[CritiqueEntry], operator.add]
     # Phase 2 loop.
     phase_2_iteration: int
     decision: Decision | None
     human_feedback: str | None
-    feedback_log: Annotated[list[dict[str, Any]], operator.add]
+    feedback_log: Annotated[list[FeedbackEntry], operator.add]
     approved_at: str | None
     # Item by item: the doubt of each proposed item (by key) and the reader's decisions.
     doubts: dict[str, Doubt]

@@ -14,7 +14,7 @@ from zettelgraph.workflows.graph_extraction.decisions import (
     relationship_id,
 )
 from zettelgraph.workflows.graph_extraction.state import GraphState
-from zettelgraph.workflows.review import ask_reader
+from zettelgraph.workflows.review import ReaderAnswer, ask_reader
 
 # Passages shown per entity or relationship in the report.
 SHOWN_PASSAGES = 3
@@ -146,7 +146,7 @@ def usage_of(
     }
 
 
-def present_for_review(state: GraphState, services: Services) -> dict[str, Any]:
+def present_for_review(state: GraphState, services: Services) -> ReaderAnswer:
     """Pause for the reader (`interrupt`); resume with approve, feedback or abort."""
     rounds = state.get("review_rounds", 0)
     return ask_reader(build_report(state), rounds, services.settings.review_max_rounds)
