@@ -7,12 +7,13 @@ feedback does; the answer and the round limit are read here, once."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Required
 
 from langgraph.types import interrupt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from zettelgraph.guards.doubt import Doubt
 from zettelgraph.models import utcnow
 
 
@@ -117,3 +118,33 @@ class ItemDecision(BaseModel):
     # relate: the other end (a key of this run or an existing concept's id), and why.
     target: str | None = Field(default=None, max_length=100)
     explanation: str = Field(default="", max_length=1000)
+
+
+class LoggedDecision(TypedDict, total=False):
+    """One decision as the reader made it, as a review's log keeps it (`logged`)."""
+
+    at: Required[str]  # when, ISO 8601 UTC
+    item: Required[str]
+    action: Required[str]  # an Action
+    # What the reader gave beyond the item and action (ItemDecision's fields).
+    title: str
+    concept: str
+    analysis: str
+    into: str
+    type: str
+    quote: str
+    to: str
+    target: str
+    explanation: str
+    id: str  # a graph run's item: what it is (its entity id or relationship id)
+    doubt: Doubt  # a concept run's item: its doubt when the reader decided
+
+
+_LOGGED = TypeAdapter(LoggedDecision)
+
+
+def logged(decision: ItemDecision, at: str) -> LoggedDecision:
+    """`decision` as a review's log keeps it: the fields the reader left at their default
+    (None, an empty explanation) are not kept."""
+    given = decision.model_dump(exclude_none=True, exclude_defaults=True)
+    return _LOGGED.validate_python({"at": at, **given})

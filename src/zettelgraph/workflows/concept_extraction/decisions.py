@@ -30,7 +30,7 @@ from zettelgraph.workflows.concept_extraction.state import (
     Review,
     empty_review,
 )
-from zettelgraph.workflows.review import DecisionError, ItemDecision
+from zettelgraph.workflows.review import DecisionError, ItemDecision, logged
 
 
 def quote_keys(quote_ids: Sequence[str]) -> dict[str, str]:
@@ -365,12 +365,7 @@ class Decider:
         return self.vocabulary.names[0] if self.vocabulary.names else "RELATES_TO"
 
     def _log(self, d: ItemDecision) -> None:
-        entry: dict[str, Any] = {
-            "at": self.now,
-            **d.model_dump(exclude_none=True, exclude_defaults=True),
-            "item": d.item,
-            "action": d.action,
-        }
+        entry = logged(d, self.now)
         if d.item in self.doubts:
-            entry["doubt"] = dict(self.doubts[d.item])
+            entry["doubt"] = self.doubts[d.item].copy()
         self.review["log"].append(entry)

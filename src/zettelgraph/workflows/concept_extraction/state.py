@@ -17,6 +17,7 @@ from zettelgraph.guards import FindingRecord
 from zettelgraph.guards.doubt import Doubt as Doubt  # where the nodes and reports import it
 from zettelgraph.workflows.calls import CallFields
 from zettelgraph.workflows.records import ContentInfo
+from zettelgraph.workflows.review import LoggedDecision
 
 Status = Literal[
     "running",
@@ -225,7 +226,7 @@ class Review(TypedDict):
     relations: dict[str, dict[str, Any]]
     quotes: dict[str, list[str]]  # concept key -> its quote ids as the reader left them
     added: list[dict[str, Any]]  # relations the reader added: key a1.., source, type, target
-    log: list[dict[str, Any]]  # every decision as made, with the item's signals
+    log: list[LoggedDecision]  # every decision as made, with the item's doubt
 
 
 class BatchPayload(TypedDict):

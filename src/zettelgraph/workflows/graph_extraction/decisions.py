@@ -13,18 +13,25 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.workflows.graph_extraction.state import DraftRelationship, Proposal
-from zettelgraph.workflows.review import DecisionError, ItemDecision
+from zettelgraph.workflows.graph_extraction.state import (
+    DraftRelationship,
+    Proposal,
+    Review,
+    Verdict,
+)
+from zettelgraph.workflows.review import DecisionError, ItemDecision, logged
 
 # What a graph run's item takes: no editing, merging or quote moves (those are the concept
 # runs'); the entity pages and `zettelgraph link` correct the graph after the commit.
 GRAPH_ACTIONS = ("keep", "drop", "retype", "undecide")
+# Which of a review's decisions an item's are.
+Kind = Literal["entities", "relationships"]
 
 
-def empty_graph_review() -> dict[str, Any]:
+def empty_graph_review() -> Review:
     return {"entities": {}, "relationships": {}, "log": []}
 
 
@@ -33,9 +40,11 @@ def relationship_id(relationship: Mapping[str, Any]) -> str:
     return f"{relationship['source']}|{relationship['type']}|{relationship['target']}"
 
 
-def item_keys(proposal: Proposal) -> dict[str, tuple[str, str]]:
+def item_keys(proposal: Proposal) -> dict[str, tuple[Kind, str]]:
     """n1 ... and r1 ... as the review shows them -> (kind, stable id)."""
-    keys = {f"n{i}": ("entities", entity["id"]) for i, entity in enumerate(proposal["entities"], 1)}
+    keys: dict[str, tuple[Kind, str]] = {
+        f"n{i}": ("entities", entity["id"]) for i, entity in enumerate(proposal["entities"], 1)
+    }
     keys.update(
         {
             f"r{i}": ("relationships", relationship_id(r))
@@ -47,16 +56,16 @@ def item_keys(proposal: Proposal) -> dict[str, tuple[str, str]]:
 
 def decide_graph(
     proposal: Proposal,
-    review: Mapping[str, Any] | None,
+    review: Review | None,
     decisions: Iterable[ItemDecision],
     *,
     schema: PackSchema,
     types: Mapping[str, str],
     now: str,
-) -> dict[str, Any]:
+) -> Review:
     """The review with `decisions` applied; DecisionError at the first that does not fit.
     `types`: entity id -> its type, for the relationships' ends (the run's and the graph's)."""
-    result: dict[str, Any] = copy.deepcopy(dict(review)) if review else empty_graph_review()
+    result = copy.deepcopy(review) if review else empty_graph_review()
     keys = item_keys(proposal)
     relationships = {relationship_id(r): r for r in proposal["relationships"]}
     for decision in decisions:
@@ -85,29 +94,22 @@ def decide_graph(
                     f"retype {decision.item}: the packs have no type {wanted!r} from "
                     f"{ends[0]} to {ends[1]}"
                 )
-            change = {} if wanted == relationship["type"] else {"type": wanted}
-            result[kind][ident] = {"verdict": "keep", "at": now, **change}
+            kept: Verdict = {"verdict": "keep", "at": now}
+            if wanted != relationship["type"]:
+                kept["type"] = wanted
+            result[kind][ident] = kept
         else:
             result[kind][ident] = {"verdict": decision.action, "at": now}
-        result["log"].append(
-            {
-                "at": now,
-                **decision.model_dump(exclude_none=True, exclude_defaults=True),
-                "item": decision.item,
-                "action": decision.action,
-                "id": ident,
-            }
-        )
+        entry = logged(decision, now)
+        entry["id"] = ident
+        result["log"].append(entry)
     return result
 
 
-def kept_graph(proposal: Proposal, review: Mapping[str, Any] | None) -> tuple[Proposal, list[str]]:
+def kept_graph(proposal: Proposal, review: Review | None) -> tuple[Proposal, list[str]]:
     """What approving writes, and what it leaves out (one line each)."""
     review = review or empty_graph_review()
-    chosen = {
-        e["id"]: review["entities"].get(e["id"], {}).get("verdict", "keep")
-        for e in proposal["entities"]
-    }
+    chosen = {e["id"]: _verdict(review["entities"].get(e["id"])) for e in proposal["entities"]}
     left_out = [
         f"{e['name']} ({e['type']}): dropped by the reader"
         for e in proposal["entities"]
@@ -117,19 +119,24 @@ def kept_graph(proposal: Proposal, review: Mapping[str, Any] | None) -> tuple[Pr
     names.update({k: v["name"] for k, v in proposal["referenced"].items()})
     relationships: list[DraftRelationship] = []
     for r in proposal["relationships"]:
-        made = review["relationships"].get(relationship_id(r), {})
+        made = review["relationships"].get(relationship_id(r))
         source, target = names.get(r["source"], r["source"]), names.get(r["target"], r["target"])
         label = f"{source} {r['type']} {target}"
-        if made.get("verdict") == "drop":
+        if _verdict(made) == "drop":
             left_out.append(f"{label}: dropped by the reader")
             continue
         if chosen.get(r["source"]) == "drop" or chosen.get(r["target"]) == "drop":
             left_out.append(f"{label}: one of its entities was dropped")
             continue
-        relationships.append({**r, "type": made.get("type", r["type"])})
+        relationships.append({**r, "type": made.get("type", r["type"]) if made else r["type"]})
     kept: Proposal = {
         **proposal,
         "entities": [e for e in proposal["entities"] if chosen[e["id"]] != "drop"],
         "relationships": relationships,
     }
     return kept, left_out
+
+
+def _verdict(made: Verdict | None) -> str:
+    """An item's verdict: keep when the reader has not decided."""
+    return made["verdict"] if made is not None else "keep"

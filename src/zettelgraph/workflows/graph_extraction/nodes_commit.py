@@ -13,16 +13,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from zettelgraph.models import ChangeSet, Entity, Relation, embedding_text
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.decisions import kept_graph
 from zettelgraph.workflows.graph_extraction.packs import PackResolver
-from zettelgraph.workflows.graph_extraction.state import DraftEntity, GraphState
+from zettelgraph.workflows.graph_extraction.state import Committed, DraftEntity, GraphState
 
 # Provenance lists an entity keeps at most (passages, runs, calls): a person named in every
 # book of a library must not grow without bound.
 MAX_PROVENANCE_ITEMS = 200
+
+
+class Provenance(TypedDict):
+    """What every entity and relationship the commit writes records of the run."""
+
+    run: str
+    content_id: str
+    model: str
+    approved_at: str | None
+    feedback_rounds: int
 
 
 def _union(old: Any, new: list[str]) -> list[str]:
@@ -38,7 +50,7 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> GraphS
     proposal, left_out = kept_graph(state["proposal"], state.get("review"))
     approved_at = datetime.fromisoformat(state["approved_at"] or "")
     versions = {p["name"]: p["version"] for p in state.get("pack_versions", [])}
-    common = {
+    common: Provenance = {
         "run": run_id,
         "content_id": state["content_id"],
         "model": services.llms.main_spec,
@@ -122,7 +134,7 @@ def _entity(
     before: Entity | None,
     schema: PackSchema,
     versions: dict[str, str],
-    common: dict[str, Any],
+    common: Provenance,
     at: datetime,
 ) -> Entity:
     """The entity to write: new, or the stored one with this run's passages, calls and the
@@ -170,7 +182,7 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> G
     graph is committed, `zettelgraph vault sync` repairs the notes)."""
     from zettelgraph.vault.entities import write_entity_notes
 
-    committed = dict(state.get("committed", {}))
+    committed = state.get("committed", Committed()).copy()
     ids = [*committed.get("entities_new", []), *committed.get("entities_updated", [])]
     ids += list(state["proposal"]["referenced"])
     try:
@@ -189,9 +201,9 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> G
             "warnings": [f"notes not written ({exc}): run `zettelgraph vault sync` to repair"],
         }
     errors = [f"{e.get('title', e.get('entity_id'))}: {e.get('error')}" for e in report.errors]
-    committed.update(
-        notes_written=len(report.written), notes_updated=len(report.updated), vault_errors=errors
-    )
+    committed["notes_written"] = len(report.written)
+    committed["notes_updated"] = len(report.updated)
+    committed["vault_errors"] = errors
     warnings = (
         [f"{len(errors)} entity notes not written: run `zettelgraph vault sync` to repair"]
         if errors

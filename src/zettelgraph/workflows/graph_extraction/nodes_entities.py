@@ -26,7 +26,13 @@ from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, known_type
 from zettelgraph.workflows.graph_extraction.properties import checked_properties
-from zettelgraph.workflows.graph_extraction.state import DraftEntity, Drop, GraphState
+from zettelgraph.workflows.graph_extraction.state import (
+    BatchResult,
+    DraftEntity,
+    Drop,
+    GraphState,
+    ProposedEntity,
+)
 
 # Stored entities compared by embedding with each new one.
 STORE_CANDIDATES = 5
@@ -65,7 +71,7 @@ def grounded(names: list[str] | tuple[str, ...], words: set[str], folded_text: s
     return False
 
 
-def round_results(state: GraphState) -> list[dict[str, Any]]:
+def round_results(state: GraphState) -> list[BatchResult]:
     """This round's batch results, in batch order."""
     current = state.get("extraction_round", 0)
     return sorted(
@@ -90,9 +96,7 @@ def mentioning(names: list[str], folded: dict[str, str], batch: list[str]) -> li
     return found or list(batch)
 
 
-def materialise_entities(
-    state: GraphState, services: Services, packs: PackResolver
-) -> dict[str, Any]:
+def materialise_entities(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
     results = round_results(state)
     if results and all(r.get("failed") for r in results):
         if state.get("extraction_round", 0) > 0:
@@ -153,7 +157,7 @@ def materialise_entities(
 
 
 def _draft(
-    raw: dict[str, Any],
+    raw: ProposedEntity,
     schema: PackSchema,
     call: str,
     drops: list[Drop],

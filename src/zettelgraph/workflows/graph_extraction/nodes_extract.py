@@ -4,7 +4,8 @@ per batch, batches in parallel), with the existing entities nearest to the batch
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from pydantic import BaseModel
 
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, LLMRequestError, call_structured
 from zettelgraph.llm.tools import call_tools, uses_tool_calls
@@ -16,7 +17,15 @@ from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import CallRecord, call_record
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, pack_versions
-from zettelgraph.workflows.graph_extraction.state import BatchPayload, GraphState, empty_proposal
+from zettelgraph.workflows.graph_extraction.state import (
+    BatchPayload,
+    BatchResult,
+    GraphState,
+    KnownEntity,
+    ProposedEntity,
+    ProposedRelationship,
+    empty_proposal,
+)
 
 # Existing entities shown with a batch: the best by full-text search of the batch and vector
 # search per passage, fused by rank, of the pack's types only. Enough for the people and
@@ -59,10 +68,10 @@ def call_id(round_number: int, index: int) -> str:
     return f"{extract_graph.NAME}#r{round_number}b{index + 1}"
 
 
-def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver) -> dict[str, Any]:
+def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver) -> GraphState:
     """One extraction call on one batch of passages (a `Send` branch)."""
     schema = packs(payload["packs"])
-    passages: list[dict[str, Any]] = payload["passages"]
+    passages = payload["passages"]
     qmap = LocalIds("q", (p["id"] for p in passages))
     known = context_entities(services, schema, [p["text"] for p in passages])
     emap = LocalIds("e", (entity["id"] for entity in known))
@@ -88,7 +97,7 @@ def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver
         max_calls=extract_graph.COMPACT_MAX_CALLS if small else extract_graph.MAX_CALLS,
     )
     this_call = call_id(payload["round"], payload["index"])
-    result: dict[str, Any] = {
+    result: BatchResult = {
         "round": payload["round"],
         "index": payload["index"],
         "call": this_call,
@@ -113,9 +122,11 @@ def extract_batch(payload: BatchPayload, services: Services, packs: PackResolver
         }
     finally:
         services.usage.merge(usage)
-    for tool, args in calls:
-        key = "entities" if tool == extract_graph.ENTITY_TOOL else "relationships"
-        result[key].append(args)
+    for args in calls:
+        if isinstance(args, extract_graph.ExtractEntity):
+            result["entities"].append(_entity(args))
+        elif isinstance(args, extract_graph.ExtractRelationship):
+            result["relationships"].append(_relationship(args))
     result["rejected"] = rejected
     return {
         "batch_results": [result],
@@ -130,9 +141,10 @@ def _ask(
     usage: UsageLog,
     small: bool,
     warnings: list[str],
-) -> tuple[list[tuple[str, dict[str, Any]]], list[str], str]:
-    """The answer's tool calls (name, arguments), the rejected ones, and how it was asked:
-    with bound tools, or as the JSON list (also when the provider refused the tools)."""
+) -> tuple[list[BaseModel], list[str], str]:
+    """The answer's tool calls (their arguments, in the order made), the rejected ones, and
+    how it was asked: with bound tools, or as the JSON list (also when the provider refused
+    the tools)."""
     settings = services.settings
     sampling = extract_graph.COMPACT_SAMPLING if small else extract_graph.SAMPLING
     messages = extract_graph.messages(data)
@@ -148,7 +160,7 @@ def _ask(
                 backoff=settings.llm_backoff,
                 sampling=sampling,
             )
-            return [(n, a.model_dump()) for n, a in answer.calls], answer.rejected, "tools"
+            return [args for _, args in answer.calls], answer.rejected, "tools"
         except LLMRequestError as exc:
             warnings.append(f"tool calling was refused ({exc}); asked for the JSON list instead")
             data = data.model_copy(update={"tool_calling": False})
@@ -164,7 +176,27 @@ def _ask(
         sampling=sampling,
         schema=extract_graph.request_schema(data),
     )
-    return [(c.tool, c.args.model_dump()) for c in reply.calls], [], "json"
+    return [c.args for c in reply.calls], [], "json"
+
+
+def _entity(args: extract_graph.ExtractEntity) -> ProposedEntity:
+    return {
+        "name": args.name,
+        "type": args.type,
+        "description": args.description,
+        "properties": dict(args.properties),
+    }
+
+
+def _relationship(args: extract_graph.ExtractRelationship) -> ProposedRelationship:
+    return {
+        "source_name": args.source_name,
+        "source_id": args.source_id,
+        "target_name": args.target_name,
+        "target_id": args.target_id,
+        "relationship_type": args.relationship_type,
+        "description": args.description,
+    }
 
 
 def _call_record(call: str, model: str, usage: UsageLog, mode: str, index: int) -> CallRecord:
@@ -175,7 +207,7 @@ def _call_record(call: str, model: str, usage: UsageLog, mode: str, index: int) 
 
 def context_entities(
     services: Services, schema: PackSchema, texts: Sequence[str]
-) -> list[dict[str, str]]:
+) -> list[KnownEntity]:
     """The existing entities of the pack's types nearest to the passages: a full-text search
     of the whole batch and a vector search per passage, fused by reciprocal rank, best
     first, at most CONTEXT_MAX."""

@@ -13,7 +13,6 @@ up to hold an edge (better to lose a link than corrupt the graph).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from zettelgraph.packs.schema import PackSchema, RelationshipType
 from zettelgraph.store.base import GraphStore
@@ -33,7 +32,9 @@ from zettelgraph.workflows.graph_extraction.state import (
     DraftRelationship,
     Drop,
     GraphState,
+    KnownEntity,
     Proposal,
+    ProposedRelationship,
 )
 
 
@@ -43,7 +44,7 @@ class Batch:
     prompt showed (short id -> entity), and the words of its passages and source."""
 
     call: str
-    known: dict[str, dict[str, str]]
+    known: dict[str, KnownEntity]
     words: set[str]
     text: str
 
@@ -81,7 +82,7 @@ class Resolver:
         ref_id: str | None,
         ref_name: str | None,
         allowed: tuple[str, ...],
-        known: dict[str, dict[str, str]],
+        known: dict[str, KnownEntity],
         schema: PackSchema,
     ) -> Endpoint:
         short = (ref_id or "").strip()
@@ -123,9 +124,7 @@ class Resolver:
         )
 
 
-def resolve_relationships(
-    state: GraphState, services: Services, packs: PackResolver
-) -> dict[str, Any]:
+def resolve_relationships(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
     schema = packs(state.get("packs"))
     entities = state.get("entities", [])
     entity_drops = state.get("entity_drops", [])
@@ -169,7 +168,7 @@ def resolve_relationships(
 
 
 def _relationship(
-    raw: dict[str, Any],
+    raw: ProposedRelationship,
     schema: PackSchema,
     resolver: Resolver,
     batch: Batch,

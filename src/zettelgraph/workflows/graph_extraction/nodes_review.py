@@ -13,7 +13,7 @@ from zettelgraph.workflows.graph_extraction.decisions import (
     kept_graph,
     relationship_id,
 )
-from zettelgraph.workflows.graph_extraction.state import GraphState
+from zettelgraph.workflows.graph_extraction.state import GraphState, Passage, Verdict
 from zettelgraph.workflows.review import ReaderAnswer, ask_reader
 
 # Passages shown per entity or relationship in the report.
@@ -28,7 +28,7 @@ def build_report(state: GraphState) -> dict[str, Any]:
     names = {e["id"]: e["name"] for e in proposal["entities"]}
     names.update({k: v["name"] for k, v in proposal["referenced"].items()})
 
-    def shown(ids: list[str]) -> list[dict[str, Any]]:
+    def shown(ids: list[str]) -> list[Passage]:
         return [
             {"id": pid, "text": passages[pid]["text"], "page": passages[pid].get("page")}
             for pid in ids[:SHOWN_PASSAGES]
@@ -44,13 +44,14 @@ def build_report(state: GraphState) -> dict[str, Any]:
     review = state.get("review") or empty_graph_review()
     kept, left_out = kept_graph(proposal, review)
 
-    def decision(made: dict[str, Any] | None) -> dict[str, Any]:
-        made = made or {}
-        return {
-            "verdict": made.get("verdict", "keep"),
+    def decision(made: Verdict | None) -> dict[str, Any]:
+        shown: dict[str, Any] = {
+            "verdict": made["verdict"] if made else "keep",
             "decided": bool(made),
-            **({"type": made["type"]} if made.get("type") else {}),
         }
+        if made and made.get("type"):
+            shown["type"] = made["type"]
+        return shown
 
     entity_decisions = {e["id"]: review["entities"].get(e["id"]) for e in proposal["entities"]}
     decided = [*review["entities"].values(), *review["relationships"].values()]

@@ -10,13 +10,15 @@ round extracts again, so batch results carry the round they belong to.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, NotRequired
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
 from zettelgraph.workflows.calls import CallFields
+from zettelgraph.workflows.records import ContentInfo
+from zettelgraph.workflows.review import LoggedDecision
 
 Status = Literal[
     "running",
@@ -28,6 +30,95 @@ Status = Literal[
     "failed",  # every extraction call failed: nothing to review
 ]
 Decision = Literal["approve", "feedback", "abort", "decide"]
+# A property's value, of the kind its pack gives it (properties.coerce): a date is ISO text.
+PropertyValue = str | int | float | bool | list[str]
+
+
+class Passage(TypedDict):
+    """One passage (a Quote) of the content, as the run reads it."""
+
+    id: str  # the Quote id
+    text: str
+    page: str | None
+
+
+class ProposedEntity(TypedDict):
+    """An entity one extraction call proposed (`extract_graph.ExtractEntity`), not yet
+    checked against the packs."""
+
+    name: str
+    type: str
+    description: str
+    properties: dict[str, object]  # as the model gave them: properties.checked_properties
+
+
+class ProposedRelationship(TypedDict):
+    """A relationship one extraction call proposed (`extract_graph.ExtractRelationship`):
+    each end by a name extracted in the same answer or by a known entity's local id."""
+
+    source_name: str | None
+    source_id: str | None  # e1, e2 ...
+    target_name: str | None
+    target_id: str | None
+    relationship_type: str
+    description: str
+
+
+class KnownEntity(TypedDict):
+    """An existing entity shown to an extraction call."""
+
+    id: str  # the stored Entity id
+    name: str
+    type: str
+    description: str
+
+
+class BatchResult(TypedDict):
+    """What one extraction call proposed, in one round."""
+
+    round: int
+    index: int  # the batch's place in the round, from 0
+    call: str  # the call's id (nodes_extract.call_id)
+    passage_ids: list[str]
+    existing: dict[str, KnownEntity]  # e1, e2 ... -> the existing entity shown as it
+    entities: list[ProposedEntity]
+    relationships: list[ProposedRelationship]
+    rejected: list[str]  # tool calls that did not validate, one line each
+    failed: bool  # the call failed: its passages were not read
+
+
+class FeedbackEntry(TypedDict):
+    round: int
+    feedback: str
+
+
+class Verdict(TypedDict):
+    """The reader's decision on one entity or relationship."""
+
+    verdict: str  # keep or drop
+    at: str  # when, ISO 8601 UTC
+    type: NotRequired[str]  # a relationship the reader gave another type
+
+
+class Review(TypedDict):
+    """The reader's decisions so far (`decisions.py`), by what each item is."""
+
+    entities: dict[str, Verdict]  # entity id -> its decision
+    relationships: dict[str, Verdict]  # decisions.relationship_id -> its decision
+    log: list[LoggedDecision]  # every decision as made
+
+
+class Committed(TypedDict, total=False):
+    """What the commit wrote, and then what the vault sync did."""
+
+    entities_new: list[str]
+    entities_updated: list[str]  # stored entities this run added passages or properties to
+    relationships: int
+    relationships_dropped_at_commit: int  # their ends were no longer there to write
+    left_out: list[str]  # what the reader's decisions left out, one line each
+    notes_written: int
+    notes_updated: int
+    vault_errors: list[str]
 
 
 class DraftEntity(TypedDict):
@@ -35,7 +126,7 @@ class DraftEntity(TypedDict):
     name: str
     type: str
     description: str
-    properties: dict[str, Any]
+    properties: dict[str, PropertyValue]
     existing: bool  # already in the graph (matched by name and type, or by embedding)
     matched_by: str  # "new", "name" or "embedding" (and the score)
     names: list[str]  # every name it was extracted under
@@ -78,8 +169,8 @@ class BatchPayload(TypedDict):
 
     index: int  # the batch's place in the round, from 0
     round: int
-    passages: list[dict[str, Any]]  # as in `GraphState.passages`
-    content: dict[str, Any]  # title, author
+    passages: list[Passage]
+    content: ContentInfo
     packs: list[str] | None
     note: str | None
 
@@ -95,17 +186,17 @@ class GraphOutput(TypedDict, total=False):
     content_id: str
     status: Status
     proposal: Proposal
-    committed: dict[str, Any]
+    committed: Committed
     warnings: Annotated[list[str], operator.add]
 
 
 class GraphState(GraphInput, GraphOutput, CallFields, total=False):
-    content: dict[str, Any]  # title, author
+    content: ContentInfo
     # The packs the run uses, with their versions, fixed when it starts: [{name, version}].
     pack_versions: list[dict[str, str]]
-    passages: list[dict[str, Any]]  # id, text, page; in reading order
+    passages: list[Passage]  # in reading order
     extraction_round: int  # 0, then one more per feedback round
-    batch_results: Annotated[list[dict[str, Any]], operator.add]
+    batch_results: Annotated[list[BatchResult], operator.add]
     # Phase A's output, read by phase B: the run's entities and the names they answer to.
     entities: list[DraftEntity]
     entity_drops: list[Drop]
@@ -114,10 +205,10 @@ class GraphState(GraphInput, GraphOutput, CallFields, total=False):
     review_rounds: int
     decision: Decision | None
     human_feedback: str | None
-    feedback_log: Annotated[list[dict[str, Any]], operator.add]
+    feedback_log: Annotated[list[FeedbackEntry], operator.add]
     approved_at: str | None
     # The reader's decisions on single entities and relationships (`decisions.py`).
-    review: dict[str, Any]
+    review: Review
 
 
 def empty_proposal() -> Proposal:
