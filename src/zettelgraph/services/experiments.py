@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from langgraph.graph.state import CompiledStateGraph
 
@@ -34,6 +34,7 @@ from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.graph import RECURSION_LIMIT, build_experiment_graph
 from zettelgraph.workflows.experiment.nodes_plan import DECISIONS
 from zettelgraph.workflows.experiment.report import TYPE_TITLES, evolution_rows
+from zettelgraph.workflows.experiment.state import ExperimentState
 
 EXPERIMENT_PREFIX = "exp-"
 TYPES = tuple(t.value for t in ExperimentType)
@@ -77,7 +78,8 @@ class ExperimentView:
             "tool_runs": v.get("tool_runs", []),
             "synthesis": v.get("synthesis"),
             # The term-evolution table as the report shows it: measures and usage per group.
-            "evolution": evolution_rows(v) if v.get("synthesis") else [],
+            # The values are the experiment graph's state, as its checkpoint keeps it.
+            "evolution": evolution_rows(cast("ExperimentState", v)) if v.get("synthesis") else [],
             "report_path": v.get("report_path"),
             "charts": v.get("charts", []),
             "llm_calls": v.get("llm_calls", []),

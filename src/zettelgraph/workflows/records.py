@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter
+
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
+
+R = TypeVar("R")
 
 
 class ContentInfo(TypedDict):
@@ -12,3 +18,17 @@ class ContentInfo(TypedDict):
 
     title: str
     author: str | None  # the author's name; None when the content has none
+
+
+# One adapter per record type: building one costs far more than a validation.
+_ADAPTERS: dict[object, TypeAdapter[Any]] = {}
+
+
+def as_record(record: type[R], data: object) -> R:
+    """`data` (a model's JSON dump, say) checked to be a `record`, a TypedDict of the state:
+    pydantic raises ValidationError, naming the field, when it is not."""
+    adapter = _ADAPTERS.get(record)
+    if adapter is None:
+        adapter = _ADAPTERS[record] = TypeAdapter(record)
+    typed: TypeAdapter[R] = adapter
+    return typed.validate_python(data)

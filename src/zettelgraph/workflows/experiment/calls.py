@@ -15,6 +15,8 @@ from zettelgraph.prompts.experiment_common import PromptDocument
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import ask as shared_ask
 from zettelgraph.workflows.context import Services
+from zettelgraph.workflows.experiment.state import Document, ExperimentCall
+from zettelgraph.workflows.records import as_record
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -27,7 +29,7 @@ def ask(
     response_model: type[T],
     sampling: Sampling,
     schema: dict[str, Any] | None = None,
-) -> tuple[T | None, dict[str, Any], str | None]:
+) -> tuple[T | None, ExperimentCall, str | None]:
     """(the answer or None, the call's record, a warning when it failed). A call that fails
     after its retries and repair is a warning naming its kind: the stage falls back to what
     the tools and rules know, and the reader sees that it did."""
@@ -53,11 +55,11 @@ def ask(
         output_tokens=int(asked.record["output_tokens"]),
         failed=asked.answer is None,
     )
-    return asked.answer, record.model_dump(mode="json"), warning
+    return asked.answer, as_record(ExperimentCall, record.model_dump(mode="json")), warning
 
 
 def prompt_documents(
-    documents: Sequence[dict[str, Any]], term_passages: dict[str, int], ids: LocalIds
+    documents: Sequence[Document], term_passages: dict[str, int], ids: LocalIds
 ) -> list[PromptDocument]:
     return [
         PromptDocument(

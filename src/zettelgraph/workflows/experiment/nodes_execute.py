@@ -14,7 +14,8 @@ from zettelgraph.experiments.models import FocusTerm
 from zettelgraph.experiments.registry import ToolContext, load_documents, run_tool
 from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.experiment.state import ExperimentState, ToolBranch
+from zettelgraph.workflows.experiment.state import ExperimentState, ToolBranch, ToolRunRecord
+from zettelgraph.workflows.records import as_record
 
 
 def branches(state: ExperimentState) -> list[Send] | Literal["__end__"]:
@@ -60,4 +61,5 @@ def run_tools(payload: ToolBranch, services: Services) -> ExperimentState:
     warnings = [
         f"tool {r.tool} failed on {', '.join(r.document_ids)}: {r.error}" for r in runs if r.error
     ]
-    return {"tool_runs": [r.model_dump(mode="json") for r in runs], "warnings": warnings}
+    records = [as_record(ToolRunRecord, r.model_dump(mode="json")) for r in runs]
+    return {"tool_runs": records, "warnings": warnings}

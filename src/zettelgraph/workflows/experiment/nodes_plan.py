@@ -28,7 +28,8 @@ from zettelgraph.prompts import experiment_analysis, experiment_strategy
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
-from zettelgraph.workflows.experiment.state import ExperimentState
+from zettelgraph.workflows.experiment.state import Document, ExperimentState
+from zettelgraph.workflows.records import as_record
 
 DECISIONS = ("approve", "modify", "reject")
 
@@ -53,7 +54,7 @@ def analyze(state: ExperimentState, services: Services) -> ExperimentState:
     counts = {
         d.info.id: len(passages_with_term(d.passages, term.term, term.match)) for d in documents
     }
-    infos = [d.info.model_dump(mode="json") for d in documents]
+    infos = [as_record(Document, d.info.model_dump(mode="json")) for d in documents]
     update: ExperimentState = {
         "documents": infos,
         "term_passages": counts,

@@ -4,7 +4,6 @@ ZETTELGRAPH_HOME/experiments/<id>/) and the report in the vault."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from zettelgraph.experiments.charts import Chart, drift_chart, frequency_chart
 from zettelgraph.models import utcnow
@@ -18,25 +17,24 @@ from zettelgraph.workflows.experiment.report import (
     note_title,
     render,
 )
-from zettelgraph.workflows.experiment.state import ExperimentState
+from zettelgraph.workflows.experiment.state import ExperimentState, empty_synthesis
 
 
 def charts_of(state: ExperimentState) -> dict[str, Chart]:
     """The charts the results call for: frequency when a group has a rate, drift when the
     drift tool measured two groups or more."""
-    values: dict[str, Any] = dict(state)
-    synthesis = values.get("synthesis") or {}
+    synthesis = state.get("synthesis") or empty_synthesis()
     grouping = synthesis.get("grouping", "document")
-    term = values["term"]["term"]
+    term = state["term"]["term"]
     charts: dict[str, Chart] = {}
-    rates = [(r["group"], r["per_10k"]) for r in evolution_rows(values) if r["per_10k"] is not None]
+    rates = [(r["group"], r["per_10k"]) for r in evolution_rows(state) if r["per_10k"] is not None]
     if rates:
         charts["frequency"] = frequency_chart(term, grouping, rates)
-    for run in values.get("tool_runs", []):
+    for run in state.get("tool_runs", []):
         if run["tool"] != "semantic_drift" or run.get("error"):
             continue
         output = run["output"]
-        groups = list(drift_by_group(values, output.get("grouping", "")).items())
+        groups = list(drift_by_group(state, output.get("grouping", "")).items())
         if len(groups) >= 2:
             charts["drift"] = drift_chart(
                 term,
@@ -55,7 +53,7 @@ def write_report(state: ExperimentState, services: Services) -> ExperimentState:
     for name, data in files.items():
         atomic_write(folder / name, data)
     pictures = note_charts(files)
-    markdown = render(dict(state), pictures, services.llms.main_spec)
+    markdown = render(state, pictures, services.llms.main_spec)
     atomic_write(folder / "report.md", markdown)
     atomic_write(
         folder / "results.json",

@@ -9,7 +9,7 @@ the drop is in the report. A failed call leaves the report with the tools' table
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.guards import synthesis as guards
@@ -18,7 +18,15 @@ from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.text.normalize import normalize_name, word_set
 from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
-from zettelgraph.workflows.experiment.state import ExperimentState
+from zettelgraph.workflows.experiment.state import (
+    Citation,
+    Document,
+    ExperimentState,
+    GroupUsage,
+    ShownPassage,
+    Synthesis,
+    ToolRunRecord,
+)
 
 # Passages shown to the model: enough for every document to have its evidence, few enough
 # for a small model's context.
@@ -29,12 +37,14 @@ EVIDENCE_ORDER = ("concordance", "cooccurrence", "semantic_drift", "graph_concep
 
 
 def groups_of(
-    kind: ExperimentType, documents: Sequence[dict[str, Any]]
+    kind: ExperimentType, documents: Sequence[Document]
 ) -> tuple[str, dict[str, list[str]]]:
     """(what a group is, each group's content ids, in the groups' order) for the
     term-evolution table."""
 
-    def by(key: str, missing: str | None = None) -> dict[str, list[str]]:
+    def by(
+        key: Literal["year", "domain", "author", "title"], missing: str | None = None
+    ) -> dict[str, list[str]]:
         groups: dict[str, list[str]] = {}
         for d in documents:
             value = d.get(key)
@@ -49,21 +59,22 @@ def groups_of(
             ordered = sorted((g for g in years if g != "unknown"), key=int)
             return "year", {g: years[g] for g in [*ordered, "unknown"] if g in years}
     if kind is ExperimentType.CROSS_DOMAIN:
-        for key in ("domain", "author"):
+        keys: tuple[Literal["domain", "author"], ...] = ("domain", "author")
+        for key in keys:
             groups = by(key)
             if len(groups) >= 2:
                 return key, groups
     return "document", by("title")
 
 
-def evidence(runs: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def evidence(runs: Sequence[ToolRunRecord], limit: int) -> list[Citation]:
     """Up to `limit` cited passages, taken in turn from each document so that every one has
     its say, the concordance's first."""
     rank = {name: i for i, name in enumerate(EVIDENCE_ORDER)}
     ordered = sorted(
         (r for r in runs if not r.get("error")), key=lambda r: rank.get(r["tool"], len(rank))
     )
-    per_document: dict[str, list[dict[str, Any]]] = {}
+    per_document: dict[str, list[Citation]] = {}
     seen: set[str] = set()
     for run in ordered:
         for citation in run.get("output", {}).get("citations", []):
@@ -71,7 +82,7 @@ def evidence(runs: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]
                 continue
             seen.add(citation["passage_id"])
             per_document.setdefault(citation["content_id"], []).append(citation)
-    chosen: list[dict[str, Any]] = []
+    chosen: list[Citation] = []
     while len(chosen) < limit and any(per_document.values()):
         for queue in per_document.values():
             if queue and len(chosen) < limit:
@@ -79,7 +90,7 @@ def evidence(runs: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]
     return chosen
 
 
-def findings(runs: Sequence[dict[str, Any]], ids: LocalIds) -> list[str]:
+def findings(runs: Sequence[ToolRunRecord], ids: LocalIds) -> list[str]:
     """One line per tool result, naming the documents it covers."""
     lines = []
     for run in runs:
@@ -101,8 +112,8 @@ def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
     quote_ids = LocalIds("q", [c["passage_id"] for c in shown])
     grouping, members = groups_of(kind, documents)
     groups = list(members)
-    passages = [{**c, "n": i + 1} for i, c in enumerate(shown)]
-    base: dict[str, Any] = {
+    passages: list[ShownPassage] = [{**c, "n": i + 1} for i, c in enumerate(shown)]
+    base: Synthesis = {
         "grouping": grouping,
         "groups": groups,
         "passages": passages,
@@ -179,7 +190,8 @@ def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
             base["insights"].append({"text": text, "citations": cited})
     known = {normalize_name(g): g for g in groups}
     content_of = {i + 1: c["content_id"] for i, c in enumerate(shown)}
-    rows: dict[str, dict[str, Any]] = {}
+    # Group -> the sentences of its usage and the passages it cites, before the checks.
+    rows: dict[str, tuple[list[str], list[int]]] = {}
     for row in answer.evolution:
         group = known.get(normalize_name(row.group))
         text = " ".join(row.usage.split())
@@ -194,20 +206,17 @@ def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
         elif guards.off_language(text, language, detect):
             drop(text, f"not written in {language}")
         else:
-            rows[group] = {
-                "group": group,
-                "sentences": guards.new_sentences(text, []),
-                "citations": cited,
-            }
+            rows[group] = (guards.new_sentences(text, []), cited)
     term_words = word_set(state["term"]["term"])
 
     def passages_of(group: str, own: bool) -> str:
         return " ".join(c["text"] for c in shown if (c["content_id"] in members[group]) == own)
 
-    repeated = guards.shared({g: r["sentences"] for g, r in rows.items()})
-    for group, entry in list(rows.items()):
+    repeated = guards.shared({g: sentences for g, (sentences, _) in rows.items()})
+    usages: dict[str, GroupUsage] = {}
+    for group, (sentences, cited) in rows.items():
         kept = []
-        for i, sentence in enumerate(entry["sentences"]):
+        for i, sentence in enumerate(sentences):
             if i in repeated[group]:
                 drop(sentence, "said of another group too")
             elif guards.borrowed(
@@ -217,11 +226,8 @@ def synthesize(state: ExperimentState, services: Services) -> ExperimentState:
             else:
                 kept.append(sentence)
         if kept:
-            entry["usage"] = " ".join(kept)
-            del entry["sentences"]
-        else:
-            del rows[group]
-    base["evolution"] = [rows[g] for g in groups if g in rows]
+            usages[group] = {"group": group, "usage": " ".join(kept), "citations": cited}
+    base["evolution"] = [usages[g] for g in groups if g in usages]
     warnings = []
     if base["dropped"]:
         warnings.append(

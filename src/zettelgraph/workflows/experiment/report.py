@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from zettelgraph.text.normalize import normalize_name
+from zettelgraph.workflows.experiment.state import ExperimentState, empty_synthesis
 
 TYPE_TITLES = {
     "temporal": "temporal",
@@ -36,7 +37,7 @@ def _marks(numbers: Sequence[int]) -> str:
     return "".join(f" [{n}]" for n in numbers)
 
 
-def frequency_by_group(state: dict[str, Any], grouping: str) -> dict[str, dict[str, Any]]:
+def frequency_by_group(state: ExperimentState, grouping: str) -> dict[str, dict[str, Any]]:
     """Occurrences and rate per 10,000 words of each group of the table, from the
     term_frequency tool (documents summed into domains when the table groups by domain)."""
     rows: list[dict[str, Any]] = []
@@ -65,7 +66,7 @@ def frequency_by_group(state: dict[str, Any], grouping: str) -> dict[str, dict[s
     return out
 
 
-def drift_by_group(state: dict[str, Any], grouping: str) -> dict[str, dict[str, Any]]:
+def drift_by_group(state: ExperimentState, grouping: str) -> dict[str, dict[str, Any]]:
     titles = {d["id"]: d["title"] for d in state.get("documents", [])}
     for run in state.get("tool_runs", []):
         if run["tool"] == "semantic_drift" and not run.get("error"):
@@ -75,9 +76,9 @@ def drift_by_group(state: dict[str, Any], grouping: str) -> dict[str, dict[str, 
     return {}
 
 
-def evolution_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
+def evolution_rows(state: ExperimentState) -> list[dict[str, Any]]:
     """One row per group: the numbers the tools measured and the usage the synthesis wrote."""
-    synthesis = state.get("synthesis") or {}
+    synthesis = state.get("synthesis") or empty_synthesis()
     grouping = synthesis.get("grouping", "document")
     frequency = frequency_by_group(state, grouping)
     drift = drift_by_group(state, grouping)
@@ -105,10 +106,10 @@ def _number(value: Any, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def render(state: dict[str, Any], charts: Sequence[str], model: str) -> str:
+def render(state: ExperimentState, charts: Sequence[str], model: str) -> str:
     """The whole report. `charts`: file names next to the report."""
     term = state["term"]
-    synthesis = state.get("synthesis") or {}
+    synthesis = state.get("synthesis") or empty_synthesis()
     kind = TYPE_TITLES.get(state["type"], state["type"])
     lines = [f"# {term['term']}: {kind} experiment", ""]
     lines += [f"**Goal.** {state.get('experiment_goal', '')}", ""]

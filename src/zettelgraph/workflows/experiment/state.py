@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.experiments.models import TermMatch
+
 Status = Literal[
     "running",
     "awaiting_review",
@@ -27,10 +29,106 @@ Status = Literal[
 Decision = Literal["approve", "modify", "reject"]
 
 
+class Term(TypedDict):
+    """The term the experiment follows (`experiments.models.FocusTerm`, as JSON)."""
+
+    term: str
+    definition: str  # the baseline meaning the reader gives
+    source: str  # where the definition is from
+    domain: str
+    anchors: list[str]  # words that pin the baseline meaning
+    match: TermMatch  # "stems" (as search finds words) or "exact" (the very word)
+
+
+class Document(TypedDict):
+    """One content the experiment reads (`experiments.models.DocumentInfo`, as JSON)."""
+
+    id: str
+    title: str
+    author: str | None
+    year: int | None
+    kind: str
+    language: str | None
+    domain: str | None
+    passages: int
+    summary_short: str
+
+
+class Citation(TypedDict):
+    """A passage a tool result rests on (`experiments.models.Citation`, as JSON)."""
+
+    passage_id: str
+    content_id: str
+    title: str
+    location: str
+    text: str
+
+
+class ToolRunRecord(TypedDict):
+    """One tool's run (`experiments.models.ToolRun`, as JSON)."""
+
+    tool: str
+    document_ids: list[str]
+    started_at: str  # ISO 8601
+    seconds: float
+    # The tool's own result (a `ToolOutput` of its kind: count, summary, citations and what
+    # that tool measures), read by the report for the tools it draws.
+    output: dict[str, Any]
+    error: str | None  # the tool failed: the others still ran
+
+
+class ExperimentCall(TypedDict):
+    """One LLM call of a stage (`experiments.models.LLMCallRecord`, as JSON)."""
+
+    name: str
+    model: str
+    started_at: str
+    ended_at: str
+    input_tokens: int
+    output_tokens: int
+    failed: bool
+
+
+class ShownPassage(Citation):
+    """A passage the synthesis showed the model, numbered as the report cites it."""
+
+    n: int
+
+
+class Insight(TypedDict):
+    text: str
+    citations: list[int]  # the passages' numbers
+
+
+class GroupUsage(TypedDict):
+    """How one group of the term-evolution table uses the term, as the synthesis wrote it."""
+
+    group: str
+    usage: str
+    citations: list[int]
+
+
+class DroppedStatement(TypedDict):
+    text: str
+    reason: str
+
+
+class Synthesis(TypedDict):
+    """What the synthesis wrote, and what it dropped, over the tools' evidence."""
+
+    grouping: str  # what a group is: year, domain, author or document
+    groups: list[str]
+    passages: list[ShownPassage]
+    findings: list[str]  # one line per tool result
+    insights: list[Insight]
+    evolution: list[GroupUsage]
+    dropped: list[DroppedStatement]
+
+
 class ToolBranch(TypedDict):
     """One tools branch (`Send`): tools run in turn over the documents given."""
 
-    term: dict[str, Any]  # a FocusTerm
+    term: Term
     tools: list[str]  # registered tool names
     content_ids: list[str]
 
@@ -38,7 +136,7 @@ class ToolBranch(TypedDict):
 class ExperimentInput(TypedDict, total=False):
     run_id: str  # required: the thread id
     type: str  # an ExperimentType value
-    term: dict[str, Any]  # a FocusTerm
+    term: Term
     content_ids: list[str]
     goal: str | None  # the reader's own words
     created_at: str
@@ -47,7 +145,7 @@ class ExperimentInput(TypedDict, total=False):
 class ExperimentState(ExperimentInput, total=False):
     status: Status
     stage: str  # analyze, recommend, review, execute, synthesize, report
-    documents: list[dict[str, Any]]  # DocumentInfo, in the order given
+    documents: list[Document]  # in the order given
     term_passages: dict[str, int]  # content id -> passages that contain the term
     language: str  # what the model writes in: the goal's language, else the concept language
     # analyze
@@ -66,12 +164,25 @@ class ExperimentState(ExperimentInput, total=False):
     approved_strategy: dict[str, list[str]]
     reviewed_at: str
     # run_tools
-    tool_runs: Annotated[list[dict[str, Any]], operator.add]
+    tool_runs: Annotated[list[ToolRunRecord], operator.add]
     # synthesize
-    synthesis: dict[str, Any]
+    synthesis: Synthesis
     report_path: str
     charts: list[str]
     completed_at: str
     # Throughout
-    llm_calls: Annotated[list[dict[str, Any]], operator.add]
+    llm_calls: Annotated[list[ExperimentCall], operator.add]
     warnings: Annotated[list[str], operator.add]
+
+
+def empty_synthesis() -> Synthesis:
+    """The synthesis before its stage has run: the report's tables stand without it."""
+    return {
+        "grouping": "document",
+        "groups": [],
+        "passages": [],
+        "findings": [],
+        "insights": [],
+        "evolution": [],
+        "dropped": [],
+    }
