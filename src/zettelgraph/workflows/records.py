@@ -12,6 +12,11 @@ from typing_extensions import TypedDict
 
 R = TypeVar("R")
 
+# A value of free-form JSON: what a field whose keys the data decides holds (a passage's place
+# in its file, which each reader writes its own way). Nested values are not typed further.
+JSONValue = str | int | float | bool | None | list[Any] | dict[str, Any]
+JSONObject = dict[str, JSONValue]
+
 
 class ContentInfo(TypedDict):
     """The content a run reads, as its prompts name it."""

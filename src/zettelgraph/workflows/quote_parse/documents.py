@@ -8,12 +8,12 @@ concept extraction, search and citations treat both alike.
 
 from __future__ import annotations
 
-from typing import Any
-
 from zettelgraph.ingest.chunking import ChunkingConfig, chunk_document
 from zettelgraph.ingest.parsed import ParsedDocument
 from zettelgraph.models import content_id, quote_id, section_id, sha256_text, stable_id
 from zettelgraph.settings import Settings
+from zettelgraph.workflows.quote_parse.state import ParsedPassage, ParsedSection
+from zettelgraph.workflows.records import JSONObject
 
 
 def chunking_config(settings: Settings) -> ChunkingConfig:
@@ -36,7 +36,7 @@ def document_content_id(document: ParsedDocument, title: str, author: str | None
     return content_id(title, author)
 
 
-def _page_field(location: dict[str, Any]) -> str | None:
+def _page_field(location: JSONObject) -> str | None:
     if location.get("page_label"):
         return str(location["page_label"])
     page = location.get("page")
@@ -48,14 +48,14 @@ def _page_field(location: dict[str, Any]) -> str | None:
 
 def parse_document(
     document: ParsedDocument, cid: str, settings: Settings
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """(passages, sections, warnings) as JSON-safe dicts with their ids.
+) -> tuple[list[ParsedPassage], list[ParsedSection], list[str]]:
+    """(passages, sections, warnings), with their ids.
 
     A passage whose text repeats an earlier one (a running header, a repeated slide) is
     kept once, like a repeated book-note quote: the id is the text within its Content.
     """
     chunked = chunk_document(document, chunking_config(settings))
-    sections = [
+    sections: list[ParsedSection] = [
         {
             "id": section_id(cid, position, section.text),
             "title": section.title[:1000],
@@ -65,7 +65,7 @@ def parse_document(
         }
         for position, section in enumerate(chunked.sections)
     ]
-    passages: list[dict[str, Any]] = []
+    passages: list[ParsedPassage] = []
     warnings: list[str] = []
     seen: set[str] = set()
     for passage in chunked.passages:

@@ -38,7 +38,7 @@ from zettelgraph.workflows.quote_parse.documents import (
     document_hash,
     parse_document,
 )
-from zettelgraph.workflows.quote_parse.state import QuoteParseState
+from zettelgraph.workflows.quote_parse.state import ParsedPassage, QuoteParseState
 
 log = logging.getLogger(__name__)
 
@@ -142,8 +142,8 @@ def _type_flag(kind: str) -> str:
     return "notes" if kind == "book" else kind
 
 
-def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[dict[str, Any]], list[str]]:
-    parsed: list[dict[str, Any]] = []
+def _book_quotes(quotes: list[ParsedQuote], cid: str) -> tuple[list[ParsedPassage], list[str]]:
+    parsed: list[ParsedPassage] = []
     warnings: list[str] = []
     seen: dict[str, int] = {}
     for quote in quotes:

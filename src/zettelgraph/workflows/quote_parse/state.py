@@ -9,7 +9,30 @@ from typing import Annotated, Any, Literal
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
+from zettelgraph.workflows.records import JSONObject
+
 Status = Literal["new", "updated", "unchanged"]
+
+
+class ParsedPassage(TypedDict):
+    """A quote of book notes or a passage of a document, as the Quote it becomes."""
+
+    id: str
+    text: str
+    section: str | None  # the heading it is under
+    page: str | None
+    location: JSONObject  # where it is in the file: a note's line, a document's page, slide...
+    parent_id: str | None  # the Section it is in (a document's)
+
+
+class ParsedSection(TypedDict):
+    """A document's parent chunk, as the Section it becomes."""
+
+    id: str
+    title: str
+    text: str
+    location: JSONObject
+    position: int  # its order within the content
 
 
 class QuoteParseInput(TypedDict, total=False):
@@ -44,8 +67,8 @@ class QuoteParseOutput(TypedDict, total=False):
 class QuoteParseState(QuoteParseInput, QuoteParseOutput, total=False):
     content_hash: str
     metadata: dict[str, Any]
-    parsed_quotes: list[dict[str, Any]]  # passages as JSON-safe dicts (id, text, location...)
-    sections: list[dict[str, Any]]  # a document's parent chunks (id, title, text, location)
+    parsed_quotes: list[ParsedPassage]
+    sections: list[ParsedSection]  # a document's (book notes have none)
     summary: str
     summary_short: str
     author_id: str | None
