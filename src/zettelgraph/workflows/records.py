@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
@@ -16,6 +16,9 @@ R = TypeVar("R")
 # in its file, which each reader writes its own way). Nested values are not typed further.
 JSONValue = str | int | float | bool | None | list[Any] | dict[str, Any]
 JSONObject = dict[str, JSONValue]
+# The config of a record that mirrors a pydantic model's JSON (`with_config(MIRROR)`): a field
+# the model gains fails `as_record` at once, rather than being dropped on the way.
+MIRROR = ConfigDict(extra="forbid")
 
 
 class ContentInfo(TypedDict):

@@ -12,11 +12,14 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal
 
+from pydantic import with_config
+
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
 from zettelgraph.experiments.models import TermMatch
+from zettelgraph.workflows.records import MIRROR
 
 Status = Literal[
     "running",
@@ -40,6 +43,7 @@ class Term(TypedDict):
     match: TermMatch  # "stems" (as search finds words) or "exact" (the very word)
 
 
+@with_config(MIRROR)
 class Document(TypedDict):
     """One content the experiment reads (`experiments.models.DocumentInfo`, as JSON)."""
 
@@ -64,6 +68,7 @@ class Citation(TypedDict):
     text: str
 
 
+@with_config(MIRROR)
 class ToolRunRecord(TypedDict):
     """One tool's run (`experiments.models.ToolRun`, as JSON)."""
 
@@ -77,6 +82,7 @@ class ToolRunRecord(TypedDict):
     error: str | None  # the tool failed: the others still ran
 
 
+@with_config(MIRROR)
 class ExperimentCall(TypedDict):
     """One LLM call of a stage (`experiments.models.LLMCallRecord`, as JSON)."""
 

@@ -21,6 +21,8 @@ from zettelgraph.models import (
     learning_item_id,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.workflows.learning_items.state import CardRecord
+from zettelgraph.workflows.records import as_record
 
 # A card shows a quote whole up to this length; a longer passage shows the part around the
 # words that matter, so a card stays readable (and within LearningItem's 2,000 characters).
@@ -248,3 +250,8 @@ def dedup_text(item: LearningItem) -> str:
         # A chain by its path (its first line), a relation by what it says of the pair.
         return item.back.split("\n", 1)[0] if item.difficulty == Difficulty.HARD else item.back
     return f"{item.front}\n{item.back}"
+
+
+def card_record(item: LearningItem) -> CardRecord:
+    """A card as the state keeps it between the nodes."""
+    return as_record(CardRecord, item.model_dump(mode="json"))

@@ -30,7 +30,14 @@ from zettelgraph.guards.grounding import concept_text, cosine
 from zettelgraph.models import Difficulty, ItemStatus, ItemType, LearningItem
 from zettelgraph.prompts import card_question
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.learning_items.items import Made, card, cloze_card, excerpt, wording
+from zettelgraph.workflows.learning_items.items import (
+    Made,
+    card,
+    card_record,
+    cloze_card,
+    excerpt,
+    wording,
+)
 from zettelgraph.workflows.learning_items.state import (
     DroppedItem,
     GenerationState,
@@ -82,8 +89,8 @@ def check_items(state: GenerationState, services: Services) -> GenerationState:
         else:
             dropped.append(_dropped(item.front, item.item_type, "mcq", problem, item.concept_ids))
     return {
-        "items": [i.model_dump(mode="json") for i in kept],
-        "rejected": [i.model_dump(mode="json") for i in rejected],
+        "items": [card_record(i) for i in kept],
+        "rejected": [card_record(i) for i in rejected],
         "dropped": dropped,
     }
 

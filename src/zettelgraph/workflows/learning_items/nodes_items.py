@@ -22,6 +22,7 @@ from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.items import (
     Edge,
     Made,
+    card_record,
     chain_card,
     mcq_card,
     relation_card,
@@ -81,7 +82,7 @@ def graph_items(state: GenerationState, services: Services) -> GenerationState:
                         first, second, _titles(reader, ids), _made(reader, ids, settings, base)
                     )
                 )
-    return {"graph_items": [i.model_dump(mode="json") for i in items], "skipped": skipped}
+    return {"graph_items": [card_record(i) for i in items], "skipped": skipped}
 
 
 def multiple_choice(

@@ -35,7 +35,7 @@ from zettelgraph.models import (
 from zettelgraph.relations import CITES, TESTS
 from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.context import Services
-from zettelgraph.workflows.learning_items.items import dedup_text
+from zettelgraph.workflows.learning_items.items import card_record, dedup_text
 from zettelgraph.workflows.learning_items.reading import live, stored_items
 from zettelgraph.workflows.learning_items.report import build_report
 from zettelgraph.workflows.learning_items.state import DroppedItem, GenerationState
@@ -127,8 +127,8 @@ def dedup(state: GenerationState, services: Services) -> GenerationState:
         among = scores[np.ix_(new_leaders, leaders)] if new_leaders else np.zeros((0, 0))
         near_after += int((among.max(axis=1, initial=-1.0) >= threshold).sum())
     return {
-        "items": [i.model_dump(mode="json") for i in sorted(kept, key=_reading_order)],
-        "duplicates": [i.model_dump(mode="json") for i in duplicates],
+        "items": [card_record(i) for i in sorted(kept, key=_reading_order)],
+        "duplicates": [card_record(i) for i in duplicates],
         "dropped": dropped,
         "already_stored": len(unique) - len(fresh),
         "duplicate_share_before": near_before / len(fresh) if fresh else 0.0,
@@ -165,7 +165,7 @@ def write(state: GenerationState, services: Services) -> GenerationState:
     ]
     if cards:
         services.store.apply(ChangeSet(learning_items=cards, relations=relations))
-    written = [c.model_dump(mode="json") for c in cards]
+    written = [card_record(c) for c in cards]
     return {"written": written, "report": build_report(state, written)}
 
 

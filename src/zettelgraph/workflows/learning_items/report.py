@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from zettelgraph.models import ItemStatus
-from zettelgraph.workflows.learning_items.state import GenerationState
+from zettelgraph.workflows.learning_items.state import (
+    CardRecord,
+    GenerationReport,
+    GenerationState,
+)
 
 
-def build_report(state: GenerationState, written: list[dict[str, Any]]) -> dict[str, Any]:
+def build_report(state: GenerationState, written: list[CardRecord]) -> GenerationReport:
     proposed = [w for w in written if w["status"] == ItemStatus.PROPOSED]
     dropped = list(state.get("dropped", []))
     targets = state.get("targets", [])

@@ -8,13 +8,16 @@ branches (`Send`) use `operator.add` reducers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
+
+from pydantic import with_config
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
 from typing_extensions import TypedDict
 
 from zettelgraph.workflows.calls import CallFields
+from zettelgraph.workflows.records import MIRROR, JSONObject
 
 # The cards a concept can get, each at most once per concept (a relation card once per pair).
 Kind = Literal["flashcard", "cloze", "mcq", "relation", "chain"]
@@ -60,6 +63,55 @@ class DroppedItem(TypedDict):
     concept_ids: list[str]
 
 
+@with_config(MIRROR)
+class CardRecord(TypedDict):
+    """A card as it travels between the nodes: a `LearningItem` as JSON (`card_record`),
+    validated again when written."""
+
+    id: str
+    created_at: str  # ISO 8601
+    item_type: str  # an ItemType
+    front: str
+    back: str
+    cloze: str
+    options: list[str]
+    correct: int | None
+    explanation: str
+    difficulty: str  # a Difficulty
+    language: str
+    concept_ids: list[str]
+    quote_ids: list[str]
+    content_ids: list[str]
+    status: str  # an ItemStatus
+    duplicate_of: str | None
+    warnings: list[str]
+    provenance: JSONObject  # how it was made: the generation, the calls, a check that dropped it
+    schedule: JSONObject  # the FSRS card state, empty until the first study
+    due: str | None
+
+
+class GenerationReport(TypedDict):
+    """What a generation did, for the reader and the benchmarks (`report.build_report`)."""
+
+    generation_id: str | None
+    targets: int  # the concepts cards were asked for
+    proposed: int
+    per_type: dict[str, int]
+    per_difficulty: dict[str, int]
+    dropped: list[DroppedItem]  # every card a check set aside, duplicates included
+    checks: dict[str, int]  # check -> cards it dropped
+    duplicates: int
+    set_aside: int  # flashcards a check dropped, kept in the store as dropped
+    duplicate_share_before: float
+    duplicate_share_after: float
+    skipped: dict[str, int]  # kind -> concepts (or pairs) that have that card already
+    skipped_concepts: int
+    already_stored: int
+    calls: int
+    concepts_with_cards: int
+    warnings: list[str]
+
+
 class QuestionPayload(TypedDict):
     """One flashcard branch (`Send`): the concept to write a question for."""
 
@@ -72,8 +124,8 @@ class GenerationInput(TypedDict, total=False):
 
 
 class GenerationOutput(TypedDict, total=False):
-    report: dict[str, Any]
-    written: list[dict[str, Any]]  # every item written, proposed and duplicates (dropped)
+    report: GenerationReport
+    written: list[CardRecord]  # every item written, proposed and duplicates (dropped)
     dropped: Annotated[list[DroppedItem], operator.add]
     warnings: Annotated[list[str], operator.add]
 
@@ -88,11 +140,11 @@ class GenerationState(GenerationInput, GenerationOutput, CallFields, total=False
     skipped: dict[str, int]
     skipped_concepts: int
     questions: Annotated[list[QuestionResult], operator.add]
-    graph_items: list[dict[str, Any]]  # multiple choice and relation cards, before the checks
-    items: list[dict[str, Any]]  # every card that passed the checks
-    rejected: list[dict[str, Any]]  # flashcards a check dropped, written as dropped
+    graph_items: list[CardRecord]  # multiple choice and relation cards, before the checks
+    items: list[CardRecord]  # every card that passed the checks
+    rejected: list[CardRecord]  # flashcards a check dropped, written as dropped
     already_stored: int  # cards made again that are in the store already (never rewritten)
-    duplicates: list[dict[str, Any]]  # cards dropped as repeats: id, duplicate_of, similarity
+    duplicates: list[CardRecord]  # cards dropped as repeats, with what they repeat
     # Share of new cards with a near twin (new or stored) before the duplicate check, and of
     # the kept ones after it.
     duplicate_share_before: float
