@@ -217,6 +217,17 @@ class FeedbackEntry(TypedDict, total=False):
     before: dict[str, DraftConcept]
 
 
+class AddedRelation(TypedDict):
+    """A relation the reader added in the review (`relate`)."""
+
+    key: str  # a1, a2 ...
+    source: str  # a concept key of the run or an existing Concept id
+    type: str
+    target: str
+    explanation: str
+    at: str  # when, ISO 8601 UTC
+
+
 class Review(TypedDict):
     """The reader's item-by-item decisions so far (`decisions.py`): saved with the run at
     each decision, changeable until the run is approved."""
@@ -225,7 +236,7 @@ class Review(TypedDict):
     # Relations (r), suggestions (s) and attributions to existing concepts (e): verdict, type.
     relations: dict[str, dict[str, Any]]
     quotes: dict[str, list[str]]  # concept key -> its quote ids as the reader left them
-    added: list[dict[str, Any]]  # relations the reader added: key a1.., source, type, target
+    added: list[AddedRelation]
     log: list[LoggedDecision]  # every decision as made, with the item's doubt
 
 
