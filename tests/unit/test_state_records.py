@@ -7,7 +7,7 @@ from typing import get_type_hints
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from zettelgraph.analysis.models import DocumentInfo, FocusTerm, LLMCallRecord, ToolRun
+from zettelgraph.experiments.models import DocumentInfo, FocusTerm, LLMCallRecord, ToolRun
 from zettelgraph.models import ItemType, LearningItem
 from zettelgraph.workflows.experiment.state import Document, ExperimentCall, Term, ToolRunRecord
 from zettelgraph.workflows.learning_items.items import card_record
