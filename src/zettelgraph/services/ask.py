@@ -79,7 +79,16 @@ class UnknownChatError(ValueError):
 
 
 def answer_dict(answer: Answer) -> dict[str, Any]:
-    """One turn as `ask --json` prints it (without its passages)."""
+    """One turn as `ask --json` prints it (without its passages).
+
+    Args:
+        answer: a stored question and its answer (one turn of a chat).
+
+    Returns:
+        A JSON-able dict: `answer_id`, `chat_id`, `turn`, `question`, `standalone_question` (None
+        when the question was not rewritten), `answer`, `answerable`, `language`, `citations`,
+        `passage_filter` and `created_at` (ISO 8601).
+    """
     return {
         "answer_id": answer.id,
         "chat_id": answer.chat_id,
@@ -102,7 +111,12 @@ class AskResult:
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """What `zettelgraph ask --json` prints and `POST /api/ask` returns."""
+        """What `zettelgraph ask --json` prints and `POST /api/ask` returns.
+
+        Returns:
+            `answer_dict` of the answer, with `passages` (each passage found, as JSON) and
+            `warnings` (lines for the reader).
+        """
         return {
             **answer_dict(self.answer),
             "passages": [r.model_dump(mode="json") for r in self.results],
@@ -134,7 +148,10 @@ def passage_filter(
         where: `--where`: metadata conditions.
 
     Returns:
-        The filter, or None when none is given. FilterError with what to write instead.
+        The filter, or None when none is given.
+
+    Raises:
+        FilterError: a filter cannot be used as written (the message says what to write instead).
     """
     return build_filter(
         services.store, contents=contents, kinds=kinds, authors=authors, where=where
@@ -142,7 +159,15 @@ def passage_filter(
 
 
 def filter_choices(services: Services) -> dict[str, list[Any]]:
-    """What a filter form offers: every source (id, title, kind), kind and author."""
+    """What a filter form offers: every source (id, title, kind), kind and author.
+
+    Args:
+        services: the open services (the store is read).
+
+    Returns:
+        `{"contents": [{"id", "title", "kind"}, ...], "kinds": [...], "authors": [...]}`, kinds and
+        author names sorted.
+    """
     contents = services.store.list_contents()
     persons = services.store.nodes(NodeLabel.PERSON, limit=_AUTHORS_SHOWN)
     return {
@@ -171,8 +196,10 @@ def search(
         passages: which passages may be found (`passage_filter`); all when None.
 
     Returns:
-        The passages, best first. EmbedderMismatchError when the store was embedded with
-        another model.
+        The passages, best first.
+
+    Raises:
+        EmbedderMismatchError: the store was embedded with another model.
     """
     services.check_embedder()
     retriever = Retriever(services.store, services.embedder)
@@ -181,7 +208,18 @@ def search(
 
 
 def chat_thread(services: Services, chat_id: str) -> list[Answer]:
-    """A chat's answers, first turn first; UnknownChatError when there is no such chat."""
+    """A chat's answers, first turn first; UnknownChatError when there is no such chat.
+
+    Args:
+        services: the open services.
+        chat_id: the chat's id as an answer names it (`chat-...`); spaces around it are ignored.
+
+    Returns:
+        The chat's answers, first turn first; never empty.
+
+    Raises:
+        UnknownChatError: no chat has this id (or it is blank).
+    """
     turns = services.store.chat_answers(chat_id.strip()) if chat_id.strip() else []
     if not turns:
         raise UnknownChatError(
@@ -193,7 +231,16 @@ def chat_thread(services: Services, chat_id: str) -> list[Answer]:
 
 def chats(services: Services, *, limit: int = 100) -> list[list[Answer]]:
     """The latest `limit` chats, the most recently continued first, each as its turns
-    (first turn first). An answer stored before chats existed is a chat of its own."""
+    (first turn first). An answer stored before chats existed is a chat of its own.
+
+    Args:
+        services: the open services.
+        limit: the most chats to return (100 by default).
+
+    Returns:
+        One list of answers per chat, the chats most recently continued first, each chat's turns
+        first turn first.
+    """
     order: dict[str, Answer] = {}
     for answer in services.store.answers(limit=_ANSWERS_READ):
         if len(order) >= limit:
@@ -207,7 +254,16 @@ def chats(services: Services, *, limit: int = 100) -> list[list[Answer]]:
 
 def answer_results(services: Services, answer: Answer) -> list[SearchResult]:
     """The passages an answer was given (cited or not) as the graph holds them now, each
-    under the [n] the answer uses; a passage removed since is left out."""
+    under the [n] the answer uses; a passage removed since is left out.
+
+    Args:
+        services: the open services (store and embedder).
+        answer: a stored answer whose `citations` name the passages it was given.
+
+    Returns:
+        The passages still in the graph, each with `n` set to the number the answer cites it by, in
+        the answer's ranking order.
+    """
     places = {c["quote_id"]: int(c["n"]) for c in answer.citations if c.get("quote_id")}
     ranked = [
         Fused(id=c["quote_id"], score=float(c.get("score", 0.0)), methods=c.get("methods", []))
@@ -219,6 +275,11 @@ def answer_results(services: Services, answer: Answer) -> list[SearchResult]:
 
 
 def new_chat_id() -> str:
+    """A new chat's id: `chat-` and 12 random hex digits.
+
+    Returns:
+        The id, unique for practical purposes (48 random bits).
+    """
     return f"chat-{uuid.uuid4().hex[:12]}"
 
 
@@ -247,8 +308,10 @@ def ask(
         chat_id: the chat this question continues; None starts a new chat.
 
     Returns:
-        The stored answer, the passages it was given, and warnings. UnknownChatError when
-        no answer carries `chat_id`.
+        The stored answer, the passages it was given, and warnings.
+
+    Raises:
+        UnknownChatError: no answer carries `chat_id`.
     """
     chosen = _recipe(services, recipe)
     earlier = chat_thread(services, chat_id) if chat_id else []

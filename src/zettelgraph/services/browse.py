@@ -25,7 +25,17 @@ from zettelgraph.text.normalize import normalize_name
 
 
 def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
-    """Every concept (or those whose title or summary contains `query`), by title."""
+    """Every concept (or those whose title or summary contains `query`), by title.
+
+    Args:
+        store: the graph store to read.
+        query: text to look for in titles and short summaries, ignoring case; empty (the default)
+            lists every concept.
+
+    Returns:
+        One dict per concept, by title: `id`, `title`, `summary_short`, `relations` and `quotes`
+        (how many of each) and `vault_sync_pending`.
+    """
     wanted = normalize_name(query)
     concepts = [
         concept
@@ -53,13 +63,30 @@ def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
 
 
 def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
-    """A quote or document passage with its source, as a citation shows it."""
+    """A quote or document passage with its source, as a citation shows it.
+
+    Args:
+        store: the graph store to read.
+        quote: the quote or document passage to show.
+
+    Returns:
+        A dict: the passage's `id`, `text`, `page`, `section`, `location`, `location_label`,
+        `content_id`, `content` (its source's title), `author` and `section_id`.
+    """
     return passage_views(store, [quote])[0]
 
 
 def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]]:
     """`passage_view` of many passages, reading each Content and author once (a document's
-    passages all share one)."""
+    passages all share one).
+
+    Args:
+        store: the graph store to read.
+        quotes: the passages to show, in the order wanted.
+
+    Returns:
+        One `passage_view` dict per passage, in the order given.
+    """
     sources: dict[str, tuple[str | None, str | None]] = {}
     out: list[dict[str, Any]] = []
     for quote in quotes:
@@ -95,7 +122,16 @@ def pointing_here(
 
     A symmetric or reversible relation is stored both ways (A SIMILAR_TO B with B SIMILAR_TO
     A, A GENERALIZES B with B SPECIFIC_OF A, the second inferred or stated as well), so it is
-    listed once, from this node; what is left are one-way types from other nodes."""
+    listed once, from this node; what is left are one-way types from other nodes.
+
+    Args:
+        outgoing: the node's own relations (those it is the source of).
+        incoming: the relations pointing to the node.
+        vocabulary: the relation vocabulary that says which types are symmetric or reversible.
+
+    Returns:
+        The relations of `incoming` to show as pointing here, in their order.
+    """
     said: set[tuple[str, str]] = set()
     for r in outgoing:
         said.add((r.type, r.target_id))
@@ -111,7 +147,17 @@ def pointing_here(
 
 def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
     """A concept with its relations (as links; one pointing here only when this concept's own
-    do not say it, see `pointing_here`), its supporting passages and its provenance."""
+    do not say it, see `pointing_here`), its supporting passages and its provenance.
+
+    Args:
+        store: the graph store to read.
+        concept: the concept to show.
+
+    Returns:
+        The concept's fields (JSON, `provenance` among them) with `relations` (each with `type`,
+        `target_id`, `target` title, `explanation`, `inferred`), `incoming` (the same with
+        `source_id` and `source`) and `quotes` (`passage_view` dicts).
+    """
     outgoing: list[dict[str, Any]] = []
     own = store.relations(concept.id)
     into = store.relations(concept.id, direction="in")
@@ -156,6 +202,15 @@ def concept_detail(store: GraphStore, concept: Concept) -> dict[str, Any]:
 
 
 def content_rows(store: GraphStore) -> list[dict[str, Any]]:
+    """Every source (book, article, document) with its author and how many passages it has.
+
+    Args:
+        store: the graph store to read.
+
+    Returns:
+        One dict per content: `id`, `title`, `kind`, `author` (a name or None), `quotes` (the number
+        of passages), `processed_date` and `summary_short`.
+    """
     rows: list[dict[str, Any]] = []
     contents = store.list_contents()
     # Every passage is QUOTED_IN its content: counted, not read.
@@ -179,7 +234,16 @@ def content_rows(store: GraphStore) -> list[dict[str, Any]]:
 
 
 def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
-    """A Content with its author, sections and passages in reading order."""
+    """A Content with its author, sections and passages in reading order.
+
+    Args:
+        store: the graph store to read.
+        content_id: the content's full id.
+
+    Returns:
+        The content's fields (JSON) with `author` (JSON or None), `sections` and `quotes`
+        (`passage_view` dicts); None when the store has no such content.
+    """
     content = store.get_content(content_id)
     if content is None:
         return None
@@ -194,7 +258,14 @@ def content_detail(store: GraphStore, content_id: str) -> dict[str, Any] | None:
 
 def inbox(runs: WorkflowRuns) -> list[dict[str, Any]]:
     """Runs waiting for review: content, counts and how long they have waited; concept runs
-    and graph extraction runs (`kind`) each with their own counts."""
+    and graph extraction runs (`kind`) each with their own counts.
+
+    Args:
+        runs: the runs of one extraction workflow (concepts or graph).
+
+    Returns:
+        One `inbox_row` dict per run awaiting review, newest first.
+    """
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = []
     for view in runs.list():
@@ -205,6 +276,18 @@ def inbox(runs: WorkflowRuns) -> list[dict[str, Any]]:
 
 
 def inbox_row(view: RunView, now: datetime) -> dict[str, Any]:
+    """A run waiting for review as the inbox lists it: a concept run here, a graph extraction
+    run through `graph_inbox_row`.
+
+    Args:
+        view: the run, as its checkpoint shows it.
+        now: the current time (timezone-aware), to say how long it has waited.
+
+    Returns:
+        For a concept run: `run_id`, `kind` ("concepts"), `content_id`, `title`, the numbers of
+        `concepts`, `relations` and `quotes`, `warnings`, `feedback_rounds`, `updated_at` and
+        `age_seconds` (None when the run has no time); `graph_inbox_row`'s dict for a graph run.
+    """
     report = view.report or {}
     age: float | None = None
     if view.updated_at:
@@ -228,7 +311,18 @@ def inbox_row(view: RunView, now: datetime) -> dict[str, Any]:
 
 
 def graph_inbox_row(view: RunView, report: dict[str, Any], age: float | None) -> dict[str, Any]:
-    """A graph extraction run waiting for review: what it proposes and what it dropped."""
+    """A graph extraction run waiting for review: what it proposes and what it dropped.
+
+    Args:
+        view: the run, as its checkpoint shows it.
+        report: the run's report (what it proposes), as the state holds it.
+        age: seconds since the run last changed, or None when unknown.
+
+    Returns:
+        `run_id`, `kind` ("graph"), `content_id`, `title`, `packs` (names), the numbers of
+        `entities`, `entities_new`, `relationships`, `dropped`, `passages` and `warnings`,
+        `feedback_rounds`, `updated_at` and `age_seconds`.
+    """
     counts = report.get("counts", {})
     return {
         "run_id": view.run_id,

@@ -62,11 +62,27 @@ class CalibrationReport:
     written: bool
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph calibrate --json` prints.
+
+        Returns:
+            `path` (the reader's calibration file), `kinds` (per kind, concept and relation: the
+            numbers of `decisions` and `usable` ones, `refitted`, the `reason` when not, and how the
+            `shipped` and `yours` models separate the decisions) and `written`.
+        """
         return asdict(self)
 
 
 def decided_items(values: Mapping[str, Any], run_id: str) -> list[Decided]:
-    """The items of one run's state that the reader decided on and that have signals."""
+    """The items of one run's state that the reader decided on and that have signals.
+
+    Args:
+        values: a concept run's state, as its checkpoint holds it.
+        run_id: the run's id, recorded with each decision.
+
+    Returns:
+        One `Decided` per concept or relation kept or dropped that has doubt signals: `usable` is
+        True for a concept kept, or a relation kept with its type unchanged.
+    """
     review = values.get("review") or {}
     doubts = values.get("doubts") or {}
     out: list[Decided] = []
@@ -84,7 +100,14 @@ def decided_items(values: Mapping[str, Any], run_id: str) -> list[Decided]:
 
 
 def your_decisions(runs: ExtractionRuns) -> list[Decided]:
-    """Every decision of every concept run in the checkpoint database, newest run first."""
+    """Every decision of every concept run in the checkpoint database, newest run first.
+
+    Args:
+        runs: the concept extraction runs.
+
+    Returns:
+        `decided_items` of every run, newest run first; a run gone since it was listed is left out.
+    """
     out: list[Decided] = []
     for view in runs.list():
         try:
@@ -96,7 +119,18 @@ def your_decisions(runs: ExtractionRuns) -> list[Decided]:
 
 
 def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
-    """Refit each kind's model to your decisions when there are enough of them."""
+    """Refit each kind's model to your decisions when there are enough of them.
+
+    Args:
+        runs: the concept extraction runs, with the services whose settings name the calibration
+            file.
+        write: save the refitted models to the calibration file (the default); False only reports
+            what a refit would give.
+
+    Returns:
+        A `CalibrationReport`: per kind, how many decisions there were, whether it was refitted (or
+        why not) and how each model separates them; `written` when the file was saved.
+    """
     settings = runs.services.settings
     decided = your_decisions(runs)
     shipped = shipped_models()
@@ -153,7 +187,15 @@ def _own(path: Any) -> dict[str, Any]:
 
 
 def reset(runs: ExtractionRuns) -> bool:
-    """Back to the shipped calibration; whether there was one of the reader's to remove."""
+    """Back to the shipped calibration; whether there was one of the reader's to remove.
+
+    Args:
+        runs: the concept extraction runs, with the services whose settings name the calibration
+            file.
+
+    Returns:
+        True when a calibration file of the reader's was removed, False when there was none.
+    """
     path = runs.services.settings.calibration_path
     existed = path.exists()
     path.unlink(missing_ok=True)
@@ -163,7 +205,14 @@ def reset(runs: ExtractionRuns) -> bool:
 
 def calibrate_after_approval(runs: ExtractionRuns) -> str | None:
     """ZETTELGRAPH_AUTO_CALIBRATE: refit after an approval when there are enough decisions;
-    a line for the reader when it did, None otherwise."""
+    a line for the reader when it did, None otherwise.
+
+    Args:
+        runs: the concept extraction runs, with the services whose settings say whether to refit.
+
+    Returns:
+        A line saying what was refitted, or None when the setting is off or nothing was written.
+    """
     if not runs.services.settings.auto_calibrate:
         return None
     report = calibrate(runs)

@@ -61,7 +61,12 @@ class GenerationReport:
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-able, as `zettelgraph cards generate --json` prints it."""
+        """JSON-able, as `zettelgraph cards generate --json` prints it.
+
+        Returns:
+            The run's `summary` with `generation_id`, `targets`, `proposed` (items as JSON),
+            `per_type`, `dropped`, `duplicates` and the other fields of the report.
+        """
         return {
             **self.summary,
             "generation_id": self.generation_id,
@@ -102,8 +107,10 @@ def generate_cards(
         on_progress: told each finished step's name.
 
     Returns:
-        What the generation proposed, set aside and skipped. CardError for a concept or
-        content that does not exist, or one with no reviewed concepts yet.
+        What the generation proposed, set aside and skipped.
+
+    Raises:
+        CardError: a concept or content that does not exist, or one with no reviewed concepts yet.
     """
     ids = target_concepts(services.store, concept_ids, content_id)
     services.check_embedder()
@@ -149,7 +156,23 @@ def generate_cards(
 def target_concepts(
     store: GraphStore, concept_ids: Sequence[str] | None, content_id: str | None
 ) -> list[str]:
-    """The ids of the concepts a generation is for; CardError for a bad request."""
+    """The ids of the concepts a generation is for; CardError for a bad request.
+
+    Args:
+        store: the graph store to read.
+        concept_ids: the concepts asked for, by id or unique id prefix; None for every concept (of
+            the content, when one is given).
+        content_id: a book's full id to take the concepts of, or None for the whole graph.
+
+    Returns:
+        Full concept ids without repeats: those named (inside the content when both are given), else
+        the content's or the graph's.
+
+    Raises:
+        CardError: an empty `concept_ids`, an id that names no concept or several, an unknown
+            content, a graph or content without reviewed concepts, or no named concept from the
+            content.
+    """
     named: list[str] | None = None
     if concept_ids is not None:
         named = [_concept_id(store, given) for given in concept_ids]
@@ -183,7 +206,15 @@ def target_concepts(
 
 
 def concepts_of(store: GraphStore, content_id: str) -> list[str]:
-    """The concepts of a book: those its runs committed, and those its quotes support."""
+    """The concepts of a book: those its runs committed, and those its quotes support.
+
+    Args:
+        store: the graph store to read.
+        content_id: the book's full id.
+
+    Returns:
+        The ids of the concepts still in the store, without repeats, those its runs committed first.
+    """
     ids = [c.id for c in store.list_concepts() if c.provenance.get("content_id") == content_id]
     for quote in store.quotes_of(content_id):
         for relation in store.relations(quote.id, relation_type=SUPPORTS, direction="out"):

@@ -37,7 +37,14 @@ class CardError(ValueError):
 
 
 def all_items(store: GraphStore) -> Iterator[LearningItem]:
-    """Every learning item, by id, page by page."""
+    """Every learning item, by id, page by page.
+
+    Args:
+        store: the graph store to read.
+
+    Returns:
+        An iterator over every learning item, read a page at a time.
+    """
     return every_node(store, NodeLabel.LEARNING_ITEM, LearningItem)
 
 
@@ -51,6 +58,14 @@ class ItemFilter:
     item_type: ItemType | None = None
 
     def matches(self, item: LearningItem | CardState) -> bool:
+        """Whether `item` passes every condition set (an unset one passes any item).
+
+        Args:
+            item: a card, whole or as its study state.
+
+        Returns:
+            True when the card has the status, content, concept and type asked for.
+        """
         return (
             (self.status is None or item.status == self.status)
             and (self.content_id is None or self.content_id in item.content_ids)
@@ -60,19 +75,43 @@ class ItemFilter:
 
 
 def list_items(store: GraphStore, which: ItemFilter | None = None) -> list[LearningItem]:
-    """Items in a stable order for people: by book, then concept, then difficulty and type."""
+    """Items in a stable order for people: by book, then concept, then difficulty and type.
+
+    Args:
+        store: the graph store to read.
+        which: which items to take; None (the default) takes every item.
+
+    Returns:
+        The items that `which` matches, in `list_order`.
+    """
     which = which or ItemFilter()
     return sorted((item for item in all_items(store) if which.matches(item)), key=list_order)
 
 
 def list_states(store: GraphStore, which: ItemFilter | None = None) -> list[CardState]:
     """`list_items`' cards and order, as study states: a page that shows some of them reads
-    only those whole (the Cards page parsed all 600 cards to show 50)."""
+    only those whole (the Cards page parsed all 600 cards to show 50).
+
+    Args:
+        store: the graph store to read.
+        which: which cards to take; None (the default) takes every card.
+
+    Returns:
+        The study states of the cards that `which` matches, in `list_order`.
+    """
     which = which or ItemFilter()
     return sorted((s for s in store.card_states() if which.matches(s)), key=list_order)
 
 
 def list_order(item: LearningItem | CardState) -> tuple[Any, ...]:
+    """The sort key of a card in lists: by book, then concept, then difficulty, type and id.
+
+    Args:
+        item: a card, whole or as its study state.
+
+    Returns:
+        A tuple to sort by (first content id, first concept id, difficulty rank, type, id).
+    """
     return (
         item.content_ids[:1],
         item.concept_ids[:1],
@@ -86,7 +125,16 @@ def cards_testing(
     store: GraphStore, concept_ids: Collection[str], quote_ids: Collection[str] = ()
 ) -> list[LearningItem]:
     """The cards that test any of `concept_ids` (a card about one of them, or about one of
-    its relations) or cite any of `quote_ids`: what goes when those go."""
+    its relations) or cite any of `quote_ids`: what goes when those go.
+
+    Args:
+        store: the graph store to read.
+        concept_ids: full ids of the concepts.
+        quote_ids: full ids of the passages; none by default.
+
+    Returns:
+        The matching cards, by id.
+    """
     concepts, quotes = set(concept_ids), set(quote_ids)
     return [
         item
@@ -97,7 +145,16 @@ def cards_testing(
 
 def relation_cards(store: GraphStore, a: str, b: str) -> list[LearningItem]:
     """The cards that ask how `a` and `b` relate: relation cards whose concepts hold the two
-    side by side (the pair's own card, or one step of a chain A -> B -> C)."""
+    side by side (the pair's own card, or one step of a chain A -> B -> C).
+
+    Args:
+        store: the graph store to read.
+        a: one concept's full id.
+        b: the other concept's full id (the order does not matter).
+
+    Returns:
+        The relation cards that hold `a` and `b` next to each other, by id.
+    """
     pair = {a, b}
     return [
         item
@@ -108,7 +165,18 @@ def relation_cards(store: GraphStore, a: str, b: str) -> list[LearningItem]:
 
 
 def get_items(store: GraphStore, item_ids: Sequence[str]) -> list[LearningItem]:
-    """The items asked for, by id or by a unique id prefix (as the CLI shows them)."""
+    """The items asked for, by id or by a unique id prefix (as the CLI shows them).
+
+    Args:
+        store: the graph store to read.
+        item_ids: the cards, each by id or unique id prefix.
+
+    Returns:
+        The items, in the order asked (one per id given, repeats included).
+
+    Raises:
+        CardError: an id names no card or several.
+    """
     try:
         whole = [resolve_node_id(store, NodeLabel.LEARNING_ITEM, given) for given in item_ids]
     except IdError as exc:
@@ -137,8 +205,10 @@ def decide(services: Services, item_ids: Iterable[str], status: ItemStatus) -> l
         status: approved or dropped.
 
     Returns:
-        The items as stored. CardError for an id that names no card or several, or for
-        `proposed`.
+        The items as stored.
+
+    Raises:
+        CardError: an id names no card or several, or `status` is `proposed`.
     """
     if status == ItemStatus.PROPOSED:
         raise CardError("a card can be approved or dropped, not proposed again")
@@ -157,6 +227,12 @@ def refresh_vault(services: Services) -> list[str]:
 
     The store is already committed when this runs, so a file that cannot be written is logged,
     not raised: the next approval, edit or refresh writes it again.
+
+    Args:
+        services: the open services (store, settings and vault).
+
+    Returns:
+        The paths of the card files written.
     """
     report = write_card_files(services.store, services.vault)
     for error in report.errors:
@@ -186,8 +262,11 @@ def edit(
         explanation: the new explanation.
 
     Returns:
-        The card as stored, approved. CardError for an empty side, nothing to change, an
-        answer a card of its kind cannot take, or an id that names no card or several.
+        The card as stored, approved.
+
+    Raises:
+        CardError: an empty side, nothing to change, an answer a card of its kind cannot take, or an
+            id that names no card or several.
     """
     (item,) = get_items(services.store, [item_id])
     update: dict[str, Any] = {}

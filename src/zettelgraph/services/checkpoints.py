@@ -39,6 +39,16 @@ def open_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver[Any]]:
 
     `sqlite:///PATH` (or a bare path) is a local file; `postgresql://user:pass@host:port/db`
     (or `postgres://`) uses LangGraph's PostgresSaver, creating its tables on first use.
+
+    Args:
+        settings: the settings whose `checkpoints_url` (ZETTELGRAPH_CHECKPOINTS) names the database.
+
+    Yields:
+        The saver, open for as long as the `with` block runs; its connection is closed after.
+
+    Raises:
+        CheckpointError: the URL's scheme is not supported, or the database cannot be opened or set
+            up.
     """
     url = settings.checkpoints_url
     if url.startswith(POSTGRES_SCHEMES):
@@ -169,7 +179,15 @@ def thread_heads(saver: BaseCheckpointSaver[Any]) -> dict[str, str] | None:
     """Every thread's id with a mark of its latest state (newest checkpoint id, number and
     size of the writes on it): the mark changes whenever the thread's state does. One query
     on SQLite and PostgreSQL, where LangGraph's `list` reads and decodes every checkpoint of
-    every thread (74 ms for 5 runs, on every inbox load); None for another saver."""
+    every thread (74 ms for 5 runs, on every inbox load); None for another saver.
+
+    Args:
+        saver: an open checkpoint saver (from `open_checkpointer`).
+
+    Returns:
+        Thread id -> its mark (an opaque text to compare), or None when the saver is neither SQLite
+        nor PostgreSQL.
+    """
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     if isinstance(saver, SqliteSaver):

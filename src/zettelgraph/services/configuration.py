@@ -17,7 +17,15 @@ NO_TESSERACT = "(not found: text in images and scans cannot be read)"
 def effective_settings(settings: Settings) -> dict[str, str]:
     """Every setting's effective value, secrets masked. The model-dependent defaults come from
     the profiles of the models a run would use (the factory's choice when ZETTELGRAPH_LLM is
-    unset); the Tesseract program is the one OCR would run."""
+    unset); the Tesseract program is the one OCR would run.
+
+    Args:
+        settings: the settings as loaded (environment and `.env`).
+
+    Returns:
+        Setting name -> the value shown, as `masked` gives it, with the model-dependent ones and
+        `tesseract` filled in (a line saying why when the model or Tesseract cannot be used).
+    """
     shown = masked(settings)
     models = ChatModels(settings)
     try:
@@ -35,7 +43,15 @@ def effective_settings(settings: Settings) -> dict[str, str]:
 
 def model_defaults(main: ModelProfile, fast: ModelProfile) -> dict[str, str | int | bool]:
     """What each setting whose default depends on the model takes with these models (a value
-    you set wins): `zettelgraph config` shows these rather than a blank."""
+    you set wins): `zettelgraph config` shows these rather than a blank.
+
+    Args:
+        main: the profile of the main model.
+        fast: the profile of the fast model (used for author notes).
+
+    Returns:
+        Setting name -> the value these models give it.
+    """
     return {
         "llm": main.spec,
         "llm_fast": fast.spec,
@@ -52,7 +68,16 @@ def model_defaults(main: ModelProfile, fast: ModelProfile) -> dict[str, str | in
 
 
 def masked(settings: Settings) -> dict[str, str]:
-    """Effective values for display, with secrets and URL passwords hidden."""
+    """Effective values for display, with secrets and URL passwords hidden.
+
+    Args:
+        settings: the settings as loaded.
+
+    Returns:
+        Setting name -> its value as text: secrets as `********` (empty when unset), passwords in
+        URLs masked, lists comma-separated, unset values empty; with `store`, `checkpoints` and
+        `vault` added.
+    """
     shown: dict[str, str] = {}
     for name in type(settings).model_fields:
         value = getattr(settings, name)

@@ -70,6 +70,13 @@ class ContentRemoval:
     entity_neighbours: dict[str, str]
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph contents remove --json` and the confirmation page show.
+
+        Returns:
+            `content_id`, `title`, `author` (a name or None), `author_removed`, the numbers of
+            `passages`, `sections` and `relations`, and `concepts`, `concepts_kept`, `neighbours`
+            (each `{id, title}`), `cards` (`card_rows`) and `entities` (`{id, name, type}`).
+        """
         return {
             "content_id": self.content.id,
             "title": self.content.title,
@@ -90,7 +97,19 @@ class ContentRemoval:
 
 def plan_content_removal(store: GraphStore, content_id: str) -> ContentRemoval:
     """What `remove_content` would take, read without writing. UnknownError for a content
-    that is not in the store."""
+    that is not in the store.
+
+    Args:
+        store: the graph store to read.
+        content_id: the content's full id.
+
+    Returns:
+        What would go (passages, sections, concepts, relations, cards, entities, the author when no
+        other content has them) and what stays but changes.
+
+    Raises:
+        UnknownError: no content has this id.
+    """
     content = store.get_content(content_id)
     if content is None:
         raise UnknownError(f"no content {content_id!r}: `zettelgraph contents` lists them")
@@ -203,7 +222,16 @@ def _sole_work(store: GraphStore, author: Person, content_id: str) -> bool:
 
 def open_run_message(runs: Sequence[WorkflowRuns], content: Content) -> str | None:
     """Why the content cannot be removed now (an extraction run of it is still open, and
-    how to end it), or None."""
+    how to end it), or None.
+
+    Args:
+        runs: the extraction workflows (concepts, graph) whose runs may hold the content.
+        content: the content to remove.
+
+    Returns:
+        A line naming the open run, its status and the command that ends it; None when no run of the
+        content is open.
+    """
     for workflow in runs:
         run = workflow.open_run_of(content.id)
         if run is None:
@@ -236,7 +264,9 @@ def remove_content(
 
     Returns:
         What was removed, its `Removal` record's id, and what became of the notes.
-        RefusedError while one of `runs` has an open run of the content.
+
+    Raises:
+        RefusedError: one of `runs` has an open run of the content.
     """
     store = services.store
     plan = plan_content_removal(store, content_id)

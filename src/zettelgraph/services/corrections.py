@@ -62,7 +62,19 @@ class RefusedError(CorrectionError):
 
 def concept_named(store: GraphStore, given: str) -> Concept:
     """The one concept `given` names (its id, an id prefix or its title, as `zettelgraph
-    link` takes them); UnknownError naming the candidates otherwise."""
+    link` takes them); UnknownError naming the candidates otherwise.
+
+    Args:
+        store: the graph store to read.
+        given: what the reader typed: a concept's id, a unique prefix of one, or its exact title (up
+            to case, accents and spacing).
+
+    Returns:
+        The concept.
+
+    Raises:
+        UnknownError: `given` names no concept or several (the message lists them).
+    """
     try:
         return find_concept(store, given)
     except LinkError as exc:
@@ -80,7 +92,11 @@ class NotesOutcome:
     vault_errors: list[str] = field(default_factory=list)
 
     def add(self, report: NotesReport) -> None:
-        """What a write or sync of notes did, added to this outcome."""
+        """What a write or sync of notes did, added to this outcome.
+
+        Args:
+            report: what one write or sync of the vault's notes did.
+        """
         self.notes_written += report.written
         self.notes_updated += [i for i in report.updated if i not in self.notes_updated]
         self.notes_removed += report.removed
@@ -90,6 +106,12 @@ class NotesOutcome:
         ]
 
     def as_dict(self) -> dict[str, Any]:
+        """What the front ends print or show about the vault after a correction.
+
+        Returns:
+            `notes_written`, `notes_updated`, `notes_removed` (ids) and `vault_errors` (one line
+            each).
+        """
         return {
             "notes_written": self.notes_written,
             "notes_updated": self.notes_updated,
@@ -110,7 +132,19 @@ def rewrite_notes(
     """After a correction's commit: rewrite the notes of the `touched` concepts (and
     `entities`), move the notes of the `removed` ones (id -> title) to the trash, and
     rewrite the card files when `cards` went. Never raises for the vault: the store is
-    committed, and what is not written is listed for `vault sync`."""
+    committed, and what is not written is listed for `vault sync`.
+
+    Args:
+        services: the open services (store and vault).
+        touched: full ids of the concepts whose notes to rewrite; none by default.
+        removed: removed concepts, id -> title, whose notes go to the trash; None for none.
+        entities: full ids of the pack entities whose notes to rewrite; none by default.
+        removed_entities: removed entities, id -> name, whose notes go to the trash; None for none.
+        cards: rewrite the vault's card files too (cards went or changed); False by default.
+
+    Returns:
+        What was written, updated and moved to the trash, and each note that could not be.
+    """
     store, vault = services.store, services.vault
     outcome = NotesOutcome()
     sync = "run `zettelgraph vault sync` to repair"
@@ -147,7 +181,13 @@ def rewrite_notes(
 class Plan(Protocol):
     """What a deletion will take, read before anything is written (the confirmation)."""
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, Any]:
+        """What the confirmation shows and `--json` prints of the deletion.
+
+        Returns:
+            A JSON-able dict: the ids and titles of what goes, and what stays but changes.
+        """
+        ...
 
 
 PlanT = TypeVar("PlanT", bound=Plan)
@@ -163,13 +203,31 @@ class Removed(Generic[PlanT]):
     notes: NotesOutcome = field(default_factory=NotesOutcome)
 
     def as_dict(self) -> dict[str, Any]:
+        """What `--json` prints after a deletion.
+
+        Returns:
+            The plan's `as_dict` with `removal_id` and the `NotesOutcome` fields.
+        """
         return {**self.plan.as_dict(), "removal_id": self.removal_id, **self.notes.as_dict()}
 
 
 def removal_record(
     services: Services, kind: RemovalKind, subject_id: str, title: str, **what: Any
 ) -> Removal:
-    """The record of a removal the reader makes now: `what` it took (`Removal`'s fields)."""
+    """The record of a removal the reader makes now: `what` it took (`Removal`'s fields).
+
+    Args:
+        services: the open services (its settings name the reader).
+        kind: what was removed: "concept", "relation" or "content".
+        subject_id: the removed concept's or content's full id; for a relation, its source
+            concept's.
+        title: what the reader removed as they knew it (a title, or "A -[TYPE]-> B").
+        **what: the other `Removal` fields (`concepts`, `relations`, `items`, `entities`, `counts`,
+            `details`); a relation's removal needs `relations`, its first key naming it.
+
+    Returns:
+        The record, dated now, not yet written.
+    """
     at = utcnow()
     key = subject_id if kind != "relation" else "/".join(what["relations"][0])
     return Removal(
@@ -185,16 +243,39 @@ def removal_record(
 
 def counted_relations(relations: Iterable[Relation]) -> int:
     """Relations as a reader counts them: a relation and the reverse the store added for it
-    are one (the reverse carries `inferred_reverse_of`)."""
+    are one (the reverse carries `inferred_reverse_of`).
+
+    Args:
+        relations: relations as the store holds them, reverses included.
+
+    Returns:
+        How many relations a reader sees.
+    """
     return sum("inferred_reverse_of" not in r.properties for r in relations)
 
 
 def card_rows(cards: list[LearningItem]) -> list[dict[str, str]]:
+    """The cards a correction takes, as its plan lists them.
+
+    Args:
+        cards: the learning items.
+
+    Returns:
+        One `{id, front, status}` per card, in the order given.
+    """
     return [{"id": item.id, "front": item.front, "status": str(item.status)} for item in cards]
 
 
 def with_history(store: GraphStore, cards: list[LearningItem]) -> list[str]:
-    """The ids of `cards` and of their study history (ReviewLogs), which goes with them."""
+    """The ids of `cards` and of their study history (ReviewLogs), which goes with them.
+
+    Args:
+        store: the graph store to read.
+        cards: the learning items to remove.
+
+    Returns:
+        The cards' ids followed by the ids of every review log of them.
+    """
     return [
         *(item.id for item in cards),
         *(log.id for item in cards for log in store.review_logs(item.id)),
@@ -202,13 +283,28 @@ def with_history(store: GraphStore, cards: list[LearningItem]) -> list[str]:
 
 
 def marked_for_notes(store: GraphStore, concept_ids: list[str]) -> list[Concept]:
-    """The concepts among `concept_ids`, marked for their notes to be rewritten."""
+    """The concepts among `concept_ids`, marked for their notes to be rewritten.
+
+    Args:
+        store: the graph store to read.
+        concept_ids: full concept ids (repeats and ids no longer stored are skipped).
+
+    Returns:
+        Copies of the concepts with `vault_sync_pending` set, to write with the correction.
+    """
     found = [store.get_concept(concept_id) for concept_id in dict.fromkeys(concept_ids)]
     return [c.model_copy(update={"vault_sync_pending": True}) for c in found if c is not None]
 
 
 def removals(store: GraphStore) -> list[Removal]:
-    """Every correction that removed part of the graph, newest first."""
+    """Every correction that removed part of the graph, newest first.
+
+    Args:
+        store: the graph store to read.
+
+    Returns:
+        The `Removal` records, newest first.
+    """
     found = list(every_node(store, NodeLabel.REMOVAL, Removal))
     return sorted(found, key=lambda removal: (removal.created_at, removal.id), reverse=True)
 
@@ -227,6 +323,12 @@ class EditResult:
     notes: NotesOutcome = field(default_factory=NotesOutcome)
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph concept edit --json` prints and the web edit returns.
+
+        Returns:
+            `concept` (as stored, JSON), `changed` (the parts rewritten), `revision` (the earlier
+            text kept, JSON, or None) and the `NotesOutcome` fields.
+        """
         return {
             "concept": self.concept.model_dump(mode="json"),
             "changed": self.changed,
@@ -255,9 +357,11 @@ def edit_concept(
         analysis: the new analysis.
 
     Returns:
-        The concept as stored, the parts changed, the text replaced and what became of its
-        note. Refused (CorrectionError): an empty title or statement, a text over its bound,
-        a title another concept has (up to case and accents).
+        The concept as stored, the parts changed, the text replaced and what became of its note.
+
+    Raises:
+        CorrectionError: an empty title or statement, a text over its bound, or a title another
+            concept has (up to case and accents).
     """
     store = services.store
     concept = concept_named(store, given)

@@ -56,6 +56,13 @@ class ConceptDeletion:
     cards: list[LearningItem]
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph concept delete --json` and the confirmation page show.
+
+        Returns:
+            `concept_id`, `title`, `relations` (each with its ends' ids and titles and its type),
+            `neighbours` (`{id, title}`), `attributions` (how many quotes stay attributed) and
+            `cards` (`card_rows`).
+        """
         return {
             "concept_id": self.concept.id,
             "title": self.concept.title,
@@ -81,7 +88,16 @@ def _relation_row(relation: Relation, titles: dict[str, str], concept: Concept) 
 
 
 def plan_concept_deletion(store: GraphStore, concept: Concept) -> ConceptDeletion:
-    """What `delete_concept` would take, read without writing (the confirmation shows it)."""
+    """What `delete_concept` would take, read without writing (the confirmation shows it).
+
+    Args:
+        store: the graph store to read.
+        concept: the concept to delete, as stored.
+
+    Returns:
+        Its relations to other concepts (both directions), the concepts at their other ends, how
+        many quotes it has and the cards that test it.
+    """
     relations: list[Relation] = []
     neighbours: dict[str, str] = {}
     attributions = 0
@@ -106,7 +122,18 @@ def plan_concept_deletion(store: GraphStore, concept: Concept) -> ConceptDeletio
 def delete_concept(services: Services, given: str) -> Removed[ConceptDeletion]:
     """Delete the concept `given` names, with what `plan_concept_deletion` lists, in one
     write with its `Removal` record; then rewrite its neighbours' notes, move its note to the
-    trash and rewrite the card files when cards went."""
+    trash and rewrite the card files when cards went.
+
+    Args:
+        services: the open services (store and vault).
+        given: the concept as the reader names it: id, unique id prefix or exact title.
+
+    Returns:
+        The plan carried out, the id of its `Removal` record and what became of the notes.
+
+    Raises:
+        UnknownError: `given` names no concept or several.
+    """
     store = services.store
     plan = plan_concept_deletion(store, concept_named(store, given))
     concept = plan.concept
@@ -161,9 +188,17 @@ class UnlinkPlan:
 
     @property
     def type(self) -> str:
+        """The relation's type, as the graph stores it (SIMILAR_TO)."""
         return self.relations[0].type
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph unlink --json` and the confirmation page show.
+
+        Returns:
+            `source_id`, `source`, `type`, `target_id`, `target`, `removed` (each edge's `[source,
+            type, target]`), `properties` (its explanation and who made it) and `cards`
+            (`card_rows`).
+        """
         return {
             "source_id": self.source.id,
             "source": self.source.title,
@@ -182,7 +217,17 @@ def joining_relations(
 ) -> list[list[Relation]]:
     """The relations that join `a` and `b`, each as its edges: one written from `a`
     (or, when none is, from `b`) followed by its reverse or symmetric twin when the graph
-    has it."""
+    has it.
+
+    Args:
+        store: the graph store to read.
+        vocabulary: the concept relation vocabulary (which types are symmetric or reversible).
+        a: one concept.
+        b: the other concept.
+
+    Returns:
+        One list of edges per relation joining them, the written edge first.
+    """
     edges = {
         r.key: r
         for r in store.relations(a.id, direction="both")
@@ -245,7 +290,24 @@ def plan_unlink(
     services: Services, source: str, target: str, relation: str | None = None
 ) -> UnlinkPlan:
     """The relation `source -[relation]-> target` (without `relation`: the one relation that
-    joins them) and what goes with it, read without writing."""
+    joins them) and what goes with it, read without writing.
+
+    Args:
+        services: the open services.
+        source: the concept the relation starts from: id, unique id prefix or exact title.
+        target: the concept it points to, named the same ways.
+        relation: the relation's type, in any case, `-` or space for `_` ("similar to"); None (the
+            default) when only one relation joins them.
+
+    Returns:
+        The relation's ends as written, its edges and the cards that ask how the two relate.
+
+    Raises:
+        UnknownError: a concept is not found, the two are not related, or not by `relation` in that
+            direction.
+        CorrectionError: both names are one concept, or several relations join them and `relation`
+            is None.
+    """
     store = services.store
     a, b = concept_named(store, source), concept_named(store, target)
     if a.id == b.id:

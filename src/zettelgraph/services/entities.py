@@ -24,7 +24,17 @@ def entity_types(
 ) -> list[dict[str, Any]]:
     """Every entity type of the active packs (in pack order), then any other type the store
     holds, with its pack, colour, description and number of entities. The `Concept` type
-    (concepts are not entities) is listed, with the number of concepts, only if `concepts`."""
+    (concepts are not entities) is listed, with the number of concepts, only if `concepts`.
+
+    Args:
+        store: the graph store to read.
+        schema: the active packs' schema (their types, colours and descriptions).
+        concepts: also list the `Concept` type; False by default.
+
+    Returns:
+        One dict per type: `type`, `pack`, `color`, `description`, `active` (whether an active pack
+        defines it) and `entities` (how many the store holds).
+    """
     counts: dict[tuple[str, str], int] = {}
     for entity in every_node(store, NodeLabel.ENTITY, Entity):
         key = (entity.entity_type, entity.pack)
@@ -62,7 +72,19 @@ def entity_rows(
     store: GraphStore, schema: PackSchema, keep: NodeFilter | None = None, query: str = ""
 ) -> list[dict[str, Any]]:
     """Every entity (or those `keep` keeps, whose name or description contains `query`), by
-    name."""
+    name.
+
+    Args:
+        store: the graph store to read.
+        schema: the active packs' schema (for the types' colours).
+        keep: which types and packs to list; None (the default) keeps every entity.
+        query: text to look for in names and descriptions, ignoring case; empty (the default) takes
+            all.
+
+    Returns:
+        One dict per entity, by name: `id`, `name`, `entity_type`, `pack`, `description`, `color`
+        and the numbers of its `relations` and `passages`.
+    """
     keep = keep or NodeFilter()
     wanted = normalize_name(query)
     rows: list[dict[str, Any]] = []
@@ -92,7 +114,16 @@ def entity_rows(
 
 def property_rows(entity: Entity, schema: PackSchema) -> list[dict[str, Any]]:
     """The entity's properties in its type's order (then any other it has), each with the
-    type and description the pack gives it; missing values are left out."""
+    type and description the pack gives it; missing values are left out.
+
+    Args:
+        entity: the entity, as stored.
+        schema: the active packs' schema (the property types and descriptions).
+
+    Returns:
+        One `{name, value, type, description}` per property with a value; `type` None for a property
+        its pack does not define.
+    """
     spec = schema.entity_types.get(entity.entity_type)
     specs = {p.name: p for p in spec.properties} if spec else {}
     names = [*specs, *sorted(set(entity.properties) - set(specs))]
@@ -116,7 +147,18 @@ def property_rows(entity: Entity, schema: PackSchema) -> list[dict[str, Any]]:
 def entity_detail(store: GraphStore, schema: PackSchema, entity: Entity) -> dict[str, Any]:
     """An entity with its typed properties, its relations (as links to the other entity or
     concept; `incoming` holds those pointing here that `relations` does not already show,
-    such as one-way types), the passages it was found in, and its provenance."""
+    such as one-way types), the passages it was found in, and its provenance.
+
+    Args:
+        store: the graph store to read.
+        schema: the active packs' schema.
+        entity: the entity, as stored.
+
+    Returns:
+        The entity's fields (JSON) with `color`, `type_description`, `property_rows`, `relations`
+        and `incoming` (links with the other end's name, type and page, `explanation`, `inferred`)
+        and `passages` (`passage_view` dicts).
+    """
     outgoing = store.relations(entity.id, direction="out")
     incoming = store.relations(entity.id, direction="in")
     ends = {r.target_id for r in outgoing} | {r.source_id for r in incoming}

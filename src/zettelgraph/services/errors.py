@@ -14,7 +14,14 @@ MODEL_ERRORS = (*MODEL_UNUSABLE, *MODEL_FAILED)
 
 
 def model_error_message(exc: Exception) -> str:
-    """What a reader is told, the same in the terminal and in the browser."""
+    """What a reader is told, the same in the terminal and in the browser.
+
+    Args:
+        exc: the error caught, one of `MODEL_ERRORS`.
+
+    Returns:
+        One line: the model cannot be used (not configured, extra missing), or it did not answer.
+    """
     if isinstance(exc, MODEL_UNUSABLE):
         return f"the configured LLM cannot be used: {exc}"
     return f"the LLM could not answer: {exc}"

@@ -20,7 +20,16 @@ REPORTS_DIR = "experiments"
 def vault_notes(settings: Settings) -> list[ExperimentNote]:
     """One per completed experiment that wrote a report (the report stage writes it before
     the experiment is completed), with the report's text and PNG charts as written; `markdown`
-    None when its report file can no longer be read."""
+    None when its report file can no longer be read.
+
+    Args:
+        settings: the settings naming the home folder (where reports are) and the checkpoint
+            database.
+
+    Returns:
+        One `ExperimentNote` (run id, title, report text or None, charts by file name) per such
+        experiment, by run id.
+    """
     folder = settings.home / REPORTS_DIR
     ids = sorted(path.parent.name for path in folder.glob("exp-*/report.md"))
     if not ids:

@@ -50,13 +50,25 @@ class ExperimentView:
 
     @property
     def id(self) -> str:
+        """The experiment's run id (`exp-...`)."""
         return self.run.run_id
 
     @property
     def status(self) -> str:
+        """The run's status: `awaiting_review`, `running`, `interrupted`, or the status the
+        experiment set last (`completed` once its report is written)."""
         return self.run.status
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph experiment show --json` prints and the web's experiment page reads.
+
+        Returns:
+            `id`, `status`, `stage`, `type`, `term`, `goal`, the documents and passages used, the
+            recommended and approved strategy, the decision and review notes, `tool_runs`,
+            `synthesis`, `evolution` (the term-evolution rows), `report_path`, `charts`,
+            `llm_calls`, `warnings`, `created_at`, `completed_at` and `review` (what the review
+            shows); a value a stage has not produced yet is None or empty.
+        """
         v = self.values
         return {
             "id": self.id,
@@ -90,7 +102,12 @@ class ExperimentView:
         }
 
     def record(self) -> ExperimentRecord:
-        """What the experiment did, for provenance."""
+        """What the experiment did, for provenance.
+
+        Returns:
+            An `ExperimentRecord`: type, term, goal, documents, status, dates, decision, the
+            strategy used, tool runs and report path.
+        """
         v = self.values
 
         def when(key: str) -> datetime | None:
@@ -145,8 +162,11 @@ class ExperimentRuns(WorkflowRuns):
             on_step: told each step's name as it finishes.
 
         Returns:
-            The experiment, waiting for review of its plan. RunError for an unknown type, an
-            unknown content, or a number of contents the type cannot use.
+            The experiment, waiting for review of its plan.
+
+        Raises:
+            RunError: an unknown type, an unknown content, or a number of contents the type cannot
+                use.
         """
         if kind not in TYPES:
             raise RunError(f"unknown experiment type {kind!r}: one of {', '.join(TYPES)}")
@@ -194,8 +214,10 @@ class ExperimentRuns(WorkflowRuns):
             on_step: told each step's name as it finishes.
 
         Returns:
-            The experiment after the decision (completed, or rejected). RunError for a bad
-            action or strategy, or an experiment not waiting for review.
+            The experiment after the decision (completed, or rejected).
+
+        Raises:
+            RunError: a bad action or strategy, or an experiment not waiting for review.
         """
         if action not in DECISIONS:
             raise RunError(f"the review is one of {', '.join(DECISIONS)}, not {action!r}")
@@ -220,8 +242,10 @@ class ExperimentRuns(WorkflowRuns):
             on_step: told each step's name as it finishes.
 
         Returns:
-            The experiment once it waits for review or ends; RunError when it is not
-            interrupted.
+            The experiment once it waits for review or ends.
+
+        Raises:
+            RunError: it is not interrupted.
         """
         self.resume(run_id, on_step)
         return self.show(run_id)
@@ -233,7 +257,10 @@ class ExperimentRuns(WorkflowRuns):
             run_id: the experiment's whole id.
 
         Returns:
-            Its view (the run and what its stages produced); RunError when there is none.
+            Its view (the run and what its stages produced).
+
+        Raises:
+            RunError: there is no such experiment.
         """
         if not self.owns(run_id):
             raise RunError(f"no experiment {run_id!r}: `zettelgraph experiment list` lists them")
@@ -246,17 +273,44 @@ class ExperimentRuns(WorkflowRuns):
         return ExperimentView(run=run, values=values)
 
     def experiments(self) -> list[ExperimentView]:
-        """Every experiment, newest first (one read of each experiment's checkpoint)."""
+        """Every experiment, newest first (one read of each experiment's checkpoint).
+
+        Returns:
+            An `ExperimentView` per experiment, the most recently updated first.
+        """
         views = [self.show(run_id) for run_id in self._threads()]
         return sorted(views, key=lambda v: v.run.updated_at or "", reverse=True)
 
     def record(self, run_id: str) -> ExperimentRecord:
-        """What the experiment `run_id` did, for provenance (RunError when there is none)."""
+        """What the experiment `run_id` did, for provenance (RunError when there is none).
+
+        Args:
+            run_id: the experiment's whole id.
+
+        Returns:
+            Its `ExperimentRecord`.
+
+        Raises:
+            RunError: there is no such experiment.
+        """
         return self.show(run_id).record()
 
 
 def load_experiment(services: Services, run_id: str) -> ExperimentRecord:
-    """An experiment's record from the configured checkpoint database (RunError if none)."""
+    """An experiment's record from the configured checkpoint database (RunError if none).
+
+    Args:
+        services: the open services (the settings name the checkpoint database).
+        run_id: the experiment's id or a unique prefix of it, `exp-` or not.
+
+    Returns:
+        Its `ExperimentRecord`.
+
+    Raises:
+        IdError: `run_id` names no experiment or several.
+        RunError: the checkpoint database does not hold it.
+        CheckpointError: the checkpoint database cannot be opened.
+    """
     from zettelgraph.services.checkpoints import open_checkpointer
 
     with open_checkpointer(services.settings) as checkpointer:

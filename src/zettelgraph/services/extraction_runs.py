@@ -47,8 +47,11 @@ class ExtractionRuns(ProposalRuns):
             on_step: told each step's name as it finishes.
 
         Returns:
-            The run, waiting for review (or ended). OpenRunError when the content has an
-            open run, BusyError while another process is starting one.
+            The run, waiting for review (or ended).
+
+        Raises:
+            OpenRunError: the content has an open run.
+            BusyError: another process is starting one.
         """
         return self._start(content_id, {"suggestions": suggestions, "force": force}, on_step)
 

@@ -65,8 +65,11 @@ class GraphRuns(ProposalRuns):
             packs: pack names; None for the active packs (ZETTELGRAPH_PACKS).
 
         Returns:
-            Their merged schema, or RunError saying why not: an unknown or broken pack, a
-            pack with no entity types, or a relationship type the store does not accept.
+            Their merged schema.
+
+        Raises:
+            RunError: an unknown or broken pack, a pack with no entity types, or a relationship type
+                the store does not accept.
         """
         try:
             schema = self._extraction_schema(list(packs) if packs is not None else None)
@@ -106,9 +109,12 @@ class GraphRuns(ProposalRuns):
             on_step: told each step's name as it finishes.
 
         Returns:
-            The run, waiting for review. RunError for an unknown content or a pack the store
-            cannot hold, OpenRunError when the content has an open graph run, BusyError while
-            another process is starting one.
+            The run, waiting for review.
+
+        Raises:
+            RunError: an unknown content or a pack the store cannot hold.
+            OpenRunError: the content has an open graph run.
+            BusyError: another process is starting one.
         """
         schema = self.schema(packs)
         if self.services.store.get_content(content_id) is None:

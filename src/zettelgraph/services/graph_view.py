@@ -46,26 +46,62 @@ class NodeFilter:
 
     @property
     def active(self) -> bool:
+        """Whether the filter leaves anything out (some type or pack is chosen)."""
         return bool(self.types or self.packs)
 
     def keeps(self, node_type: str, pack: str) -> bool:
+        """Whether a node of this type and pack is shown.
+
+        Args:
+            node_type: the entity type, or `Concept` for a concept.
+            pack: the pack that defines it ("" for none).
+
+        Returns:
+            True when the type and the pack are among those chosen (or none is chosen).
+        """
         return (not self.types or node_type in self.types) and (
             not self.packs or pack in self.packs
         )
 
 
 def type_of(node: Node) -> str:
+    """A node's type as the graph view names it: the entity's type, or `Concept`.
+
+    Args:
+        node: a concept or an entity.
+
+    Returns:
+        The type's name.
+    """
     return node.entity_type if isinstance(node, Entity) else CONCEPT_TYPE
 
 
 def pack_of(node: Node, schema: PackSchema) -> str:
+    """The pack a node comes from: the entity's own, else the pack that defines its type.
+
+    Args:
+        node: a concept or an entity.
+        schema: the active packs' schema.
+
+    Returns:
+        The pack's name, or "" when no active pack defines the type.
+    """
     if isinstance(node, Entity) and node.pack:
         return node.pack
     return schema.defined_by.get(type_of(node), "")
 
 
 def type_color(node_type: str, schema: PackSchema) -> str:
-    """The entity type's colour from its pack, or a stable fallback (never from the data)."""
+    """The entity type's colour from its pack, or a stable fallback (never from the data).
+
+    Args:
+        node_type: the entity type, or `Concept`.
+        schema: the active packs' schema.
+
+    Returns:
+        A CSS colour (`#rrggbb`): the pack's, the concept grey, or one of `FALLBACK_COLORS` chosen
+        by the type's name.
+    """
     spec = schema.entity_types.get(node_type)
     if spec is not None and spec.color:
         return spec.color
@@ -76,6 +112,16 @@ def type_color(node_type: str, schema: PackSchema) -> str:
 
 
 def relation_color(relation_type: str, schema: PackSchema, vocabulary: RelationVocabulary) -> str:
+    """A relation type's colour: its pack's, else the concept vocabulary's.
+
+    Args:
+        relation_type: the relation's type (SIMILAR_TO, WORKED_AT).
+        schema: the active packs' schema.
+        vocabulary: the concept relation vocabulary, for the concept relation types.
+
+    Returns:
+        A CSS colour.
+    """
     spec = schema.relationship_types.get(relation_type)
     if spec is not None and spec.color:
         return spec.color
@@ -83,12 +129,28 @@ def relation_color(relation_type: str, schema: PackSchema, vocabulary: RelationV
 
 
 def node_href(node: Node) -> str:
+    """The web app's page of a node.
+
+    Args:
+        node: a concept or an entity.
+
+    Returns:
+        The path, `/concepts/ID` or `/entities/ID`, the id URL-quoted.
+    """
     kind = "entities" if isinstance(node, Entity) else "concepts"
     return f"/{kind}/{quote(node.id, safe='')}"
 
 
 def get_node(store: GraphStore, node_id: str) -> Node | None:
-    """The Concept or Entity with this id, or None (a passage, a source, nothing)."""
+    """The Concept or Entity with this id, or None (a passage, a source, nothing).
+
+    Args:
+        store: the graph store to read.
+        node_id: the node's full id.
+
+    Returns:
+        The concept or entity, or None when the id is neither.
+    """
     concept = store.get_concept(node_id)
     if concept is not None:
         return concept

@@ -43,6 +43,14 @@ class WebConfigError(ValueError):
 
 
 def is_loopback(host: str) -> bool:
+    """Whether a host a server listens on or is reached at is this machine only.
+
+    Args:
+        host: a host name or IP address, an IPv6 one with or without brackets (`[::1]`).
+
+    Returns:
+        True for `localhost` and loopback addresses (127.0.0.0/8, ::1), False for anything else.
+    """
     name = host.strip("[]")
     if name == "localhost":
         return True
@@ -53,7 +61,16 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to listen beyond this machine without a token, or with a short one."""
+    """Refuse to listen beyond this machine without a token, or with a short one.
+
+    Args:
+        host: the address the server is to listen on.
+        token: the server's bearer token (ZETTELGRAPH_WEB_TOKEN), or None when unset.
+
+    Raises:
+        WebConfigError: `host` is not a loopback address and the token is missing, or shorter or
+            less varied than `MIN_TOKEN_LENGTH` and `MIN_TOKEN_KINDS` require.
+    """
     if is_loopback(host):
         return
     if not token:
@@ -72,7 +89,14 @@ def check_bind(host: str, token: str | None) -> None:
 
 def host_name(header: str) -> str | None:
     """The host name of a Host header, or None when it is not a well-formed `name[:port]`
-    (`[::1].evil` is not `[::1]`, nor is `127.0.0.1:8000@evil.com` 127.0.0.1)."""
+    (`[::1].evil` is not `[::1]`, nor is `127.0.0.1:8000@evil.com` 127.0.0.1).
+
+    Args:
+        header: the Host header's value, as the client sent it.
+
+    Returns:
+        The name or IP (an IPv6 address without its brackets), or None.
+    """
     match = _HOST.fullmatch(header)
     if match is None:
         return None
@@ -81,27 +105,59 @@ def host_name(header: str) -> str | None:
 
 def loopback_host(header: str) -> bool:
     """Whether a Host header is exactly a loopback `name[:port]`: what a server without a
-    token answers."""
+    token answers.
+
+    Args:
+        header: the Host header's value, as the client sent it.
+
+    Returns:
+        True only for a well-formed loopback host.
+    """
     name = host_name(header)
     return name is not None and is_loopback(name)
 
 
 def same_secret(given: str, expected: str) -> bool:
     """Constant-time comparison of two secrets as bytes: any text a client sends (non-ASCII
-    included) is a wrong token, never a server error."""
+    included) is a wrong token, never a server error.
+
+    Args:
+        given: the secret the client sent.
+        expected: the server's secret.
+
+    Returns:
+        True when the two are the same text.
+    """
     return hmac.compare_digest(
         given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
     )
 
 
 def has_bearer(authorization: str, token: str) -> bool:
-    """Whether an Authorization header is `Bearer TOKEN` with this server's token."""
+    """Whether an Authorization header is `Bearer TOKEN` with this server's token.
+
+    Args:
+        authorization: the Authorization header's value ("" when absent).
+        token: the server's token.
+
+    Returns:
+        True when the header carries the token.
+    """
     return authorization.startswith("Bearer ") and same_secret(authorization[7:], token)
 
 
 def cross_origin(headers: Mapping[str, str]) -> bool:
     """Whether a browser says the request comes from another origin (site or port) than the
-    server's own; a request that says nothing (a script) is not."""
+    server's own; a request that says nothing (a script) is not.
+
+    Args:
+        headers: the request's headers, names in lower case (`sec-fetch-site`, `origin`, `referer`,
+            `host`).
+
+    Returns:
+        True when `Sec-Fetch-Site` says cross-site or same-site, the Origin is `null`, or the Origin
+        (else the Referer) names another host and port than the Host header.
+    """
     if headers.get("sec-fetch-site") in ("cross-site", "same-site"):
         return True
     source = headers.get("origin") or headers.get("referer")
@@ -118,17 +174,40 @@ def _signature(secret: bytes, purpose: str, value: str) -> str:
 
 
 def new_session(secret: bytes) -> str:
-    """A new browser session: a random value and the installation's signature of it."""
+    """A new browser session: a random value and the installation's signature of it.
+
+    Args:
+        secret: the installation's secret (`web_secret`).
+
+    Returns:
+        The session cookie's value, `VALUE.SIGNATURE`.
+    """
     value = secrets.token_urlsafe(24)
     return f"{value}.{_signature(secret, 'session', value)}"
 
 
 def valid_session(secret: bytes, session: str) -> bool:
-    """Whether `session` is one this installation made (not a value some page chose)."""
+    """Whether `session` is one this installation made (not a value some page chose).
+
+    Args:
+        secret: the installation's secret.
+        session: the session cookie's value, as the browser sent it.
+
+    Returns:
+        True when its signature is this installation's.
+    """
     value, dot, signature = session.rpartition(".")
     return bool(value and dot) and same_secret(signature, _signature(secret, "session", value))
 
 
 def csrf_token(secret: bytes, session: str) -> str:
-    """The CSRF token of one browser session."""
+    """The CSRF token of one browser session.
+
+    Args:
+        secret: the installation's secret.
+        session: the session cookie's value.
+
+    Returns:
+        The token the session's forms must send back (32 hex digits).
+    """
     return _signature(secret, "csrf", session)

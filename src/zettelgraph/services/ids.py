@@ -51,7 +51,14 @@ class IdKind:
     prefixes: tuple[str, ...] = ()
 
     def body(self, given: str) -> tuple[str, str]:
-        """(kind prefix, the rest) of an id or of a prefix of one."""
+        """(kind prefix, the rest) of an id or of a prefix of one.
+
+        Args:
+            given: an id or the start of one, as the reader typed it.
+
+        Returns:
+            The kind prefix it starts with ("" when none of `prefixes`) and the rest of it.
+        """
         for prefix in self.prefixes:
             if given.startswith(prefix):
                 return prefix, given.removeprefix(prefix)
@@ -74,7 +81,21 @@ NODE_KINDS = {
 
 
 def resolve_id(given: str, kind: IdKind, known: Iterable[str]) -> str:
-    """The one id among `known` that `given` is, or starts (see the module docstring)."""
+    """The one id among `known` that `given` is, or starts (see the module docstring).
+
+    Args:
+        given: what the reader typed: an id or its first `MIN_PREFIX` characters or more, with or
+            without the kind prefix; spaces around it are ignored.
+        kind: what the ids name, for the message and the prefixes a reader may leave out.
+        known: every id of that kind.
+
+    Returns:
+        The whole id.
+
+    Raises:
+        UnknownIdError: `given` is blank, too short, or starts no id.
+        AmbiguousIdError: `given` starts several ids (`candidates` lists some).
+    """
     text = given.strip()
     ids = list(known)
     if text in ids:
@@ -87,7 +108,23 @@ def resolve_node_id(
 ) -> str:
     """The one node of `label` that `given` names (its id or a unique prefix), read page-wise
     from the store by id order: a prefix's matches are the first ids after it. `listing`:
-    what lists such ids where the caller is (an MCP tool), when not the CLI command."""
+    what lists such ids where the caller is (an MCP tool), when not the CLI command.
+
+    Args:
+        store: the graph store to read.
+        label: the kind of node (content, concept, card, entity, passage).
+        given: what the reader typed: a whole id, or its first `MIN_PREFIX` characters or more;
+            spaces around it are ignored.
+        listing: the command or page named in the error as where to find the ids; None (the default)
+            names the CLI command.
+
+    Returns:
+        The node's whole id.
+
+    Raises:
+        UnknownIdError: `given` is blank, too short, or names no node.
+        AmbiguousIdError: `given` starts several ids.
+    """
     text = given.strip()
     if text and _exists(store, label, text):
         return text

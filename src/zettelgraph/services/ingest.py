@@ -76,7 +76,15 @@ class FileSet:
         self.files = list(dict.fromkeys(self.files))
 
     def folders_without_notes(self, skipped: list[dict[str, str]]) -> list[dict[str, str]]:
-        """Errors for folders in which every file was skipped as not being a book note."""
+        """Errors for folders in which every file was skipped as not being a book note.
+
+        Args:
+            skipped: the files skipped, each `{path, ...}` as ingest reports them.
+
+        Returns:
+            One `{path, error}` per folder given whose files were all skipped, the error saying how
+            to read one as a document.
+        """
         skipped_paths = {Path(s["path"]) for s in skipped}
         errors = []
         for folder in dict.fromkeys(self.folder_of.values()):
@@ -124,8 +132,9 @@ def ingest_paths(
 
     Returns:
         A report per content ingested, the files that failed and why, and those skipped.
-        IngestError (nothing read) for an unknown type, or a title or author given for
-        several files.
+
+    Raises:
+        IngestError: nothing read: an unknown type, or a title or author given for several files.
     """
     if file_type is not None and file_type not in FILE_TYPES:
         raise IngestError(f"unknown --type {file_type!r}; use {', '.join(FILE_TYPES)}")

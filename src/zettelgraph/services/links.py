@@ -54,12 +54,30 @@ class LinkResult:
     vault_errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph link --json` prints and the web link returns.
+
+        Returns:
+            Every field: the ends' ids and titles, `type`, `reverse_type` (None for a one-way type),
+            `properties` and what became of the notes.
+        """
         return asdict(self)
 
 
 def find_concept(store: GraphStore, given: str) -> Concept:
     """The one concept `given` names: its id, a unique prefix of its id, or its exact title
-    (up to case, accents and spacing). LinkError when it names none or several."""
+    (up to case, accents and spacing). LinkError when it names none or several.
+
+    Args:
+        store: the graph store to read.
+        given: what the reader typed; spaces around it are ignored.
+
+    Returns:
+        The concept.
+
+    Raises:
+        LinkError: `given` is blank, names several concepts (listed), or none (with the nearest
+            titles).
+    """
     text = given.strip()
     if not text:
         raise LinkError("name a concept by its id or its title")
@@ -91,7 +109,18 @@ def find_concept(store: GraphStore, given: str) -> Concept:
 
 
 def relation_type(vocabulary: RelationVocabulary, given: str) -> str:
-    """`given` as a type of the concept vocabulary ("similar_to" is SIMILAR_TO)."""
+    """`given` as a type of the concept vocabulary ("similar_to" is SIMILAR_TO).
+
+    Args:
+        vocabulary: the concept relation vocabulary.
+        given: the type as the reader typed it, in any case, `-` or space for `_`.
+
+    Returns:
+        The type's name in the vocabulary.
+
+    Raises:
+        LinkError: the vocabulary has no such type (the message lists its types).
+    """
     name = given.strip().upper().replace("-", "_").replace(" ", "_")
     if name not in vocabulary.types:
         raise LinkError(
@@ -115,8 +144,10 @@ def link_concepts(
         why: the reader's explanation, kept with the link.
 
     Returns:
-        The link written and what became of the two notes. LinkError when it is refused
-        (the module docstring lists why).
+        The link written and what became of the two notes.
+
+    Raises:
+        LinkError: the link is refused (the module docstring lists why).
     """
     store = services.store
     vocabulary = services.concept_vocabulary

@@ -30,7 +30,16 @@ def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
     path uses, so a repaired file is the one an uninterrupted command would have written.
     Temporary files that killed writes left are removed. With `check`, only report what
     differs (nothing written, in the vault or the store). Concept notes go first: the card
-    files link them by their names."""
+    files link them by their names.
+
+    Args:
+        services: the open services (store, settings and vault).
+        check: only report what differs, writing nothing; False (the default) repairs.
+
+    Returns:
+        What was (or, with `check`, would be) written, updated and removed, and each file that could
+        not be written.
+    """
     vault = services.vault  # one index of the notes, so the card files link the names chosen
     report = sync_vault(
         services.store,
@@ -59,7 +68,25 @@ def copy_graph(
 ) -> CopyReport:
     """Copy every node, relation and vector of the configured (or `source_url`) store to an
     empty `target_url` store, then verify the counts. Run again after an interruption: it
-    resumes where it stopped."""
+    resumes where it stopped.
+
+    Args:
+        settings: the settings naming the configured store, the active packs and the home folder
+            (where the copy's progress is kept).
+        target_url: the store to copy into (`sqlite:///PATH`, `falkordb://...`, `neo4j://...`),
+            empty unless an interrupted copy into it began here.
+        source_url: the store to copy from; None (the default) copies the configured store.
+        progress: called with a phase's name and how many it has copied so far, to show progress;
+            None for silence.
+
+    Returns:
+        The `CopyReport`: the two stores, how many of each were copied and removed, the passes made,
+        the counts verified and whether it resumed.
+
+    Raises:
+        CopyError: the packs cannot be read, a store cannot be opened, the target is not empty, or
+            the counts differ after the copy (the message says what to do).
+    """
     source = source_url or settings.store_url
     try:
         # Both ends accept the active packs' types, entity relationships included.

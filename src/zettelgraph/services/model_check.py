@@ -24,7 +24,15 @@ class ModelCheck:
 
 
 def check_model(services: Services) -> ModelCheck:
-    """Call the main model once (no retries: a doctor reports, it does not insist)."""
+    """Call the main model once (no retries: a doctor reports, it does not insist).
+
+    Args:
+        services: the open services whose main model is called.
+
+    Returns:
+        A `ModelCheck`: `ok`, a line naming the model and how it answered (or what failed and what
+        to do), and the seconds it took.
+    """
     started = time.perf_counter()
     spec = "(none)"
     try:
@@ -45,7 +53,17 @@ def check_model(services: Services) -> ModelCheck:
 
 
 def failure(spec: str, exc: BaseException, services: Services) -> str:
-    """What failed, in the reader's words, with what to do."""
+    """What failed, in the reader's words, with what to do.
+
+    Args:
+        spec: the model as configured (`provider:model`).
+        exc: what the call raised.
+        services: the open services (for the timeout and base URL named in the line).
+
+    Returns:
+        One line: not installed, key missing or refused, model not found, schema refused, timed out,
+        unreachable, or the error's first line.
+    """
     provider = spec.partition(":")[0]
     cause = exc.__cause__ or exc
     text = f"{type(cause).__name__}: {cause}"
@@ -77,6 +95,15 @@ def failure(spec: str, exc: BaseException, services: Services) -> str:
 
 
 def key_variable(provider: str) -> str:
+    """The environment variable that holds a provider's API key.
+
+    Args:
+        provider: the provider's name, as a model spec starts (`openai`).
+
+    Returns:
+        Its variable (`OPENAI_API_KEY`), or ZETTELGRAPH_LLM_API_KEY for a provider without one of
+        its own.
+    """
     return PROVIDER_KEYS.get(provider, "ZETTELGRAPH_LLM_API_KEY")
 
 

@@ -43,6 +43,17 @@ class ProvenanceNotFoundError(ProvenanceError):
 
 
 def check_format(fmt: str) -> Format:
+    """The provenance format named `fmt`.
+
+    Args:
+        fmt: the format's name: `jsonld`, `turtle` or `provn`.
+
+    Returns:
+        The `Format` (its name, media type and file suffix).
+
+    Raises:
+        ProvenanceError: no format has this name (the message lists them).
+    """
     if fmt not in FORMATS:
         raise ProvenanceError(
             f"unknown provenance format {fmt!r}; choose one of: {', '.join(FORMATS)}"
@@ -51,7 +62,18 @@ def check_format(fmt: str) -> Format:
 
 
 def find_concept(store: GraphStore, given: str) -> Concept:
-    """The concept with id `given`, or the one whose id starts with it (as listings show)."""
+    """The concept with id `given`, or the one whose id starts with it (as listings show).
+
+    Args:
+        store: the graph store to read.
+        given: a concept's whole id or its first characters.
+
+    Returns:
+        The concept.
+
+    Raises:
+        ProvenanceNotFoundError: `given` names no concept or several.
+    """
     from zettelgraph.models import NodeLabel
     from zettelgraph.services.ids import IdError, resolve_node_id
 
@@ -83,7 +105,10 @@ def export_provenance(
         fmt: one of FORMATS.
 
     Returns:
-        The document, serialised. ProvenanceError unless exactly one scope is given.
+        The document, serialised.
+
+    Raises:
+        ProvenanceError: not exactly one scope is given.
     """
     from zettelgraph.provenance.document import build_document
     from zettelgraph.provenance.formats import serialize
@@ -145,7 +170,19 @@ def _run_id(store: GraphStore, given: str) -> str:
 
 
 def load_experiment(services: Services, experiment_id: str) -> ExperimentRecord:
-    """An experiment's record, from the experiments service when this install has it."""
+    """An experiment's record, from the experiments service when this install has it.
+
+    Args:
+        services: the open services.
+        experiment_id: the experiment's id or a unique prefix of it.
+
+    Returns:
+        The experiment's `ExperimentRecord`.
+
+    Raises:
+        ProvenanceError: this install has no experiments service.
+        ProvenanceNotFoundError: there is no such experiment.
+    """
     try:
         # By name: the experiments service is optional here, and loading it costs a workflow.
         experiments = importlib.import_module("zettelgraph.services.experiments")
@@ -159,7 +196,12 @@ def load_experiment(services: Services, experiment_id: str) -> ExperimentRecord:
 
 
 def write_export(path: Path, text: str) -> None:
-    """Write an export so that a reader of `path` sees the old file or the new one whole."""
+    """Write an export so that a reader of `path` sees the old file or the new one whole.
+
+    Args:
+        path: the file to write (replaced if it exists).
+        text: the serialized provenance.
+    """
     from zettelgraph.vault.writer import atomic_write
 
     atomic_write(path, text)

@@ -25,7 +25,18 @@ class ReindexResult:
 
 
 def reindex(services: Services) -> ReindexResult:
-    """Swap every stored vector for one from the configured embedder, in one transaction."""
+    """Swap every stored vector for one from the configured embedder, in one transaction.
+
+    Args:
+        services: the open services (store and configured embedder).
+
+    Returns:
+        A `ReindexResult`: how many texts were embedded, the embedder's name and dimension, the
+        store's counts per label and how many nodes were re-indexed for full-text search.
+
+    Raises:
+        ReindexError: some vectors belong to nodes whose text cannot be found; nothing was changed.
+    """
     store = services.store
     texts: dict[str, str] = {}
     for content in store.list_contents():

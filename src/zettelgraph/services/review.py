@@ -54,7 +54,20 @@ class ReviewError(RunError):
 
 
 def decisions_from(data: Any, where: str = "decisions") -> list[ItemDecision]:
-    """Decisions from parsed JSON or YAML: a list of objects, or the grouped form."""
+    """Decisions from parsed JSON or YAML: a list of objects, or the grouped form.
+
+    Args:
+        data: the parsed file or request: a list of `{item, action, ...}`, the grouped form (`keep:
+            [...]`, `drop: [...]`, `retype: {r1: TYPE}`, ...), or either under a single `decisions`
+            key.
+        where: what the errors name as the place (the file's path); "decisions" by default.
+
+    Returns:
+        One `ItemDecision` per decision, in the order given.
+
+    Raises:
+        ReviewError: the data has neither form, or a decision is not valid (the message names it).
+    """
     if isinstance(data, Mapping) and "decisions" in data and len(data) == 1:
         data = data["decisions"]
     if isinstance(data, Mapping):
@@ -111,7 +124,18 @@ def _decision(fields: dict[str, Any], where: str) -> ItemDecision:
 
 
 def decisions_from_file(path: Path) -> list[ItemDecision]:
-    """Decisions from a YAML or JSON file; a bad file is refused naming it and the line."""
+    """Decisions from a YAML or JSON file; a bad file is refused naming it and the line.
+
+    Args:
+        path: a `.json` file, or YAML (any other suffix).
+
+    Returns:
+        The decisions, as `decisions_from` gives them.
+
+    Raises:
+        ReviewError: the file is too large, cannot be read, is not valid JSON or YAML, or holds a
+            decision that is not valid.
+    """
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ReviewError(
@@ -152,8 +176,10 @@ def decide(
         on_step: told each step's name as it finishes.
 
     Returns:
-        The run, still waiting for review, with the decisions recorded. ReviewError naming
-        the decision that does not fit.
+        The run, still waiting for review, with the decisions recorded.
+
+    Raises:
+        ReviewError: a decision does not fit (the message names it).
     """
     if not decisions:
         raise ReviewError("no decision given: name an item and what to do with it")

@@ -49,11 +49,23 @@ class Claim:
     at: float
 
     def text(self) -> str:
+        """The claim as the store keeps it.
+
+        Returns:
+            JSON of `run_id`, `holder` and `at`, keys sorted (two equal claims are the same text).
+        """
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
     def read(cls, text: str) -> Claim | None:
-        """The claim `text` records, or None for one this version cannot read (replaced)."""
+        """The claim `text` records, or None for one this version cannot read (replaced).
+
+        Args:
+            text: a claim as the store keeps it (`Claim.text`).
+
+        Returns:
+            The claim, or None when `text` is not a claim this version wrote.
+        """
         try:
             data = json.loads(text)
             return cls(run_id=str(data["run_id"]), holder=str(data["holder"]), at=float(data["at"]))
@@ -62,7 +74,12 @@ class Claim:
 
     def starting(self) -> bool:
         """Whether the claim's run may still be starting: recent, and its process not known
-        to be gone."""
+        to be gone.
+
+        Returns:
+            True when it is younger than `CLAIM_SECONDS` and its process is not seen to be dead on
+            this machine.
+        """
         return time.time() - self.at < CLAIM_SECONDS and not dead_here(self.holder)
 
 
@@ -70,7 +87,18 @@ def claim(
     store: GraphStore, key: str, run_id: str, holds: Callable[[Claim], bool]
 ) -> tuple[Claim, bool]:
     """Claim `key` for `run_id`: (this run's claim, True), or (the claim in its way, False)
-    when `holds` says another run still has it."""
+    when `holds` says another run still has it.
+
+    Args:
+        store: the graph store that keeps the claims (one atomic swap each).
+        key: what is claimed (a content's start).
+        run_id: the run that claims it.
+        holds: whether a claim found in the way still holds (its run is open or starting).
+
+    Returns:
+        (the claim, True) when this run now holds `key`; (the claim in its way, False) otherwise,
+        after `TRIES` rounds at most.
+    """
     mine = Claim(run_id, this_process(), time.time())
     expected: str | None = None
     theirs = mine
@@ -92,7 +120,22 @@ def claim_content(
 ) -> Claim:
     """Claim the content `key` for `run_id`, or refuse naming the run that holds it:
     OpenRunError once that run is in the checkpoint database, BusyError before. `view` reads
-    a run (RunError when the checkpoint database does not have it)."""
+    a run (RunError when the checkpoint database does not have it).
+
+    Args:
+        store: the graph store that keeps the claims.
+        key: the content's claim key.
+        run_id: the run being started.
+        view: reads a run by id from the checkpoint database.
+
+    Returns:
+        This run's claim, to `release` if the start leaves no run.
+
+    Raises:
+        OpenRunError: an open run of the content is in the checkpoint database (the message says how
+            to go on with it).
+        BusyError: another run of the content is being started right now.
+    """
 
     def holds(found: Claim) -> bool:
         """Whether the run a claim names still owns its content."""
@@ -121,5 +164,11 @@ def claim_content(
 
 
 def release(store: GraphStore, key: str, mine: Claim) -> None:
-    """Give up `mine` (a start that left no run behind), unless it was replaced meanwhile."""
+    """Give up `mine` (a start that left no run behind), unless it was replaced meanwhile.
+
+    Args:
+        store: the graph store that keeps the claims.
+        key: the claimed key.
+        mine: the claim `claim_content` returned.
+    """
     store.swap_claim(key, mine.text(), None)

@@ -27,7 +27,19 @@ class RunLocks:
 
     @contextmanager
     def exclusive(self, key: str, busy: str) -> Iterator[None]:
-        """Hold the lock `key` or refuse at once with `busy` (BusyError)."""
+        """Hold the lock `key` or refuse at once with `busy` (BusyError).
+
+        Args:
+            key: what to lock (a run id, or a content's start); any character not safe in a file
+                name becomes `_`.
+            busy: the message of the error when another process holds it.
+
+        Yields:
+            Nothing; the lock is held until the `with` block ends.
+
+        Raises:
+            BusyError: another process holds the lock (`busy` is its message).
+        """
         self.folder.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self._path(key), timeout=0)
         try:
@@ -40,7 +52,15 @@ class RunLocks:
             lock.release()
 
     def held(self, key: str) -> bool:
-        """Whether some process holds the lock `key` now."""
+        """Whether some process holds the lock `key` now.
+
+        Args:
+            key: the lock's key, as `exclusive` takes it.
+
+        Returns:
+            True when another process (or this one) holds it; False when it is free or was never
+            taken.
+        """
         path = self._path(key)
         if not path.exists():
             return False

@@ -31,7 +31,15 @@ class OpenRunError(RunError):
 
 
 def what_to_do(run: RunView) -> str:
-    """What an open run is waiting for, and the command that goes on with it."""
+    """What an open run is waiting for, and the command that goes on with it.
+
+    Args:
+        run: the run, as its checkpoint shows it.
+
+    Returns:
+        A phrase to follow the run's id ("is waiting for review: `zettelgraph review ID`"); "is
+        STATUS" for a status without a command.
+    """
     return {
         "awaiting_review": f"is waiting for review: `zettelgraph review {run.run_id}`",
         # An interrupted run is aborted from its review, which resuming reaches.
@@ -68,6 +76,13 @@ class RunView:
         return str(error) if error else None
 
     def as_dict(self) -> dict[str, Any]:
+        """What `--json` prints of a run and the web's run pages read.
+
+        Returns:
+            `run_id`, `content_id`, `title`, `status`, `next` (the nodes it goes to next), `report`
+            (what the review shows, or None), `committed`, `warnings` and `updated_at` (ISO 8601, or
+            None).
+        """
         return {
             "run_id": self.run_id,
             "content_id": self.content_id,

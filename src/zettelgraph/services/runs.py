@@ -80,17 +80,39 @@ class WorkflowRuns:
         raise NotImplementedError
 
     def owns(self, run_id: str) -> bool:
-        """Whether `run_id` names a run of this workflow."""
+        """Whether `run_id` names a run of this workflow.
+
+        Args:
+            run_id: a whole run id.
+
+        Returns:
+            True when it starts with this workflow's `run_prefix`.
+        """
         return run_id.startswith(self.run_prefix)
 
     def resolve_run_id(self, given: str) -> str:
         """The run `given` names: its id or a unique prefix, `run-` or not (`ab12`,
-        `run-ab12`); IdError when it names none or several (services/ids.py)."""
+        `run-ab12`); IdError when it names none or several (services/ids.py).
+
+        Args:
+            given: what the reader typed.
+
+        Returns:
+            The run's whole id.
+
+        Raises:
+            IdError: `given` names no run of this workflow, or several.
+        """
         if self.owns(given) and self.checkpointer.get_tuple(self._config(given)) is not None:
             return given  # a whole id: one read, not a listing of every run
         return resolve_id(given, self.id_kind(), self._threads())
 
     def id_kind(self) -> IdKind:
+        """How this workflow's run ids are named to the reader and given by them.
+
+        Returns:
+            An `IdKind` with the workflow's noun, listing command and run prefix.
+        """
         return IdKind(self.noun, self.listing, (self.run_prefix,))
 
     def _content_lock(self, content_id: str) -> str:
@@ -99,7 +121,14 @@ class WorkflowRuns:
 
     def open_run_of(self, content_id: str) -> RunView | None:
         """The run of this content that is still open (awaiting review, interrupted or
-        running; the newest), if any."""
+        running; the newest), if any.
+
+        Args:
+            content_id: the content's full id.
+
+        Returns:
+            The run's view, or None when no run of the content is open.
+        """
         for view in self.list():
             if view.content_id == content_id and view.status in OPEN_STATUSES:
                 return view
@@ -137,6 +166,11 @@ class WorkflowRuns:
         return self.view(run_id)
 
     def new_run_id(self) -> str:
+        """A new run's id: the workflow's `run_prefix` and 12 random hex digits.
+
+        Returns:
+            The id, unique for practical purposes (48 random bits).
+        """
         return f"{self.run_prefix}{uuid.uuid4().hex[:12]}"
 
     def _launch(
@@ -160,7 +194,21 @@ class WorkflowRuns:
     ) -> RunView:
         """Resume a run waiting for review with the reader's `answer`, holding its lock.
         `answer` may be a function of the run's state (read under the lock), for decisions
-        that must be checked against the proposal as it stands."""
+        that must be checked against the proposal as it stands.
+
+        Args:
+            run_id: the run's whole id.
+            answer: the reader's decision as the review takes it, or a function from the run's state
+                to it.
+            on_step: called with each step's name as the run goes on; None for silence.
+
+        Returns:
+            The run once it waits for review again or ends.
+
+        Raises:
+            RunError: there is no such run, or it is not waiting for review.
+            BusyError: another decision on the run is in progress.
+        """
         busy = (
             f"another decision on run {run_id} is in progress; wait for it to finish "
             "(`zettelgraph runs` shows the run's state) instead of deciding again"
@@ -181,8 +229,11 @@ class WorkflowRuns:
             on_step: told each step's name as it finishes.
 
         Returns:
-            The run once it waits for review again or ends. RunError when it is not
-            interrupted, BusyError while another process drives it.
+            The run once it waits for review again or ends.
+
+        Raises:
+            RunError: it is not interrupted.
+            BusyError: another process drives it.
         """
         busy = f"run {run_id} is being driven by another process right now; let it finish"
         with self.locks.exclusive(run_id, busy):
@@ -244,7 +295,10 @@ class WorkflowRuns:
             locked: the caller holds the run's lock, so no one else can be driving it.
 
         Returns:
-            The run's view; RunError when there is no such run.
+            The run's view.
+
+        Raises:
+            RunError: there is no such run.
         """
         return self._view_and_values(run_id, locked=locked)[0]
 
@@ -283,7 +337,17 @@ class WorkflowRuns:
         return view, values
 
     def state_of(self, run_id: str) -> dict[str, Any]:
-        """The run's whole state as its last checkpoint holds it."""
+        """The run's whole state as its last checkpoint holds it.
+
+        Args:
+            run_id: the run's whole id.
+
+        Returns:
+            Its state's values, by field name.
+
+        Raises:
+            RunError: there is no such run.
+        """
         return self._view_and_values(run_id)[1]
 
     def list(self) -> list[RunView]:
@@ -292,7 +356,11 @@ class WorkflowRuns:
         The inbox and every source page list the runs: a run is read from its checkpoint
         only when its head (`checkpoints.thread_heads`) moved since the last listing, so a
         listing is one query plus the runs that changed (5 runs: 93 ms before, 2 ms after).
-        Each view is a copy the caller may change."""
+        Each view is a copy the caller may change.
+
+        Returns:
+            A `RunView` per run of this workflow, newest first.
+        """
         heads = thread_heads(self.checkpointer)
         if heads is None:
             runs = [self.view(thread) for thread in self._threads()]
@@ -335,8 +403,10 @@ def find_run(every: Sequence[R], given: str) -> tuple[R, str]:
         given: what the reader typed.
 
     Returns:
-        The runs of the workflow the run belongs to, and the run's whole id; IdError when
-        `given` names none or several.
+        The runs of the workflow the run belongs to, and the run's whole id.
+
+    Raises:
+        IdError: `given` names no run or several.
     """
     kind = IdKind(every[0].noun, every[0].listing, tuple(r.run_prefix for r in every))
     run_id = resolve_id(given, kind, (t for runs in every for t in runs._threads()))
@@ -366,8 +436,10 @@ class ProposalRuns(WorkflowRuns):
 
         Returns:
             The run after the decision: committed, aborted, or awaiting review again.
-            RunError for a bad action, feedback without text, or a run not waiting for
-            review; BusyError while another decision on it is in progress.
+
+        Raises:
+            RunError: a bad action, feedback without text, or a run not waiting for review.
+            BusyError: another decision on it is in progress.
         """
         if action not in ACTIONS:
             raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")

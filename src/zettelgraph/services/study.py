@@ -37,11 +37,30 @@ RATINGS: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 
 
 def scheduler_for(settings: Settings) -> Scheduler:
+    """The FSRS scheduler the settings ask for.
+
+    Args:
+        settings: the settings with the target retention (ZETTELGRAPH_STUDY_RETENTION, a share
+            between 0 and 1) and whether intervals are fuzzed.
+
+    Returns:
+        A new `Scheduler`.
+    """
     return Scheduler(desired_retention=settings.study_retention, enable_fuzzing=settings.study_fuzz)
 
 
 def parse_rating(text: str | int) -> int:
-    """1-4 or again / hard / good / easy (any case) -> 1-4."""
+    """1-4 or again / hard / good / easy (any case) -> 1-4.
+
+    Args:
+        text: the rating as given: 1-4 (a number or its text) or its name.
+
+    Returns:
+        The rating, 1 (again) to 4 (easy).
+
+    Raises:
+        CardError: anything else (the message lists what is accepted).
+    """
     if isinstance(text, int) or text.strip().isdigit():
         value = int(text)
         if value in RATINGS:
@@ -60,19 +79,41 @@ def _card_id(item_id: str) -> int:
 
 
 def card_of(item: LearningItem, now: datetime) -> Card:
-    """The item's FSRS card; a new item is a new card due now."""
+    """The item's FSRS card; a new item is a new card due now.
+
+    Args:
+        item: the learning item, with its `schedule` when it was rated before.
+        now: when a new card is due (timezone-aware).
+
+    Returns:
+        The FSRS `Card`.
+    """
     if item.schedule:
         return Card.from_dict(item.schedule)  # type: ignore[arg-type]
     return Card(card_id=_card_id(item.id), due=now)
 
 
 def as_utc(moment: datetime) -> datetime:
-    """`moment` in UTC; a naive one is taken as UTC already."""
+    """`moment` in UTC; a naive one is taken as UTC already.
+
+    Args:
+        moment: a time, timezone-aware or naive.
+
+    Returns:
+        The same moment, with the UTC zone.
+    """
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def review_logs(store: GraphStore) -> Iterator[ReviewLog]:
-    """Every rating ever given, page by page (in id order, not time order)."""
+    """Every rating ever given, page by page (in id order, not time order).
+
+    Args:
+        store: the graph store to read.
+
+    Returns:
+        An iterator over every `ReviewLog`, read a page at a time.
+    """
     return every_node(store, NodeLabel.REVIEW_LOG, ReviewLog)
 
 
@@ -88,11 +129,26 @@ class Deck:
 
 
 def read_deck(store: GraphStore) -> Deck:
+    """Every card's study state and every rating, read once for a page or command.
+
+    Args:
+        store: the graph store to read.
+
+    Returns:
+        The `Deck`: study states of every card and every review log.
+    """
     return Deck(items=store.card_states(), logs=list(review_logs(store)))
 
 
 def day_start(now: datetime) -> datetime:
-    """Midnight of `now`'s day in the clock's own zone: "today" is the reader's day."""
+    """Midnight of `now`'s day in the clock's own zone: "today" is the reader's day.
+
+    Args:
+        now: the clock's time, in its own zone.
+
+    Returns:
+        Midnight at the start of that day, in the same zone.
+    """
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
@@ -108,18 +164,25 @@ class StudyQueue:
 
     @functools.cached_property
     def items(self) -> list[LearningItem]:
+        """The queue's cards, due then new, read whole once when first asked for."""
         return self.store.get_learning_items([s.id for s in [*self.due_states, *self.new_states]])
 
     @property
     def due(self) -> list[LearningItem]:
+        """The cards due, oldest due first."""
         return self.items[: len(self.due_states)]
 
     @property
     def new(self) -> list[LearningItem]:
+        """The new cards, in `new_order`."""
         return self.items[len(self.due_states) :]
 
     def first(self) -> LearningItem | None:
-        """The card shown next, read alone."""
+        """The card shown next, read alone.
+
+        Returns:
+            The first due card, else the first new one; None when the queue is empty.
+        """
         states = [*self.due_states[:1], *self.new_states[:1]]
         return self.store.get_learning_items([states[0].id])[0] if states else None
 
@@ -179,7 +242,14 @@ CardT = TypeVar("CardT", LearningItem, CardState)
 def new_order(items: list[CardT]) -> list[CardT]:
     """New cards in the order to meet them: easy before hard, so a linked idea comes after
     the ideas it links; and siblings apart: every concept's first card before any concept's
-    second, so a cloze does not follow the flashcard that just showed its quote."""
+    second, so a cloze does not follow the flashcard that just showed its quote.
+
+    Args:
+        items: new cards, whole or as study states.
+
+    Returns:
+        The same cards, re-ordered.
+    """
     # Each card's key computed once (600 cards: the study page's and next card's largest
     # cost after the store reads).
     keyed = sorted(
@@ -255,7 +325,14 @@ class AlreadyRatedError(CardError):
 
 def seen_mark(item: LearningItem) -> str:
     """The card's state as a rating page shows it: a rating sent for an older state is a
-    second submit of the same page."""
+    second submit of the same page.
+
+    Args:
+        item: the card as the page showed it.
+
+    Returns:
+        Its due time (ISO 8601), or "new" for a card never rated.
+    """
     return item.due.isoformat() if item.due is not None else "new"
 
 
@@ -288,8 +365,11 @@ def rate(
         seen: the `seen_mark` of the card as the rating's page showed it.
 
     Returns:
-        The card as rated and its ReviewLog. CardError for a bad rating or a card not
-        approved, AlreadyRatedError for a card rated since `seen`.
+        The card as rated and its ReviewLog.
+
+    Raises:
+        CardError: a bad rating or a card not approved.
+        AlreadyRatedError: the card was rated since `seen`.
     """
     if rating not in RATINGS:
         raise CardError(f"rating {rating!r}: use 1 (again), 2 (hard), 3 (good) or 4 (easy)")
@@ -360,7 +440,15 @@ def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[
 
 
 def interval_label(delta: timedelta) -> str:
-    """`<1m`, `10m`, `3h`, `4d`, `2mo`, `1.5y`: the span a button promises."""
+    """`<1m`, `10m`, `3h`, `4d`, `2mo`, `1.5y`: the span a button promises.
+
+    Args:
+        delta: the time until the card would be due again.
+
+    Returns:
+        A short label: under a minute, minutes, hours, days (under 30), months of 30 days (under
+        365), else years with one decimal.
+    """
     seconds = delta.total_seconds()
     if seconds < 60:
         return "<1m"

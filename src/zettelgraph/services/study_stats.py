@@ -37,9 +37,17 @@ class DeckStats:
 
     @property
     def retention(self) -> float | None:
+        """The share of recall checks recalled (0 to 1), or None when there were none."""
         return self.recalled / self.recall_checks if self.recall_checks else None
 
     def as_dict(self) -> dict[str, Any]:
+        """One deck's counts, as `zettelgraph cards stats --json` prints them.
+
+        Returns:
+            `title`, `approved`, `new`, `learning`, `review`, `due_now`, `due_today`,
+            `reviews_today`, `retention` (rounded to 4 places, None without recall checks) and
+            `retention_reviews`.
+        """
         retention = self.retention
         return {
             "title": self.title,
@@ -62,6 +70,12 @@ class StudyStats:
     proposed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        """What `zettelgraph cards stats --json` prints and the study page shows.
+
+        Returns:
+            The total's `DeckStats.as_dict` with `proposed`, `retention_days` and `books` (one such
+            dict per book).
+        """
         return {
             **self.total.as_dict(),
             "proposed": self.proposed,

@@ -43,7 +43,19 @@ _SECRET = re.compile(rb"[0-9a-f]{64}")
 
 
 def web_secret(home: Path) -> bytes:
-    """The installation's secret, made on first use (see the module docstring)."""
+    """The installation's secret, made on first use (see the module docstring).
+
+    Args:
+        home: the zettelgraph home folder that keeps the secret's file.
+
+    Returns:
+        The secret's 32 bytes; a new one, written, when the file is missing or holds no secret
+        zettelgraph wrote.
+
+    Raises:
+        WebSecretError: the file cannot be read, or others can read it and its mode cannot be
+            changed.
+    """
     path = home / SECRET_FILE
     try:
         text = path.read_bytes().strip()
