@@ -29,8 +29,8 @@ def concept_rows(store: GraphStore, query: str = "") -> list[dict[str, Any]]:
 
     Args:
         store: the graph store to read.
-        query: text to look for in titles and short summaries, ignoring case; empty (the default)
-            lists every concept.
+        query: text to look for in titles and short summaries, up to case and accents; empty (the
+            default) lists every concept.
 
     Returns:
         One dict per concept, by title: `id`, `title`, `summary_short`, `relations` and `quotes`

@@ -78,8 +78,8 @@ def entity_rows(
         store: the graph store to read.
         schema: the active packs' schema (for the types' colours).
         keep: which types and packs to list; None (the default) keeps every entity.
-        query: text to look for in names and descriptions, ignoring case; empty (the default) takes
-            all.
+        query: text to look for in names and descriptions, up to case and accents; empty (the
+            default) takes all.
 
     Returns:
         One dict per entity, by name: `id`, `name`, `entity_type`, `pack`, `description`, `color`

@@ -84,8 +84,9 @@ def copy_graph(
         the counts verified and whether it resumed.
 
     Raises:
-        CopyError: the packs cannot be read, a store cannot be opened, the target is not empty, or
-            the counts differ after the copy (the message says what to do).
+        CopyError: the packs cannot be read, a store cannot be opened, the target is not empty or
+            was written by something else, the source kept changing, or the copy does not match its
+            source (the message says what to do).
     """
     source = source_url or settings.store_url
     try:

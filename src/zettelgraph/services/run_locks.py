@@ -58,8 +58,7 @@ class RunLocks:
             key: the lock's key, as `exclusive` takes it.
 
         Returns:
-            True when another process (or this one) holds it; False when it is free or was never
-            taken.
+            True when a process holds it; False when it is free or was never taken.
         """
         path = self._path(key)
         if not path.exists():
