@@ -22,12 +22,8 @@ from zettelgraph.vault.markdown import (
     update_note,
     yaml_text,
 )
-from zettelgraph.vault.notes import (
-    DEFAULT_LABELS,
-    LinkedConcept,
-    front_matter_differs,
-    section_heading,
-)
+from zettelgraph.vault.note_shape import DEFAULT_LABELS, LinkedConcept, section_heading
+from zettelgraph.vault.notes import front_matter_differs
 from zettelgraph.vault.properties import book_tags, wikilink, with_theirs
 
 SOURCE_KEYS = ("entity_id", "entity_type", "kind", "author", "tags", "summary", "short_summary")

@@ -16,15 +16,15 @@ reader edits that part of the concept in zettelgraph (`zettelgraph concept edit`
 app): the note's `earlier_versions` says how many edits it has shown, so an update knows
 which parts changed since (`edited_parts`). A note of the earlier shape (relation ids in a
 nested `concept_relations` map, empty sections) is brought to this one by its next update.
+The note's shape (its keys, headings and `ConceptNote`) is `note_shape.py`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from zettelgraph.labels import Labels, every_label, labels_for
+from zettelgraph.labels import Labels
 from zettelgraph.models import Concept, ConceptRevision
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.revisions import changed_fields
@@ -47,7 +47,23 @@ from zettelgraph.vault.markdown import (
     update_note,
     yaml_text,
 )
-from zettelgraph.vault.properties import link_target, wikilink, with_theirs
+from zettelgraph.vault.note_shape import (
+    CONCEPT_TAG,
+    DEFAULT_LABELS,
+    EDITED_KEYS,
+    LEGACY_KEYS,
+    OWNED_KEYS,
+    SECTION_ORDER,
+    SHARED_KEYS,
+    ConceptNote,
+    LinkedConcept,
+    headings,
+    owned_keys,
+    relation_key,
+    relation_types,
+    section_heading,
+)
+from zettelgraph.vault.properties import wikilink, with_theirs
 
 __all__ = [
     "EDITED_KEYS",
@@ -77,99 +93,7 @@ __all__ = [
     "without_sources",
 ]
 
-DEFAULT_LABELS = labels_for("es")
-# Only on a concept whose text the reader edited: who wrote the text it has, when it was last
-# edited, and how many earlier texts the note lists (which edits it has shown).
-EDITED_KEYS = ("edited_by", "edited", "earlier_versions")
-# Lists the reader may add to: their items are kept after ours.
-SHARED_KEYS = ("aliases", "tags")
-FIXED_KEYS = (
-    "entity_id",
-    "entity_type",
-    *SHARED_KEYS,
-    "summary",
-    "short_summary",
-    "source",
-    "author",
-    *EDITED_KEYS,
-)
-# Keys of the earlier note shape, taken out by an update.
-LEGACY_KEYS = ("concept_relations",)
-CONCEPT_TAG = "concept"
-# The sections of a note in their order (where a missing one is put back), by label.
-SECTION_ORDER = ("concept", "analysis", "connections", "source", "earlier_versions")
-
-
-def section_heading(name: str, labels: Labels = DEFAULT_LABELS) -> tuple[str, ...]:
-    """The heading of the section a label names (`labels.Labels` field): its name in `labels`
-    first (the one written), then in every other language (so a note written under other
-    labels is still read)."""
-    names = [getattr(labels, name), *every_label(name)]
-    return tuple(dict.fromkeys(f"## {label}" for label in names))
-
-
-def headings(labels: Labels = DEFAULT_LABELS) -> dict[str, tuple[str, ...]]:
-    """The heading of each section of a concept note (`section_heading`)."""
-    return {name: section_heading(name, labels) for name in SECTION_ORDER}
-
-
-@dataclass(frozen=True)
-class LinkedConcept:
-    """The target of a relation. `note_name` is the target note's file stem (the writer fills
-    it in); without it the title, cleaned of characters that break a wikilink, is used."""
-
-    id: str
-    title: str
-    note_name: str | None = None
-
-    @property
-    def link_name(self) -> str:
-        return link_target(self.note_name if self.note_name is not None else self.title, self.id)
-
-
-@dataclass(frozen=True)
-class ConceptNote:
-    """Everything a concept note shows.
-
-    `relations` maps a relation type to the targets of this concept's outgoing
-    concept-to-concept relations of that type; `tags` are its books' tags; `note_name` is
-    the note's own file stem (the writer fills it in), whose title is then an alias when
-    the two differ.
-    """
-
-    concept: Concept
-    relations: dict[str, list[LinkedConcept]]
-    sources: list[SourceQuote]
-    tags: tuple[str, ...] = ()
-    note_name: str | None = None
-
-
 # --- rendering ----------------------------------------------------------------------------
-
-
-def relation_types(note: ConceptNote, vocabulary: RelationVocabulary) -> list[str]:
-    """Every type of the vocabulary in its own order, then any other type the note has."""
-    types = vocabulary.names
-    return types + sorted(set(note.relations) - set(types))
-
-
-def relation_key(kind: str) -> str:
-    """The front matter key of a relation type: `GENERALIZES` -> `generalizes` (a type named
-    as one of the other keys gets `_relation`, so it cannot overwrite it)."""
-    key = kind.lower()
-    return f"{key}_relation" if key in FIXED_KEYS or key in LEGACY_KEYS else key
-
-
-def owned_keys(
-    vocabulary: RelationVocabulary = DEFAULT_VOCABULARY, note: ConceptNote | None = None
-) -> tuple[str, ...]:
-    """The front matter keys zettelgraph owns in a note: the fixed ones, a key per relation
-    type, and the earlier shape's keys (which an update removes)."""
-    types = relation_types(note, vocabulary) if note is not None else vocabulary.names
-    return (*FIXED_KEYS, *(relation_key(kind) for kind in types), *LEGACY_KEYS)
-
-
-OWNED_KEYS = owned_keys()
 
 
 def _distinct(values: list[str]) -> list[str]:

@@ -1,0 +1,119 @@
+"""What the reader studies: learning items (cards), what the study rules read of them, and
+the ratings of each study session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from zettelgraph.models.base import Node, stable_id
+from zettelgraph.text.normalize import normalize_name
+
+
+class ItemType(StrEnum):
+    """What a learning item asks: recall an idea, fill a gap in the reader's own quote, pick
+    the one right option, or say how two ideas relate."""
+
+    FLASHCARD = "flashcard"
+    CLOZE = "cloze"
+    MCQ = "mcq"
+    RELATION = "relation"
+
+
+class ItemStatus(StrEnum):
+    """Proposed items wait for the reader; only approved ones are studied and exported."""
+
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    DROPPED = "dropped"
+
+
+class Difficulty(StrEnum):
+    """From the graph, as seed 004 asks: one concept and its quote, two linked concepts, or a
+    chain of two relations."""
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+# Easy before hard: the order cards are listed and new cards met in.
+DIFFICULTY_RANK: dict[str, int] = {Difficulty.EASY: 0, Difficulty.MEDIUM: 1, Difficulty.HARD: 2}
+
+
+class LearningItem(Node):
+    """A card made from reviewed concepts, citing the concepts and quotes it tests.
+
+    `front` is what the learner sees and `back` the answer: for a cloze, `front` is the quote
+    with the deleted words shown as [...] and `cloze` the same text in Anki's
+    `{{c1::words}}` syntax; for a multiple-choice item, `options` holds every option in the
+    order shown and `correct` the index of the one right answer. `schedule` is the FSRS card
+    state (`fsrs.Card.to_dict()`), empty until the first study; `due` copies its due date so
+    lists can sort without parsing it.
+    """
+
+    item_type: ItemType
+    front: str = Field(min_length=1, max_length=2000)
+    back: str = Field(min_length=1, max_length=2000)
+    cloze: str = Field(default="", max_length=2000)
+    options: list[str] = Field(default_factory=list, max_length=6)
+    correct: int | None = Field(default=None, ge=0, le=5)
+    explanation: str = Field(default="", max_length=2000)
+    difficulty: Difficulty = Difficulty.EASY
+    language: str = "es"
+    concept_ids: list[str] = Field(min_length=1, max_length=3)
+    quote_ids: list[str] = Field(default_factory=list, max_length=6)
+    content_ids: list[str] = Field(default_factory=list, max_length=6)
+    status: ItemStatus = ItemStatus.PROPOSED
+    # The item this one repeats, when the duplicate check kept the other.
+    duplicate_of: str | None = None
+    # What the checks changed or noticed, for the reviewer.
+    warnings: list[str] = Field(default_factory=list)
+    # How it was made: generator, model, LLM calls, the run id; and who approved or edited it.
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    schedule: dict[str, Any] = Field(default_factory=dict)
+    due: datetime | None = None
+
+
+@dataclass(frozen=True)
+class CardState:
+    """What the study rules read of a card, without its text: a store reads this for every
+    card (`GraphStore.card_states`) where parsing whole cards cost ~25 ms per 600 on every
+    study page. `schedule` holds only the FSRS state ({} until the first study), so the
+    rules read it as they read a LearningItem's."""
+
+    id: str
+    item_type: ItemType
+    difficulty: Difficulty
+    status: ItemStatus
+    concept_ids: list[str]
+    content_ids: list[str]
+    created_at: datetime
+    schedule: dict[str, Any]
+    due: datetime | None
+
+
+class ReviewLog(Node):
+    """One rating of one item in a study session; kept so the scheduler can be re-fitted."""
+
+    item_id: str
+    rating: int = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy (FSRS).")
+    reviewed_at: datetime
+    duration_ms: int | None = Field(default=None, ge=0)
+    # The FSRS state before the rating (None: a new card, first seen), so retention can be
+    # measured on cards already learned; and the due date the rating gave.
+    state_before: int | None = Field(default=None, ge=1, le=3)
+    due: datetime | None = None
+
+
+def learning_item_id(item_type: str, concept_ids: list[str], front: str) -> str:
+    """The same item asked of the same concepts twice is one item (a re-run never repeats)."""
+    return stable_id("item", item_type, *sorted(concept_ids), normalize_name(front))
+
+
+def review_log_id(item_id: str, reviewed_at: datetime) -> str:
+    return stable_id("review", item_id, reviewed_at.isoformat())

@@ -1,0 +1,77 @@
+"""What the reader read: a source (Content), its author (Person), its passages (Quote) and
+the parent chunks of a document (Section), with their ids."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from zettelgraph.models.base import Node, stable_id
+from zettelgraph.text.normalize import normalize_name, normalize_text
+
+
+def content_id(title: str, author: str | None) -> str:
+    return stable_id("content", normalize_name(title), normalize_name(author or ""))
+
+
+def person_id(name: str) -> str:
+    return stable_id("person", normalize_name(name))
+
+
+def quote_id(content: str, text: str) -> str:
+    return stable_id("quote", content, normalize_text(text))
+
+
+def section_id(content: str, position: int, text: str) -> str:
+    return stable_id("section", content, str(position), normalize_text(text))
+
+
+class Content(Node):
+    """A source a person read: a book, article, PDF, slide deck or transcript."""
+
+    title: str = Field(min_length=1, max_length=500)
+    kind: str = "book"
+    source_path: str | None = None
+    content_hash: str | None = None
+    summary: str = ""
+    summary_short: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    processed_date: datetime | None = None
+
+
+class Person(Node):
+    """An author, matched by `normalize_name`."""
+
+    name: str = Field(min_length=1, max_length=300)
+    summary: str = ""
+    summary_short: str = ""
+    occupation: str = ""
+
+
+class Quote(Node):
+    """A verbatim passage of a Content with its location."""
+
+    content_id: str
+    text: str = Field(min_length=1)
+    section: str | None = None
+    page: str | None = None
+    position: int = Field(ge=0, description="Order of the passage within its Content.")
+    location: dict[str, Any] = Field(default_factory=dict)
+    # The Section (parent chunk) a document passage was cut from; None for book-note quotes.
+    parent_id: str | None = None
+
+
+class Section(Node):
+    """A parent chunk of a document (a section, slide group, exchange or module).
+
+    Kept whole so an answer can show a passage in its context; only its passages (Quotes
+    with `parent_id` pointing here) are embedded, searched and cited.
+    """
+
+    content_id: str
+    title: str = Field(default="", max_length=1000)
+    text: str = Field(min_length=1)
+    position: int = Field(ge=0, description="Order of the section within its Content.")
+    location: dict[str, Any] = Field(default_factory=dict)
