@@ -48,9 +48,9 @@ SHIPPED = (
 
 def recompute(folder: Path, llm: str) -> None:
     """Every item's doubt measured again by `prepare_review` on the run's saved proposal."""
+    from zettelgraph.context import open_services
     from zettelgraph.settings import Settings
     from zettelgraph.workflows.concept_extraction.nodes_doubts import prepare_review
-    from zettelgraph.workflows.context import open_services
 
     run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="zg-calibrate-") as home:

@@ -227,11 +227,11 @@ def measure_workflow(
     recommend, then a modified plan with every tool on every content, run as the workflow
     runs it (a branch per content, ZETTELGRAPH_CONCURRENCY at once, each result checkpointed)
     up to the report."""
+    from zettelgraph.context import open_services
     from zettelgraph.experiments.models import FocusTerm as Term
     from zettelgraph.services.checkpoints import open_checkpointer
     from zettelgraph.services.experiments import ExperimentRuns
     from zettelgraph.settings import Settings
-    from zettelgraph.workflows.context import open_services
 
     settings = Settings(
         home=scratch / "home",

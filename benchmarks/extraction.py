@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ingest import quote_texts
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import (
@@ -56,7 +57,6 @@ from zettelgraph.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 # Graph node -> the LLM call it makes (one per task, except duplicate checks the vectors settle).
 LLM_NODES = {

@@ -46,6 +46,7 @@ from typing import Any
 
 from extraction import add_content  # benchmarks/ is the script's folder, so on sys.path
 from graph_faults import FAULTS, FaultyExtractor, add_people, broken_edges, passages
+from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.packs.loader import active_schema
@@ -54,7 +55,6 @@ from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.ingest import ingest_paths
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import open_services
 
 
 def parse_counts(text: str) -> list[int]:

@@ -13,10 +13,10 @@ import re
 from collections import Counter
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, Entity, NodeLabel, embedding_text, entity_id
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.store.base import GraphStore, every_node
-from zettelgraph.workflows.context import Services
 
 FIRST = ["Ana", "Luis", "Teresa", "Diego", "Inés", "Martín", "Lucía", "Gabriel", "Rosa", "Tomás"]
 LAST = ["Araceli", "Panza", "Quesada", "Moreno", "Ibarra", "Soler", "Vidal", "Cano"]

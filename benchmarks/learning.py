@@ -46,6 +46,7 @@ import numpy as np
 
 from learning_calibration import calibrate  # benchmarks/ is the script's folder, so on sys.path
 from quality import emit
+from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, Concept, ItemType, Relation, embedding_text, stable_id
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.card_generation import GenerationReport, generate_cards
@@ -54,7 +55,6 @@ from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.ingest import ingest_paths
 from zettelgraph.settings import Settings
 from zettelgraph.store.vector_index import normalize_rows
-from zettelgraph.workflows.context import open_services
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

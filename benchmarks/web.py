@@ -37,6 +37,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import (
@@ -52,7 +53,6 @@ from zettelgraph.models import (
 from zettelgraph.relations import QUOTED_IN
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import Services, open_services
 
 WORDS = [
     *("tiempo", "memoria", "guerra", "hombre", "ciudad", "libro", "idea", "río", "montaña"),

@@ -50,6 +50,7 @@ from typing import Any
 import httpx
 
 from learning import build_quote_graph  # benchmarks/ is the script's folder, so on sys.path
+from zettelgraph.context import open_services
 from zettelgraph.models import ItemStatus
 from zettelgraph.services import cards, study
 from zettelgraph.services.card_generation import generate_cards
@@ -57,7 +58,6 @@ from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store.falkordb_server import free_port
-from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[1]
 BOOKS = [REPO / "examples", REPO / "benchmarks" / "heldout", REPO / "benchmarks" / "dev"]

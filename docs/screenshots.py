@@ -31,7 +31,7 @@ from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import open_services
+from zettelgraph.context import open_services
 
 
 def _targets(settings: Settings) -> tuple[str | None, str | None]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -42,7 +43,6 @@ from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.settings import Settings
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.sync import sync_vault
-from zettelgraph.workflows.context import Services, open_services
 
 APPROVED = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 TITLES = {

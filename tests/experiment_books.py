@@ -3,6 +3,7 @@ and passages as ingestion would store them."""
 
 from __future__ import annotations
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Content,
@@ -14,7 +15,6 @@ from zettelgraph.models import (
     quote_id,
 )
 from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
-from zettelgraph.workflows.context import Services
 
 BOOKS = [
     (

@@ -3,6 +3,7 @@ the reader's own links (`zettelgraph link`, the concept page's form)."""
 
 from __future__ import annotations
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -16,7 +17,6 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import QUOTED_IN, SUPPORTS
 from zettelgraph.text.normalize import normalize_name
-from zettelgraph.workflows.context import Services
 
 TITLES = {
     "deliberate": "Vivir deliberadamente",

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
@@ -15,7 +16,6 @@ from zettelgraph.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import open_services
 
 QUOTES = [
     "La libertad es uno de los más preciosos dones que a los hombres dieron los cielos.",

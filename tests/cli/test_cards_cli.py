@@ -26,6 +26,7 @@ from fsrs import Card, Rating, Scheduler
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -38,7 +39,6 @@ from zettelgraph.models import (
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore
-from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[2]
 WALDEN = "Walden; or, Life in the Woods"

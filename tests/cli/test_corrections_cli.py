@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from correction_graph import Library, make_library
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[2]
 

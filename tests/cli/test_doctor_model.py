@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.llm.better import better_model_hint, billions, larger_chat_models
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.services.model_check import failure
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import open_services
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ from rdflib.compare import isomorphic
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.context import Services, open_services
 from zettelgraph.experiments.models import (
     DocumentInfo,
     ExperimentRecord,
@@ -34,7 +35,6 @@ from zettelgraph.models import Concept, LearningItem, NodeLabel
 from zettelgraph.services.provenance import export_provenance
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import every_node
-from zettelgraph.workflows.context import Services, open_services
 
 REPO = Path(__file__).resolve().parents[2]
 PREFIXES = """PREFIX prov: <http://www.w3.org/ns/prov#>

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from link_graph import TITLES, make_graph
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import open_services
 
 
 def run(home: Path, *args: str) -> Any:

@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 
 from experiment_books import add_books
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, ItemStatus
 from zettelgraph.services.cards import list_items
 from zettelgraph.settings import Settings
 from zettelgraph.vault.cards import CARDS_DIR
 from zettelgraph.vault.experiments import ATTACHMENTS_DIR, EXPERIMENTS_DIR
 from zettelgraph.vault.writer import AUTHORS_DIR, IDEAS_DIR, SOURCES_DIR
-from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[2]
 ENTITIES_DIR = "09 - narrative"

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from correction_graph import Library, make_library, services_on
+from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, Entity, NodeLabel, Relation, entity_id
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.content_removal import plan_content_removal, remove_content
 from zettelgraph.services.corrections import UnknownError, removals
 from zettelgraph.vault.entities import write_entity_notes
 from zettelgraph.vault.trash import TRASH_DIR
-from zettelgraph.workflows.context import Services
 
 
 @pytest.fixture(params=["sqlite", "falkordb"])

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from correction_graph import Library, make_library, services_on
+from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, NodeLabel, Relation, embedding_text
 from zettelgraph.services.corrections import (
     CorrectionError,
@@ -25,7 +26,6 @@ from zettelgraph.services.deletions import delete_concept, unlink_concepts
 from zettelgraph.store import GraphStore
 from zettelgraph.vault.notes import parse_note
 from zettelgraph.vault.trash import TRASH_DIR
-from zettelgraph.workflows.context import Services
 
 
 @pytest.fixture(params=["sqlite", "falkordb"])

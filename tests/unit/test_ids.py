@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, Content, NodeLabel
 from zettelgraph.services.ids import (
     MIN_PREFIX,
@@ -20,7 +21,6 @@ from zettelgraph.services.ids import (
 )
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import GraphStore
-from zettelgraph.workflows.context import open_services
 
 IDS = [
     "abcd1111-0000-5000-8000-000000000001",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from zettelgraph.workflows.context import Services
+from zettelgraph.context import Services
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 from zettelgraph.workflows.studio import Graph, graph_with_services
 

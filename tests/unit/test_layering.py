@@ -22,13 +22,17 @@ UPPER = ("zettelgraph.services", "zettelgraph.export", *FRONT_ENDS)
 # What a front end may take from below the service floor: types, errors and settings objects
 # it names, not work it does.
 FRONT_END_MAY_IMPORT = (
-    "zettelgraph.workflows.context",  # the collaborators (Services) a front end opens and passes
+    "zettelgraph.context",  # the collaborators (Services) a front end opens and passes
     "zettelgraph.store.base",  # the store protocol and its error types
     "zettelgraph.retrieval.recipes",  # search recipes, a setting the user picks
 )
-BELOW = ("workflows", "store", "vault", "retrieval", "ingest")
+# The layers below the service floor. `context` (the `Services` bundle services and workflows
+# receive) and `author_search` (the biography writers it picks) stand at the package root since
+# they serve more than the workflows, but they open the store, the vault and the models: below
+# the service floor like them, so a front end names `Services` and calls nothing else of theirs.
+BELOW = ("context", "author_search", "workflows", "store", "vault", "retrieval", "ingest")
 # Floor packages: pure helpers every layer may use, importing nothing else of zettelgraph (only
-# each other), so no layer reaches another through them. `models.py` imports the floor.
+# each other), so no layer reaches another through them. `models/` imports the floor.
 FLOOR = ("zettelgraph.text",)
 # The one crossing between front ends: the CLI starts the web app (`serve`) and the MCP server
 # (`mcp`). What two front ends share (the HTTP security rules, say) lives on the service floor.
@@ -79,7 +83,7 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 KNOWN_CIRCLE_EDGES = {
     # Type-only, back to the `Services` bundle that builds the enricher; goes when
     # `author_enricher` takes settings and models instead of `Services` (issue 29).
-    ("zettelgraph.workflows.author_search", "zettelgraph.workflows.context"),
+    ("zettelgraph.author_search", "zettelgraph.context"),
     # Type-only, back to the runs that call calibration after an approval; goes when
     # calibration takes what it reads of a run instead of `ExtractionRuns`.
     ("zettelgraph.services.calibration", "zettelgraph.services.extraction_runs"),

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from link_graph import concept_of, make_graph
+from zettelgraph.context import Services, open_services
 from zettelgraph.models import ChangeSet, Concept
 from zettelgraph.services.links import LinkError, find_concept, link_concepts
 from zettelgraph.settings import Settings
 from zettelgraph.vault.sync import sync_vault
-from zettelgraph.workflows.context import Services, open_services
 
 
 @pytest.fixture(params=["sqlite", "falkordb"])

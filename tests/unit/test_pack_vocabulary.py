@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from pack_files import changed_zettelkasten
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Entity, Relation, entity_id
@@ -28,7 +29,6 @@ from zettelgraph.settings import Settings
 from zettelgraph.store.base import IntegrityError
 from zettelgraph.vault.notes import ConceptNote, LinkedConcept
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import Services, open_services
 
 NINE = {
     "GENERALIZES": ("SPECIFIC_OF", "agrees", "#2563eb"),

@@ -14,6 +14,7 @@ import pytest
 from test_provenance import _QUALIFIED, PROV, is_the_prov_packages_graph, sparql
 
 from correction_graph import Library, make_library
+from zettelgraph.context import Services, open_services
 from zettelgraph.models import ChangeSet
 from zettelgraph.provenance.document import build_document
 from zettelgraph.provenance.scope import everything, for_concept
@@ -21,7 +22,6 @@ from zettelgraph.revisions import revised
 from zettelgraph.services.corrections import edit_concept
 from zettelgraph.services.deletions import delete_concept, unlink_concepts
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 READER = "Ana"
 REVIEWED = datetime(2026, 2, 28, 18, 0, tzinfo=UTC)

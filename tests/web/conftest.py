@@ -18,12 +18,12 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app as cli_app
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
 from zettelgraph.web.state import WebState
-from zettelgraph.workflows.context import Services, open_services
 
 REPO = Path(__file__).resolve().parents[2]
 MEDITATIONS = REPO / "examples" / "meditations.md"

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, Difficulty, ItemStatus, ItemType
 from zettelgraph.services import browse
 from zettelgraph.services.study import review_logs
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import open_services
 
 from .conftest import FAKE, MEDITATIONS, cli
 from .test_browser import ARTIFACTS, CHROMIUM, serving

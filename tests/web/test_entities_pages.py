@@ -14,13 +14,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from entity_graph import HOSTILE, PERSON_COLOR, PLACE_COLOR, SCHEMA, EntityGraph, entity_graph
+from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Relation
 from zettelgraph.relations import FALLBACK_COLORS, SUPPORTS
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import open_services
 
 BASE_URL = "http://127.0.0.1"
 MEMORIA, OLVIDO = "concept-memoria", "concept-olvido"

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app as cli_app
+from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Relation
@@ -24,7 +25,6 @@ from zettelgraph.relations import SUPPORTS
 from zettelgraph.services import graph_view
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.workflows.context import open_services
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "<script>alert(1)</script>"

@@ -11,6 +11,7 @@ from typing import Any
 from harness import Harness
 
 from graph_packs import PACKS, STORY_SCHEMA
+from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import Entity, NodeLabel
@@ -22,7 +23,6 @@ from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.settings import Settings
 from zettelgraph.store import open_store
 from zettelgraph.store.base import GraphStore, every_node
-from zettelgraph.workflows.context import open_services
 
 QUIJOTE = [
     "Don Quijote vivía en la Mancha y leía libros de caballerías día y noche.",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
@@ -14,7 +15,6 @@ from zettelgraph.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 QUOTES = [
     "La ciencia es un instrumento para conocer el mundo, no un dogma que lo explique todo.",

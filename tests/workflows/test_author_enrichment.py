@@ -13,12 +13,7 @@ import pytest
 from langchain_core.tools import BaseTool
 from pydantic import Field
 
-from zettelgraph.llm.factory import ChatModels
-from zettelgraph.llm.fake import FakeChatModel
-from zettelgraph.models import Person
-from zettelgraph.prompts import author_bio
-from zettelgraph.settings import Settings
-from zettelgraph.workflows.author_search import (
+from zettelgraph.author_search import (
     DuckDuckGoSearch,
     LLMAuthorEnricher,
     SearchConfigError,
@@ -27,7 +22,12 @@ from zettelgraph.workflows.author_search import (
     read_results,
     search_tool,
 )
-from zettelgraph.workflows.context import Services, open_services
+from zettelgraph.context import Services, open_services
+from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.fake import FakeChatModel
+from zettelgraph.models import Person
+from zettelgraph.prompts import author_bio
+from zettelgraph.settings import Settings
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 
 NOTES = """---

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from harness import PASSING_CRITIQUE, QUOTES, Harness, MakeHarness, concept_reply
 
+from zettelgraph.context import Services
 from zettelgraph.relations import SUPPORTS
-from zettelgraph.workflows.context import Services
 
 
 def graph_snapshot(services: Services, concept_ids: set[str]) -> tuple[Any, ...]:

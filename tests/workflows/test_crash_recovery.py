@@ -28,7 +28,7 @@ CHILD = textwrap.dedent(
     from zettelgraph.settings import Settings
     from zettelgraph.services.checkpoints import open_checkpointer
     from zettelgraph.services.extraction_runs import ExtractionRuns
-    from zettelgraph.workflows.context import open_services
+    from zettelgraph.context import open_services
 
     home = Path(sys.argv[1])
     settings = Settings(home=home, llm="fake", embeddings="hash")

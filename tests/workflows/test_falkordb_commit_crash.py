@@ -38,7 +38,7 @@ CHILD = textwrap.dedent(
     from zettelgraph.settings import Settings
     from zettelgraph.store.falkordb import FalkorDBStore
     from zettelgraph.services.checkpoints import open_checkpointer
-    from zettelgraph.workflows.context import open_services
+    from zettelgraph.context import open_services
 
     home, crash_after = Path(sys.argv[1]), int(sys.argv[2])
     # The same run id in both graphs, so their concept ids can be compared.

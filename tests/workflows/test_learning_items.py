@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from harness import QUOTES, Harness
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
@@ -37,7 +38,6 @@ from zettelgraph.services import card_generation
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.cards import CardError, ItemFilter, decide, edit, list_items
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 
 class WordOverlapEmbedder(HashEmbedder):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.ingest.booknotes import BookNotesError
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import NodeLabel
@@ -18,7 +19,6 @@ from zettelgraph.prompts.author_bio import AuthorBio
 from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
-from zettelgraph.workflows.context import Services, open_services
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 
 NOTES = """---

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import (
@@ -31,7 +32,6 @@ from zettelgraph.prompts import answer_question
 from zettelgraph.relations import AUTHORED_BY, CITES, IN_SECTION, QUOTED_IN, SECTION_OF, SUPPORTS
 from zettelgraph.services.ask import ask, guess_language, search
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 PASSAGES = [
     "Los castores construyen presas de troncos y barro en los ríos del norte.",

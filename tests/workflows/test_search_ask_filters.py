@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import (
@@ -37,7 +38,6 @@ from zettelgraph.services.ask import (
     search,
 )
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 # title, author, kind, [(text, Quote fields)]. Every passage says "memoria"; the book says it
 # most, so unfiltered it ranks first.

@@ -26,9 +26,9 @@ from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
     from zettelgraph.cli.card_view import CardView
+    from zettelgraph.context import Services
     from zettelgraph.models import LearningItem
     from zettelgraph.services.card_generation import GenerationReport
-    from zettelgraph.workflows.context import Services
 
 cards_app = typer.Typer(
     help="Cards from your reviewed concepts: generate, review, export to Anki, statistics.",

@@ -17,10 +17,10 @@ from zettelgraph.cli.output import stderr as stderr
 from zettelgraph.cli.output import stdout as stdout
 
 if TYPE_CHECKING:
+    from zettelgraph.context import Services
     from zettelgraph.labels import Labels
     from zettelgraph.models import NodeLabel
     from zettelgraph.settings import Settings
-    from zettelgraph.workflows.context import Services
 
 
 def now() -> datetime:
@@ -60,11 +60,11 @@ def print_json(data: Any) -> None:
 
 def open_services_or_fail(settings: Settings) -> Services:
     """Services for a command; configuration problems end the command with a clear error."""
+    from zettelgraph.context import open_services
     from zettelgraph.embeddings import EmbeddingError
     from zettelgraph.extras import MissingExtraError
     from zettelgraph.packs.schema import PackError
     from zettelgraph.store.base import StoreError
-    from zettelgraph.workflows.context import open_services
 
     try:
         return open_services(settings, on_notice=notices())

@@ -23,8 +23,8 @@ from zettelgraph.cli.output import count
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from zettelgraph.context import Services
     from zettelgraph.services.corrections import NotesOutcome
-    from zettelgraph.workflows.context import Services
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]

@@ -29,11 +29,11 @@ from zettelgraph.cli.output import count, print_error
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from zettelgraph.context import Services
     from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.services.graph_runs import GraphRuns
     from zettelgraph.services.run_view import RunView, StepCallback
     from zettelgraph.services.runs import ProposalRuns
-    from zettelgraph.workflows.context import Services
 
 RunsT = TypeVar("RunsT")
 ResultT = TypeVar("ResultT")

@@ -19,7 +19,7 @@ from zettelgraph.cli.common import (
 from zettelgraph.cli.output import count, print_error, styled
 
 if TYPE_CHECKING:
-    from zettelgraph.workflows.context import Services
+    from zettelgraph.context import Services
 
 
 def ingest(

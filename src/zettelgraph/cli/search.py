@@ -23,8 +23,8 @@ from zettelgraph.cli.output import styled
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from zettelgraph.context import Services
     from zettelgraph.models import Answer, PassageFilter, SearchResult
-    from zettelgraph.workflows.context import Services
 
 T = TypeVar("T")
 RecipeOption = Annotated[

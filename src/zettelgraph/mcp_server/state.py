@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.runs import ProposalRuns, find_run
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 
 @dataclass

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     Answer,
     ChangeSet,
@@ -40,7 +41,6 @@ from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.store.rules import query_tokens
 from zettelgraph.text.language import detect_language as guess_language
-from zettelgraph.workflows.context import Services
 
 CANNOT_ANSWER = {
     "es": "Tus lecturas no contienen la respuesta a esta pregunta.",

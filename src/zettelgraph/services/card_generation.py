@@ -17,13 +17,13 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from zettelgraph.context import Services
 from zettelgraph.llm.factory import LLMConfigError
 from zettelgraph.models import ItemStatus, LearningItem, NodeLabel
 from zettelgraph.relations import SUPPORTS
 from zettelgraph.services.cards import CardError
 from zettelgraph.services.ids import IdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.graph import (
     RECURSION_LIMIT,
     build_learning_items_graph,

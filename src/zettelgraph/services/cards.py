@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     DIFFICULTY_RANK,
     CardState,
@@ -27,7 +28,6 @@ from zettelgraph.models import (
 from zettelgraph.services.ids import IdError, resolve_node_id
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.cards import write_card_files
-from zettelgraph.workflows.context import Services
 
 log = logging.getLogger(__name__)
 

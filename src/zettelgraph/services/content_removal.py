@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -48,7 +49,6 @@ from zettelgraph.vault.entities import passage_ids
 from zettelgraph.vault.notes import SourceQuote
 from zettelgraph.vault.passages import source_quotes
 from zettelgraph.vault.trash import drop_sources
-from zettelgraph.workflows.context import Services
 
 
 @dataclass

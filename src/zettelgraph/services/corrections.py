@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -38,7 +39,6 @@ from zettelgraph.vault.entities import entity_vaults, write_entity_notes
 from zettelgraph.vault.report import NotesReport
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.vault.trash import discard_notes
-from zettelgraph.workflows.context import Services
 
 # A concept's title is bounded by the model (Concept.title); a statement or an analysis is a
 # paragraph or a few, as the model writes them.

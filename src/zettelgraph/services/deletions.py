@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -38,7 +39,6 @@ from zettelgraph.services.corrections import (
     with_history,
 )
 from zettelgraph.store.base import GraphStore
-from zettelgraph.workflows.context import Services
 
 # --- a concept ------------------------------------------------------------------------------
 

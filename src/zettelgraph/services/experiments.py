@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from langgraph.graph.state import CompiledStateGraph
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.models import (
     DocumentInfo,
     ExperimentRecord,
@@ -30,7 +31,6 @@ from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.models import utcnow
 from zettelgraph.services.run_view import RunError, RunView, StepCallback
 from zettelgraph.services.runs import WorkflowRuns
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.graph import RECURSION_LIMIT, build_experiment_graph
 from zettelgraph.workflows.experiment.nodes_plan import DECISIONS
 from zettelgraph.workflows.experiment.report import TYPE_TITLES, evolution_rows

@@ -19,10 +19,10 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
+from zettelgraph.context import Services
 from zettelgraph.packs.schema import PackError, PackSchema
 from zettelgraph.services.run_view import RunError, RunView, StepCallback
 from zettelgraph.services.runs import ProposalRuns
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.graph import (
     RECURSION_LIMIT,
     build_graph_extraction_graph,

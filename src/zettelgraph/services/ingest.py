@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import EmbeddingError
 from zettelgraph.ingest.documents import SUFFIXES
 from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError
@@ -24,7 +25,6 @@ from zettelgraph.ingest.parsed import FileType
 from zettelgraph.ingest.reading import graph_inputs
 from zettelgraph.services.errors import MODEL_UNUSABLE
 from zettelgraph.store.base import EmbedderMismatchError, StoreError
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse.graph import RECURSION_LIMIT, build_quote_parse_graph
 
 # (files done, files in all, what is happening now)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.guards.relations import contradictory_pairs
 from zettelgraph.models import ChangeSet, Concept, NodeLabel, Relation
 from zettelgraph.relations import RelationVocabulary
@@ -25,7 +26,6 @@ from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_n
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.sync import sync_vault
-from zettelgraph.workflows.context import Services
 
 READER_PROVENANCE = "reader"
 # An explanation is a sentence or two, like the ones the model writes for its relations.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from zettelgraph.context import Services
 from zettelgraph.extras import MissingExtraError
 from zettelgraph.packs.loader import active_schema
 from zettelgraph.packs.schema import PackError
@@ -20,7 +21,6 @@ from zettelgraph.vault.cards import sync_card_files
 from zettelgraph.vault.experiments import sync_experiment_notes
 from zettelgraph.vault.report import EXPERIMENT_NOTE
 from zettelgraph.vault.sync import SyncReport, sync_vault
-from zettelgraph.workflows.context import Services
 
 
 def sync_notes(services: Services, *, check: bool = False) -> SyncReport:

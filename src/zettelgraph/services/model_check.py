@@ -7,13 +7,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from zettelgraph.context import Services
 from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm.factory import LLMConfigError
 from zettelgraph.llm.structured import StructuredOutputError, call_structured, error_kind
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import health_check
 from zettelgraph.settings import PROVIDER_KEYS
-from zettelgraph.workflows.context import Services
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from zettelgraph.provenance import FORMATS, Format
 
 if TYPE_CHECKING:
+    from zettelgraph.context import Services
     from zettelgraph.experiments.models import ExperimentRecord
     from zettelgraph.models import Concept
     from zettelgraph.provenance.scope import Selection
     from zettelgraph.store.base import GraphStore
-    from zettelgraph.workflows.context import Services
 
 __all__ = [
     "FORMATS",

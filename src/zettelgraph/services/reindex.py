@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zettelgraph.context import Services
 from zettelgraph.models import NodeLabel, embedding_text
 from zettelgraph.store.base import StoreError
-from zettelgraph.workflows.context import Services
 
 
 class ReindexError(StoreError):

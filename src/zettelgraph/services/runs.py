@@ -30,6 +30,7 @@ from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
+from zettelgraph.context import Services
 from zettelgraph.services import run_claims
 from zettelgraph.services.checkpoints import thread_heads
 from zettelgraph.services.errors import MODEL_UNUSABLE
@@ -42,7 +43,6 @@ from zettelgraph.services.run_view import (
     RunView,
     StepCallback,
 )
-from zettelgraph.workflows.context import Services
 
 # The reader's decisions on a proposal (`ProposalRuns.answer`).
 ACTIONS = ("approve", "feedback", "abort")

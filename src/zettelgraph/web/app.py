@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.extraction_runs import ExtractionRuns
@@ -26,7 +27,6 @@ from zettelgraph.web import api, pages
 from zettelgraph.web.ids import whole_ids
 from zettelgraph.web.security import access_middleware, refuse
 from zettelgraph.web.state import HERE, WebState
-from zettelgraph.workflows.context import Services, open_services
 
 
 def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:

@@ -12,11 +12,11 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
+from zettelgraph.context import Services
 from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))

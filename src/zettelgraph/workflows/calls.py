@@ -17,10 +17,10 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
+from zettelgraph.context import Services
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, Sampling
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.models import utcnow
-from zettelgraph.workflows.context import Services
 
 T = TypeVar("T", bound=BaseModel)
 

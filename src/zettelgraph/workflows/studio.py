@@ -17,8 +17,8 @@ from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
+from zettelgraph.context import Services, open_services
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services, open_services
 
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 # What an entry point returns: the server enters it to get the graph and exits when done.

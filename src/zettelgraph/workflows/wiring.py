@@ -17,8 +17,8 @@ from typing import Any
 from langgraph.graph import StateGraph
 from langgraph.types import RetryPolicy
 
+from zettelgraph.context import Services
 from zettelgraph.llm.structured import is_transient
-from zettelgraph.workflows.context import Services
 
 # The LLM calls retry transient errors themselves (`call_structured`); this covers the store
 # (a locked database) and an LLM outage longer than those retries.

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from card_graph import DELIBERATE, CardGraph, card_graph, item
+from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, ItemStatus, ItemType
 from zettelgraph.services.cards import decide, refresh_vault
 from zettelgraph.settings import Settings
@@ -28,7 +29,6 @@ from zettelgraph.vault.cards import CARDS_DIR, write_card_files
 from zettelgraph.vault.notes import parse_note
 from zettelgraph.vault.sync import note_for
 from zettelgraph.vault.writer import IDEAS_DIR, Vault
-from zettelgraph.workflows.context import open_services
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
 
+from zettelgraph.context import Services
 from zettelgraph.models import Answer, PassageFilter
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.services import ask as asking
@@ -16,7 +17,6 @@ from zettelgraph.web import actions
 from zettelgraph.web.api.models import AskIn, AskOut, ChatOut, SearchOut
 from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web
-from zettelgraph.workflows.context import Services
 
 router = APIRouter()
 

@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.relations import End
 from zettelgraph.prompts import check_idea, check_relation, check_statement
 from zettelgraph.workflows.concept_extraction.state import DraftConcept, DraftRelation
-from zettelgraph.workflows.context import Services
 
 
 def cited_text(concept: DraftConcept, quotes: Mapping[str, str]) -> str:

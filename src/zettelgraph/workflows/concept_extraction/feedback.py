@@ -20,6 +20,7 @@ import copy
 import re
 from collections.abc import Mapping, Sequence
 
+from zettelgraph.context import Services
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.prompts.proposal_patch import PatchT
 from zettelgraph.workflows.concept_extraction.nodes_checks import (
@@ -36,7 +37,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     Proposal,
     Review,
 )
-from zettelgraph.workflows.context import Services
 
 _NAMED = re.compile(r"\b([cr]\d{1,4})\b")
 

@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from zettelgraph.context import Services
 from zettelgraph.workflows.concept_extraction import (
     feedback,
     nodes_checks,
@@ -38,7 +39,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     ExtractionOutput,
     ExtractionState,
 )
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.studio import GraphContext, graph_with_services
 from zettelgraph.workflows.wiring import add_nodes
 

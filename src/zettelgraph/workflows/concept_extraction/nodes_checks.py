@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.guards.distillation import (
@@ -36,7 +37,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     Proposal,
     RepairRequest,
 )
-from zettelgraph.workflows.context import Services
 
 # An explanation is a paste when nearly all its words come from one end's text.
 EXPLANATION_COPY_LIMIT = 0.9

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -27,7 +28,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     ExtractionState,
     empty_review,
 )
-from zettelgraph.workflows.context import Services
 
 
 def concept_id_for(run_id: str, key: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.doubt import choose
 from zettelgraph.guards.doubt_signals import (
@@ -55,7 +56,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     Proposal,
     RelatedSuggestion,
 )
-from zettelgraph.workflows.context import Services
 
 CONCEPT_FIELDS = ("title", "concept", "quote_ids")
 RELATION_FIELDS = ("source", "type", "target", "explanation")

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from zettelgraph.context import Services
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
@@ -37,7 +38,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     QuoteItem,
     empty_proposal,
 )
-from zettelgraph.workflows.context import Services
 
 log = logging.getLogger(__name__)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zettelgraph.context import Services
 from zettelgraph.models import NodeLabel
 from zettelgraph.prompts import create_relations, relation_queries
 from zettelgraph.prompts.ids import LocalIds
@@ -14,7 +15,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     ExtractionState,
     RelationsPayload,
 )
-from zettelgraph.workflows.context import Services
 
 
 def generate_relation_queries(payload: RelationsPayload, services: Services) -> ExtractionState:

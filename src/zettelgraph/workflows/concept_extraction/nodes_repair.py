@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.guards import Finding
 from zettelgraph.prompts import repair_concept
 from zettelgraph.text.summaries import short_summary, tidy_statement
@@ -28,7 +29,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     Repair,
     RepairPayload,
 )
-from zettelgraph.workflows.context import Services
 
 
 def _with_rewrite(concept: DraftConcept, fields: Mapping[str, Any]) -> DraftConcept:

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from langchain_core.messages import BaseMessage
 
+from zettelgraph.context import Services
 from zettelgraph.prompts import incorporate_feedback, refine_extraction, self_critique
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import ProposalPatch, typed_patch
@@ -34,7 +35,6 @@ from zettelgraph.workflows.concept_extraction.state import (
     FeedbackEntry,
     Proposal,
 )
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.review import ReaderAnswer, ask_reader
 
 

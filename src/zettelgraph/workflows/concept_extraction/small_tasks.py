@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.language import CONFIDENT_WORDS
 from zettelgraph.prompts import extract_concepts, gloss_quote, translate_quote
 from zettelgraph.text.language import detect_language
 from zettelgraph.text.summaries import tidy_statement
 from zettelgraph.workflows.calls import CallRecord, ask
-from zettelgraph.workflows.context import Services
 
 # Cosine (default embedder) of a gloss and its quote under which the gloss is not about the
 # quote. Hand-written glosses of the development notes' Bécquer quotes score 0.74-0.84, a

@@ -8,13 +8,13 @@ from typing import Any, TypeVar
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.models import LLMCallRecord
 from zettelgraph.llm.structured import Sampling, error_kind
 from zettelgraph.models import utcnow
 from zettelgraph.prompts.experiment_common import PromptDocument
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import ask as shared_ask
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.state import Document, ExperimentCall
 from zettelgraph.workflows.records import as_record
 

@@ -15,7 +15,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from zettelgraph.workflows.context import Services
+from zettelgraph.context import Services
 from zettelgraph.workflows.experiment import (
     nodes_execute,
     nodes_plan,

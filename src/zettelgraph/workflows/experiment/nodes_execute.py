@@ -10,10 +10,10 @@ from typing import Literal
 
 from langgraph.types import Send
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.models import FocusTerm
 from zettelgraph.experiments.registry import ToolContext, load_documents, run_tool
 from zettelgraph.experiments.tools import TOOLS
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.state import ExperimentState, ToolBranch, ToolRunRecord
 from zettelgraph.workflows.records import as_record
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from langgraph.types import interrupt
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.experiments.registry import load_documents
 from zettelgraph.experiments.strategy import (
@@ -26,7 +27,6 @@ from zettelgraph.experiments.tools import TOOLS
 from zettelgraph.models import utcnow
 from zettelgraph.prompts import experiment_analysis, experiment_strategy
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
 from zettelgraph.workflows.experiment.state import Document, ExperimentState
 from zettelgraph.workflows.records import as_record

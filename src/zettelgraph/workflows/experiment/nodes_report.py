@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.charts import Chart, drift_chart, frequency_chart
 from zettelgraph.models import utcnow
 from zettelgraph.vault.experiments import write_experiment_note
 from zettelgraph.vault.writer import VaultError, atomic_write, remove_stray_temp_files
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.report import (
     drift_by_group,
     evolution_rows,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from zettelgraph.context import Services
 from zettelgraph.experiments.models import ExperimentType, FocusTerm
 from zettelgraph.guards import synthesis as guards
 from zettelgraph.prompts import experiment_synthesis as prompt
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.text.normalize import normalize_name, word_set
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.experiment.calls import ask, prompt_documents
 from zettelgraph.workflows.experiment.state import (
     Citation,

@@ -17,9 +17,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
+from zettelgraph.context import Services
 from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction import (
     nodes_commit,
     nodes_entities,

@@ -15,9 +15,9 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, Entity, Relation, embedding_text
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.decisions import kept_graph
 from zettelgraph.workflows.graph_extraction.packs import PackResolver
 from zettelgraph.workflows.graph_extraction.state import Committed, DraftEntity, GraphState

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from zettelgraph.context import Services
 from zettelgraph.models import Entity, NodeLabel, embedding_text, entity_id
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.text.normalize import normalize_name
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, known_type
 from zettelgraph.workflows.graph_extraction.properties import checked_properties
 from zettelgraph.workflows.graph_extraction.state import (

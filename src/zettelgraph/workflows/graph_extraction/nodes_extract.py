@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from zettelgraph.context import Services
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, LLMRequestError, call_structured
 from zettelgraph.llm.tools import call_tools, uses_tool_calls
 from zettelgraph.llm.usage import UsageLog
@@ -15,7 +16,6 @@ from zettelgraph.packs.schema import PackSchema
 from zettelgraph.prompts import extract_graph
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import CallRecord, call_record
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.packs import PackResolver, pack_versions
 from zettelgraph.workflows.graph_extraction.state import (
     BatchPayload,

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zettelgraph.context import Services
 from zettelgraph.packs.schema import PackSchema, RelationshipType
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.graph_extraction.nodes_entities import (
     batch_words,
     drop,

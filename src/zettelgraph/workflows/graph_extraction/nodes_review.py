@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zettelgraph.workflows.context import Services
+from zettelgraph.context import Services
 from zettelgraph.workflows.graph_extraction.decisions import (
     empty_graph_review,
     kept_graph,

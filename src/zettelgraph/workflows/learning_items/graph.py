@@ -17,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
-from zettelgraph.workflows.context import Services
+from zettelgraph.context import Services
 from zettelgraph.workflows.learning_items import (
     nodes_checks,
     nodes_items,

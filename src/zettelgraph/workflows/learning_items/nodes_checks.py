@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.cards import (
     cloze_candidates,
@@ -29,7 +30,6 @@ from zettelgraph.guards.cards import (
 from zettelgraph.guards.grounding import concept_text, cosine
 from zettelgraph.models import Difficulty, ItemStatus, ItemType, LearningItem
 from zettelgraph.prompts import card_question
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.items import (
     Made,
     card,

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.guards.cards import distractor_problem
 from zettelgraph.guards.grounding import cosine
 from zettelgraph.models import Concept, LearningItem
 from zettelgraph.settings import Settings
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.items import (
     Edge,
     Made,

@@ -3,10 +3,10 @@ answer and cloze words. The checks come later, on every branch's result at once.
 
 from __future__ import annotations
 
+from zettelgraph.context import Services
 from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import ask
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.state import (
     GenerationState,
     QuestionPayload,

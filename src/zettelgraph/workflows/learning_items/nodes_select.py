@@ -10,7 +10,7 @@ check dropped does count: asking the same model again would mostly pay for the s
 
 from __future__ import annotations
 
-from zettelgraph.workflows.context import Services
+from zettelgraph.context import Services
 from zettelgraph.workflows.learning_items.reading import (
     GraphReader,
     kind_of,

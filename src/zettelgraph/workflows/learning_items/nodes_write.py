@@ -23,6 +23,7 @@ from collections import defaultdict
 import numpy as np
 from numpy.typing import NDArray
 
+from zettelgraph.context import Services
 from zettelgraph.models import (
     ChangeSet,
     Difficulty,
@@ -34,7 +35,6 @@ from zettelgraph.models import (
 )
 from zettelgraph.relations import CITES, TESTS
 from zettelgraph.store.vector_index import normalize_rows
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.learning_items.items import card_record, dedup_text
 from zettelgraph.workflows.learning_items.reading import live, stored_items
 from zettelgraph.workflows.learning_items.report import build_report

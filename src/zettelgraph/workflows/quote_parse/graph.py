@@ -15,8 +15,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
+from zettelgraph.context import Services
 from zettelgraph.llm.structured import is_transient
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse import nodes, routes
 from zettelgraph.workflows.quote_parse.state import (
     QuoteParseInput,

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from zettelgraph.context import Services
 from zettelgraph.ingest.booknotes import (
     ParsedQuote,
     parse_booknotes,
@@ -32,7 +33,6 @@ from zettelgraph.prompts import author_bio, book_summary
 from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.calls import ask
-from zettelgraph.workflows.context import Services
 from zettelgraph.workflows.quote_parse.documents import (
     document_content_id,
     document_hash,

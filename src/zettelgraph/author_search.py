@@ -26,7 +26,7 @@ from zettelgraph.prompts.author_bio import Biography, SearchResult
 from zettelgraph.text.summaries import short_summary
 
 if TYPE_CHECKING:
-    from zettelgraph.workflows.context import AuthorEnricher, Services
+    from zettelgraph.context import AuthorEnricher, Services
 
 SEARCH_TOOLS = ("none", "duckduckgo", "tavily")
 

@@ -1,4 +1,5 @@
-"""The one bundle of collaborators every workflow node receives at graph build time.
+"""The one bundle of collaborators every workflow node receives at graph build time, and
+every service with it: the CLI, the web app and the MCP server open it and pass it on.
 
 Tests, the CLI and the web app each build their own; nothing here is global.
 """
@@ -14,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
+from zettelgraph.author_search import author_enricher
 from zettelgraph.embeddings import Embedder, embedder_from_settings
 from zettelgraph.guards.doubt import DoubtModel, load_models
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
@@ -28,7 +30,6 @@ from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.text.language import DetectLanguage, detector_for
 from zettelgraph.vault.writer import Vault
-from zettelgraph.workflows.author_search import author_enricher
 
 T = TypeVar("T", bound=BaseModel)
 _LOG = logging.getLogger(__name__)
