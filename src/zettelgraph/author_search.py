@@ -1,6 +1,6 @@
 """Biographies of new authors (Quote Parse Graph, get_or_create_author).
 
-Two enrichers implement `context.AuthorEnricher`:
+Two enrichers implement `AuthorEnricher`:
 - `LLMAuthorEnricher` asks the fast model what it remembers; the stored biography says it is
   not verified (ZETTELGRAPH_AUTHOR_SEARCH=none, the default, and fully offline);
 - `WebSearchAuthorEnricher` first asks a LangChain search tool (DuckDuckGo through `ddgs`, or
@@ -8,27 +8,39 @@ Two enrichers implement `context.AuthorEnricher`:
   numbered, and keeps the URLs of those its biography cites. When the search fails or finds
   nothing, it falls back to the model's memory, with a warning.
 
-Services is imported for types only: `context.open_services` picks the enricher from here.
+`context.open_services` picks the enricher (`author_enricher`) and gives it the settings,
+the models and the run's usage log: nothing here knows the `Services` bundle.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
 from zettelgraph.extras import require
+from zettelgraph.llm.factory import ChatModels
+from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import author_bio
 from zettelgraph.prompts.author_bio import Biography, SearchResult
+from zettelgraph.settings import Settings
 from zettelgraph.text.summaries import short_summary
 
-if TYPE_CHECKING:
-    from zettelgraph.context import AuthorEnricher, Services
-
 SEARCH_TOOLS = ("none", "duckduckgo", "tavily")
+
+
+class AuthorEnricher(Protocol):
+    """Finds a short biography for a new author; None when it cannot.
+
+    ZETTELGRAPH_AUTHOR_SEARCH picks one of this module's (the model's memory, or web search
+    results it cites); any other can replace it. One that returns an `author_bio.Biography`
+    says where the biography comes from, and that is stored with it.
+    """
+
+    def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None: ...
 
 
 class SearchConfigError(ValueError):
@@ -102,23 +114,29 @@ def read_results(raw: Any) -> list[SearchResult]:
 
 
 def ask_for_biography(
-    services: Services, name: str, title: str, results: list[SearchResult]
+    settings: Settings,
+    llms: ChatModels,
+    usage: UsageLog,
+    name: str,
+    title: str,
+    results: list[SearchResult],
 ) -> Biography:
     """The fast model's biography of `name`: from `results` (cited) when there are some,
-    else from its memory."""
-    compact = services.llms.fast_profile.compact
+    else from its memory. The call is recorded in `usage`."""
+    compact = llms.fast_profile.compact
     data = author_bio.AuthorBioInput(
         name=name,
         title=title,
-        language=services.settings.concept_language,
+        language=settings.concept_language,
         results=results,
         compact=compact,
     )
-    answer = services.structured(
-        services.llms.fast,
+    answer = llms.structured(
+        llms.fast,
         name=author_bio.NAME,
         messages=author_bio.messages(data),
         response_model=author_bio.response_model(compact, sourced=bool(results)),
+        usage=usage,
     )
     # A small model is not asked for the short summary: it is cut from the summary.
     short = getattr(answer, "summary_short", None) or short_summary(answer.summary)
@@ -136,13 +154,16 @@ def ask_for_biography(
 
 
 class LLMAuthorEnricher:
-    """Asks the fast chat model for a biography from what it knows (not verified)."""
+    """Asks the fast chat model for a biography from what it knows (not verified); each call
+    is recorded in `usage` (the run's log)."""
 
-    def __init__(self, services: Services) -> None:
-        self._services = services
+    def __init__(self, settings: Settings, llms: ChatModels, usage: UsageLog) -> None:
+        self._settings = settings
+        self._llms = llms
+        self._usage = usage
 
     def __call__(self, name: str, title: str) -> Biography | None:
-        return ask_for_biography(self._services, name, title, [])
+        return ask_for_biography(self._settings, self._llms, self._usage, name, title, [])
 
 
 class WebSearchAuthorEnricher:
@@ -150,8 +171,16 @@ class WebSearchAuthorEnricher:
     results. `tool` is a LangChain tool taking a `query`, or a factory of one (built on the
     first author, so a missing key stops the ingest that needs it, not every command)."""
 
-    def __init__(self, services: Services, tool: BaseTool | Callable[[], BaseTool]) -> None:
-        self._services = services
+    def __init__(
+        self,
+        settings: Settings,
+        llms: ChatModels,
+        usage: UsageLog,
+        tool: BaseTool | Callable[[], BaseTool],
+    ) -> None:
+        self._settings = settings
+        self._llms = llms
+        self._usage = usage
         self._tool = tool
 
     def _search_tool(self) -> BaseTool:
@@ -175,15 +204,23 @@ class WebSearchAuthorEnricher:
         else:
             if not results:
                 warnings.append(f"web search found nothing on {name}; {fallback}")
-        bio = ask_for_biography(self._services, name, title, results[: author_bio.MAX_RESULTS])
+        bio = ask_for_biography(
+            self._settings,
+            self._llms,
+            self._usage,
+            name,
+            title,
+            results[: author_bio.MAX_RESULTS],
+        )
         if results and not bio.sources:
             warnings.append(f"the biography of {name} cites no search result; {fallback}")
         return bio.model_copy(update={"warnings": [*warnings, *bio.warnings]})
 
 
-def author_enricher(services: Services) -> AuthorEnricher:
-    """The enricher ZETTELGRAPH_AUTHOR_SEARCH asks for."""
-    kind = services.settings.author_search
+def author_enricher(settings: Settings, llms: ChatModels, usage: UsageLog) -> AuthorEnricher:
+    """The enricher ZETTELGRAPH_AUTHOR_SEARCH asks for, writing with the fast model of `llms`
+    and recording its calls in `usage`."""
+    kind = settings.author_search
     if kind == "none":
-        return LLMAuthorEnricher(services)
-    return WebSearchAuthorEnricher(services, lambda: search_tool(kind))
+        return LLMAuthorEnricher(settings, llms, usage)
+    return WebSearchAuthorEnricher(settings, llms, usage, lambda: search_tool(kind))

@@ -9,21 +9,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from zettelgraph.author_search import author_enricher
+from zettelgraph.author_search import AuthorEnricher, author_enricher
 from zettelgraph.embeddings import Embedder, embedder_from_settings
 from zettelgraph.guards.doubt import DoubtModel, load_models
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
-from zettelgraph.llm.structured import Sampling, call_structured
+from zettelgraph.llm.structured import Sampling
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.packs.loader import active_schema, shipped_schema
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.prompts import author_bio
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary, vocabulary_from
 from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
@@ -33,17 +32,6 @@ from zettelgraph.vault.writer import Vault
 
 T = TypeVar("T", bound=BaseModel)
 _LOG = logging.getLogger(__name__)
-
-
-class AuthorEnricher(Protocol):
-    """Finds a short biography for a new author; None when it cannot.
-
-    ZETTELGRAPH_AUTHOR_SEARCH picks one of `author_search.py`'s (the model's memory, or web
-    search results it cites); any other can replace it. One that returns an
-    `author_bio.Biography` says where the biography comes from, and that is stored with it.
-    """
-
-    def __call__(self, name: str, title: str) -> author_bio.AuthorBio | None: ...
 
 
 @dataclass
@@ -114,17 +102,14 @@ class Services:
         `usage`, a log of the caller's own that is then merged into the run's)."""
         own = usage or UsageLog()
         try:
-            return call_structured(
+            return self.llms.structured(
                 llm,
                 name=name,
                 messages=messages,
                 response_model=response_model,
                 usage=own,
-                retries=self.settings.llm_retries,
-                backoff=self.settings.llm_backoff,
                 sampling=sampling,
                 schema=schema,
-                retry_timeouts=self.llms.profile(self.llms.spec_of(llm) or "").retries_on_timeout,
             )
         finally:
             self.usage.merge(own)
@@ -174,7 +159,7 @@ def open_services(
         packs=packs,
     )
     if _writes_author_bio(services):
-        services.enrich_author = author_enricher(services)
+        services.enrich_author = author_enricher(settings, services.llms, services.usage)
     return services
 
 

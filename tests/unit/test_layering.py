@@ -81,9 +81,6 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 # its edge goes (`test_every_known_circle_edge_is_still_there` says when); never add one for
 # new code.
 KNOWN_CIRCLE_EDGES = {
-    # Type-only, back to the `Services` bundle that builds the enricher; goes when
-    # `author_enricher` takes settings and models instead of `Services` (issue 29).
-    ("zettelgraph.author_search", "zettelgraph.context"),
     # Type-only, back to the runs that call calibration after an approval; goes when
     # calibration takes what it reads of a run instead of `ExtractionRuns`.
     ("zettelgraph.services.calibration", "zettelgraph.services.extraction_runs"),

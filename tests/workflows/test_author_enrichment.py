@@ -78,6 +78,11 @@ def make_services(home: Path, replies: dict[str, list[Any]] | None = None) -> Se
     return open_services(settings, llms=ChatModels(settings, preset={"fake": llm}))
 
 
+def web_search(services: Services, tool: BaseTool) -> WebSearchAuthorEnricher:
+    """The web search enricher over `tool`, with the services' settings, models and usage log."""
+    return WebSearchAuthorEnricher(services.settings, services.llms, services.usage, tool)
+
+
 @pytest.fixture
 def notes(tmp_path: Path) -> Path:
     path = tmp_path / "baroja.md"
@@ -136,7 +141,7 @@ def test_with_web_search_the_biography_cites_the_results_it_rests_on(
 
     services = make_services(tmp_path / "home", {"author_bio": [answer]})
     search = FixedSearch()
-    services.enrich_author = WebSearchAuthorEnricher(services, search)
+    services.enrich_author = web_search(services, search)
     try:
         author, result = ingest(services, notes)
     finally:
@@ -159,7 +164,7 @@ def test_with_web_search_the_biography_cites_the_results_it_rests_on(
 
 def test_a_failed_search_falls_back_to_memory_with_a_warning(tmp_path: Path, notes: Path) -> None:
     services = make_services(tmp_path / "home")
-    services.enrich_author = WebSearchAuthorEnricher(
+    services.enrich_author = web_search(
         services, FixedSearch(answer=ConnectionError("rate limited"))
     )
     try:
@@ -173,7 +178,7 @@ def test_a_failed_search_falls_back_to_memory_with_a_warning(tmp_path: Path, not
 def test_a_biography_that_cites_no_result_is_unverified(tmp_path: Path, notes: Path) -> None:
     reply = {"summary": "Escritor.", "summary_short": "Escritor.", "occupation": "escritor"}
     services = make_services(tmp_path / "home", {"author_bio": [reply]})
-    services.enrich_author = WebSearchAuthorEnricher(services, FixedSearch())
+    services.enrich_author = web_search(services, FixedSearch())
     try:
         author, result = ingest(services, notes)
     finally:

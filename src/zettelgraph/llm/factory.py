@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
 
 from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm import local
 from zettelgraph.llm.better import better_model_hint
 from zettelgraph.llm.fake import FakeChatModel, parse_fake_spec
 from zettelgraph.llm.profile import ModelProfile
+from zettelgraph.llm.structured import Sampling, call_structured
+from zettelgraph.llm.usage import UsageLog
 from zettelgraph.settings import Settings
+
+T = TypeVar("T", bound=BaseModel)
 
 # provider prefix accepted by init_chat_model -> zettelgraph extra that installs it
 PROVIDER_EXTRAS = {
@@ -143,6 +149,32 @@ class ChatModels:
     def spec_of(self, model: BaseChatModel) -> str | None:
         """The spec a model built here was built from (None for a model from elsewhere)."""
         return next((spec for spec, built in self._models.items() if built is model), None)
+
+    def structured(
+        self,
+        llm: BaseChatModel,
+        *,
+        name: str,
+        messages: Sequence[BaseMessage],
+        response_model: type[T],
+        usage: UsageLog,
+        sampling: Sampling | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> T:
+        """`call_structured` with the retry settings and the profile of `llm` (whether a
+        timeout is retried), recorded in `usage`."""
+        return call_structured(
+            llm,
+            name=name,
+            messages=messages,
+            response_model=response_model,
+            usage=usage,
+            retries=self.settings.llm_retries,
+            backoff=self.settings.llm_backoff,
+            sampling=sampling,
+            schema=schema,
+            retry_timeouts=self.profile(self.spec_of(llm) or "").retries_on_timeout,
+        )
 
     def close(self) -> None:
         for server in self._servers.values():
