@@ -14,22 +14,51 @@ and used by every later run; `--reset` goes back to the shipped calibration.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from zettelgraph.context import Services
 from zettelgraph.guards.doubt import DoubtModel, Kind, choose, fit, separation, shipped_models
 from zettelgraph.models import utcnow
+from zettelgraph.services.run_view import RunView
 from zettelgraph.workflows.concept_extraction.proposal import is_key
-
-if TYPE_CHECKING:  # the runs call this module after an approval: no import back at run time
-    from zettelgraph.services.extraction_runs import ExtractionRuns
 
 # Fewer decisions than this of a kind leave its shipped model in place: a floor fitted on a
 # handful of items would move with every new one.
 MIN_DECISIONS = 50
 # The share of the items you drop that the refitted floor flags.
 RECALL = 0.8
+
+
+class DecidedRuns(Protocol):
+    """What calibration reads of the concept runs: each run and its saved state, and the
+    services whose settings say where the calibration goes and whose doubt models it resets.
+    `ExtractionRuns` is one; the runs call `calibrate_after_approval` with themselves."""
+
+    services: Services
+
+    def list(self) -> Sequence[RunView]:
+        """Every run, newest first.
+
+        Returns:
+            Each run's view (its id first of all).
+        """
+        ...
+
+    def state_of(self, run_id: str) -> Mapping[str, Any]:
+        """The run's whole state as its last checkpoint holds it.
+
+        Args:
+            run_id: the run.
+
+        Returns:
+            Its state: the reader's `review` decisions and the proposal's `doubts`.
+
+        Raises:
+            ValueError: the run is gone (RunError).
+        """
+        ...
 
 
 @dataclass
@@ -99,7 +128,7 @@ def decided_items(values: Mapping[str, Any], run_id: str) -> list[Decided]:
     return out
 
 
-def your_decisions(runs: ExtractionRuns) -> list[Decided]:
+def your_decisions(runs: DecidedRuns) -> list[Decided]:
     """Every decision of every concept run in the checkpoint database, newest run first.
 
     Args:
@@ -118,7 +147,7 @@ def your_decisions(runs: ExtractionRuns) -> list[Decided]:
     return out
 
 
-def calibrate(runs: ExtractionRuns, *, write: bool = True) -> CalibrationReport:
+def calibrate(runs: DecidedRuns, *, write: bool = True) -> CalibrationReport:
     """Refit each kind's model to your decisions when there are enough of them.
 
     Args:
@@ -186,7 +215,7 @@ def _own(path: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def reset(runs: ExtractionRuns) -> bool:
+def reset(runs: DecidedRuns) -> bool:
     """Back to the shipped calibration; whether there was one of the reader's to remove.
 
     Args:
@@ -203,7 +232,7 @@ def reset(runs: ExtractionRuns) -> bool:
     return existed
 
 
-def calibrate_after_approval(runs: ExtractionRuns) -> str | None:
+def calibrate_after_approval(runs: DecidedRuns) -> str | None:
     """ZETTELGRAPH_AUTO_CALIBRATE: refit after an approval when there are enough decisions;
     a line for the reader when it did, None otherwise.
 

@@ -12,6 +12,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from zettelgraph.services import card_generation
+from zettelgraph.services.calibration import calibrate_after_approval
 from zettelgraph.services.run_view import RunView, StepCallback
 from zettelgraph.services.runs import ProposalRuns
 from zettelgraph.workflows.concept_extraction.graph import (
@@ -57,8 +58,6 @@ class ExtractionRuns(ProposalRuns):
 
     def _after_decision(self, view: RunView, on_step: StepCallback | None) -> RunView:
         if view.status == "committed":
-            from zettelgraph.services.calibration import calibrate_after_approval
-
             note = calibrate_after_approval(self)
             if note:
                 view.warnings.append(note)
