@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcp.types import ToolAnnotations
+
 from zettelgraph.services.ingest import FileSet
 from zettelgraph.settings import Settings
 
 ROOTS_SETTING = "ZETTELGRAPH_MCP_ROOTS"
 APPROVE_SETTING = "ZETTELGRAPH_MCP_ALLOW_APPROVE"
+# What every reading tool tells the client: it changes nothing and reaches nothing outside
+# the reader's own graph.
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 class AccessError(ValueError):

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from zettelgraph.mcp_server.access import READ_ONLY
 from zettelgraph.mcp_server.failures import tool_failures
 from zettelgraph.mcp_server.results import (
     CONCEPT_URI,
@@ -41,7 +42,6 @@ from zettelgraph.services import ask as asking
 from zettelgraph.services import browse, graph_view
 from zettelgraph.services.ids import resolve_node_id
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Stores the answer (a record), changes nothing the reader wrote or approved.
 RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -154,31 +154,27 @@ def list_concepts(state: McpState, query: str = "", limit: int = 100) -> Concept
     )
 
 
+def _relations(rows: list[dict[str, Any]], direction: Literal["out", "in"]) -> list[RelationOut]:
+    """A concept's relations one way, each named by the concept at its other end."""
+    other = "target" if direction == "out" else "source"
+    return [
+        RelationOut(
+            direction=direction,
+            type=r["type"],
+            other_id=r[f"{other}_id"],
+            other_title=r[other],
+            explanation=r["explanation"],
+            inferred=r["inferred"],
+        )
+        for r in rows
+    ]
+
+
 def get_concept(state: McpState, concept_id: str) -> ConceptOut:
     """A concept with its relations both ways and the passages it is drawn from."""
     concept = concept_of(state, concept_id)
     detail = browse.concept_detail(state.services.store, concept)
-    relations = [
-        RelationOut(
-            direction="out",
-            type=r["type"],
-            other_id=r["target_id"],
-            other_title=r["target"],
-            explanation=r["explanation"],
-            inferred=r["inferred"],
-        )
-        for r in detail["relations"]
-    ] + [
-        RelationOut(
-            direction="in",
-            type=r["type"],
-            other_id=r["source_id"],
-            other_title=r["source"],
-            explanation=r["explanation"],
-            inferred=r["inferred"],
-        )
-        for r in detail["incoming"]
-    ]
+    relations = _relations(detail["relations"], "out") + _relations(detail["incoming"], "in")
     run = concept.provenance.get("run")
     return ConceptOut(
         id=concept.id,

@@ -17,14 +17,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from zettelgraph.mcp_server.access import APPROVE_SETTING
+from zettelgraph.mcp_server.access import APPROVE_SETTING, READ_ONLY
 from zettelgraph.mcp_server.failures import tool_failures
 from zettelgraph.mcp_server.state import McpState
 from zettelgraph.services import review
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.run_view import RunView
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Changes what a later approval writes, not the graph itself; a decision can be taken back.
 DECIDES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from zettelgraph.mcp_server.access import APPROVE_SETTING, allowed_paths
+from zettelgraph.mcp_server.access import APPROVE_SETTING, READ_ONLY, allowed_paths
 from zettelgraph.mcp_server.failures import tool_failures
 from zettelgraph.mcp_server.results import (
     CONTENT_URI,
@@ -39,7 +39,6 @@ from zettelgraph.services.ids import resolve_node_id
 from zettelgraph.services.ingest import Progress, ingest_paths
 from zettelgraph.services.run_view import OpenRunError, RunView
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Adds sources and runs; never changes or removes what the reader approved.
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 APPROVES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)

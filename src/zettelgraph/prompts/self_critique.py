@@ -4,7 +4,7 @@ them would ask the refinement to undo what the reader asked for."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
@@ -13,15 +13,6 @@ from zettelgraph.prompts.extract_concepts import suggestions_block
 from zettelgraph.prompts.quality import checklist
 
 NAME = "self_critique"
-CRITERIA = (
-    "atomicity",
-    "distinctness",
-    "quote_coverage",
-    "relation_accuracy",
-    "language",
-    "edge_cases",
-    "suggestions",
-)
 Criterion = Literal[
     "atomicity",
     "distinctness",
@@ -31,6 +22,7 @@ Criterion = Literal[
     "edge_cases",
     "suggestions",
 ]
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 SUGGESTIONS_CRITERION = (
     "7. suggestions: the proposal follows the reader's suggestions below; where they "
     "conflict with the other criteria, the reader's suggestions win."

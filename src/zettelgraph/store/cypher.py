@@ -45,7 +45,6 @@ from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import (
     EmbedderMismatchError,
     EmbeddingInfo,
-    IntegrityError,
     StoreError,
     check_expectations,
 )
@@ -64,6 +63,7 @@ from zettelgraph.store.rules import (
     check_dims,
     check_labels,
     check_vector_nodes,
+    check_vectors,
     checked_vectors,
     relations_to_delete,
     relations_to_write,
@@ -284,13 +284,7 @@ class CypherStore(CypherSearch):
 
     def _apply(self, changes: ChangeSet) -> None:
         arrays = checked_vectors(changes.vectors)
-        info = self.embedding_info()
-        if arrays:
-            if info is None:
-                raise IntegrityError(
-                    "vectors given but no embedder registered: call ensure_embedder"
-                )
-            check_dims(arrays, info.dim)
+        check_vectors(arrays, self.embedding_info())
         check_deletions(changes)
         nodes = changes.nodes()
         endpoints = {r.source_id for r in changes.relations} | {

@@ -27,7 +27,7 @@ from zettelgraph.models import (
     label_of,
 )
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
-from zettelgraph.store.base import IntegrityError
+from zettelgraph.store.base import EmbeddingInfo, IntegrityError
 from zettelgraph.text.language import detect_language
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.text.stemming import STEMMERS, analyze
@@ -52,6 +52,15 @@ def checked_vector(node_id: str, vector: NDArray[np.float32]) -> NDArray[np.floa
 
 def checked_vectors(vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
     return {node_id: checked_vector(node_id, vector) for node_id, vector in vectors.items()}
+
+
+def check_vectors(arrays: Mapping[str, NDArray[np.float32]], info: EmbeddingInfo | None) -> None:
+    """Vectors written need the store's registered embedder (`info`), and its dimensions."""
+    if not arrays:
+        return
+    if info is None:
+        raise IntegrityError("vectors given but no embedder registered: call ensure_embedder")
+    check_dims(arrays, info.dim)
 
 
 def check_dims(arrays: Mapping[str, NDArray[np.float32]], dim: int) -> None:

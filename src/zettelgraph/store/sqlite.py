@@ -38,13 +38,14 @@ from zettelgraph.models import (
     label_of,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.store.base import EmbedderMismatchError, IntegrityError, check_expectations
+from zettelgraph.store.base import EmbedderMismatchError, check_expectations
 from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.rules import (
     check_deletions,
     check_dims,
     check_labels,
     check_vector_nodes,
+    check_vectors,
     checked_vectors,
     indexed_text_of,
     name_key,
@@ -130,13 +131,7 @@ class SQLiteStore(SQLiteSearch):
         with self._transaction():
             # Read under the write lock so a concurrent `replace_vectors` cannot slip in
             # between the check and the write.
-            info = self.embedding_info()
-            if arrays:
-                if info is None:
-                    raise IntegrityError(
-                        "vectors given but no embedder registered: call ensure_embedder"
-                    )
-                check_dims(arrays, info.dim)
+            check_vectors(arrays, self.embedding_info())
             # Under BEGIN IMMEDIATE no other process writes between this check and the commit.
             check_expectations(changes, self.get_content)
             deleted = self._delete(changes)
