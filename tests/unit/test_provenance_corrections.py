@@ -19,7 +19,7 @@ from zettelgraph.models import ChangeSet
 from zettelgraph.provenance.document import build_document
 from zettelgraph.provenance.scope import everything, for_concept
 from zettelgraph.revisions import revised
-from zettelgraph.services.corrections import edit_concept
+from zettelgraph.services.concept_edits import edit_concept
 from zettelgraph.services.deletions import delete_concept, unlink_concepts
 from zettelgraph.settings import Settings
 

@@ -23,14 +23,13 @@ from zettelgraph.models import (
 )
 from zettelgraph.services.cards import CardError, ItemFilter
 from zettelgraph.services.study import (
-    interval_label,
     parse_rating,
-    preview,
     rate,
     review_logs,
     scheduler_for,
     study_queue,
 )
+from zettelgraph.services.study_preview import interval_label, preview
 from zettelgraph.services.study_stats import stats
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore, open_store

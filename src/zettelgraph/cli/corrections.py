@@ -91,7 +91,8 @@ def edit(
     """Rewrite a concept's title, statement or analysis (in $EDITOR without any of them).
     The text it replaces is kept as an earlier version, recorded as the model's or yours;
     the summaries follow the statement, and the note is rewritten."""
-    from zettelgraph.services.corrections import concept_named, edit_concept
+    from zettelgraph.services.concept_edits import edit_concept
+    from zettelgraph.services.corrections import concept_named
 
     with corrections(ctx) as services:
         if title is None and statement is None and analysis is None:

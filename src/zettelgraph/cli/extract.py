@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from zettelgraph.context import Services
     from zettelgraph.services.extraction_runs import ExtractionRuns
     from zettelgraph.services.graph_runs import GraphRuns
+    from zettelgraph.services.proposal_runs import ProposalRuns
     from zettelgraph.services.run_view import RunView, StepCallback
-    from zettelgraph.services.runs import ProposalRuns
 
 RunsT = TypeVar("RunsT")
 ResultT = TypeVar("ResultT")
@@ -207,7 +207,7 @@ def resume(
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
     started = time.monotonic()
-    from zettelgraph.services.runs import find_run
+    from zettelgraph.services.proposal_runs import find_run
 
     with open_every_run(ctx) as every:
         runs, whole_id = find_run(every, run_id)

@@ -17,9 +17,9 @@ from zettelgraph.cli.editor import feedback_in_editor
 from zettelgraph.cli.extract import _show, drive_with_progress, open_every_run
 
 if TYPE_CHECKING:
+    from zettelgraph.services.proposal_runs import ProposalRuns
     from zettelgraph.services.review import ItemDecision
     from zettelgraph.services.run_view import RunView
-    from zettelgraph.services.runs import ProposalRuns
 
 Items = Annotated[
     list[str] | None,
@@ -87,7 +87,7 @@ def review(
     if decisions_file is not None:
         decisions += _file_decisions(decisions_file)
     with open_every_run(ctx) as every:
-        from zettelgraph.services.runs import find_run
+        from zettelgraph.services.proposal_runs import find_run
 
         runs, run_id = find_run(every, run_id or _latest_waiting(every))
         view = runs.view(run_id)

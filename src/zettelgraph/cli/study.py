@@ -117,7 +117,8 @@ def _run(
     from rich.text import Text
 
     from zettelgraph.cli.card_view import card_views, print_back, print_front
-    from zettelgraph.services.study import RATINGS, interval_label, preview, rate
+    from zettelgraph.services.study import RATINGS, rate
+    from zettelgraph.services.study_preview import interval_label, preview
 
     pending = deque(items)
     while pending:
@@ -230,7 +231,8 @@ def _summary(out: Console, store: GraphStore, which: ItemFilter, session: Sessio
 
 def _whats_next(out: Console, store: GraphStore, which: ItemFilter, moment: datetime) -> None:
     """How many cards are due now, and when the next one is."""
-    from zettelgraph.services.study import interval_label, outlook
+    from zettelgraph.services.study_preview import interval_label
+    from zettelgraph.services.study_stats import outlook
 
     ahead = outlook(store, now=moment, which=which)
     if ahead.due_now:
@@ -243,7 +245,7 @@ def _whats_next(out: Console, store: GraphStore, which: ItemFilter, moment: date
 
 
 def _nothing_to_study(out: Console, store: GraphStore, which: ItemFilter, moment: datetime) -> None:
-    from zettelgraph.services.study import outlook
+    from zettelgraph.services.study_stats import outlook
 
     ahead = outlook(store, now=moment, which=which)
     if not ahead.approved:

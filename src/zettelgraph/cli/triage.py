@@ -21,8 +21,8 @@ from zettelgraph.cli.output import styled
 from zettelgraph.cli.report_view import item_mark, review_line
 
 if TYPE_CHECKING:
+    from zettelgraph.services.proposal_runs import ProposalRuns
     from zettelgraph.services.run_view import RunView
-    from zettelgraph.services.runs import ProposalRuns
 
 # Side by side from this terminal width; stacked below it (a phone's terminal, a split pane).
 SIDE_BY_SIDE = 100

@@ -14,7 +14,7 @@ from zettelgraph.context import Services, open_services
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
-from zettelgraph.services.runs import ProposalRuns, find_run
+from zettelgraph.services.proposal_runs import ProposalRuns, find_run
 from zettelgraph.settings import Settings
 
 

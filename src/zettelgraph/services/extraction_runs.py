@@ -13,8 +13,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from zettelgraph.services import card_generation
 from zettelgraph.services.calibration import calibrate_after_approval
+from zettelgraph.services.proposal_runs import ProposalRuns
 from zettelgraph.services.run_view import RunView, StepCallback
-from zettelgraph.services.runs import ProposalRuns
 from zettelgraph.workflows.concept_extraction.graph import (
     RECURSION_LIMIT,
     build_concept_extraction_graph,

@@ -21,8 +21,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from zettelgraph.context import Services
 from zettelgraph.packs.schema import PackError, PackSchema
+from zettelgraph.services.proposal_runs import ProposalRuns
 from zettelgraph.services.run_view import RunError, RunView, StepCallback
-from zettelgraph.services.runs import ProposalRuns
 from zettelgraph.workflows.graph_extraction.graph import (
     RECURSION_LIMIT,
     build_graph_extraction_graph,

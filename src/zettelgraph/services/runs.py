@@ -8,7 +8,7 @@ last finished step instead of starting over. The run rules live here and nowhere
   a message naming the open run;
 - one process at a time drives a run (a lock file per run under ZETTELGRAPH_HOME/locks): a
   second decision or resume while one is in progress is refused as such, not as "interrupted";
-- the decisions a reader can take on a proposal are ACTIONS (`ProposalRuns`).
+- the decisions a reader can take on a proposal are ACTIONS (`proposal_runs.py`).
 What file locks cannot see (two machines sharing a store and a checkpoint database) the store
 settles: a start claims its content there (`run_claims`), and the commit re-checks inside its
 transaction that no other run committed the content since this one started
@@ -20,9 +20,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -45,8 +45,6 @@ from zettelgraph.services.run_view import (
 )
 
 # The reader's decisions on a proposal (`ProposalRuns.answer`).
-ACTIONS = ("approve", "feedback", "abort")
-R = TypeVar("R", bound="WorkflowRuns")
 
 
 class WorkflowRuns:
@@ -391,58 +389,3 @@ class WorkflowRuns:
             item.config["configurable"]["thread_id"] for item in self.checkpointer.list(None)
         )
         return tuple(dict.fromkeys(t for t in threads if self.owns(t)))
-
-
-def find_run(every: Sequence[R], given: str) -> tuple[R, str]:
-    """The workflow and whole id of the run `given` names among several workflows' runs
-    (concept and graph extraction): its id or a unique prefix, with or without its kind
-    prefix (`graph-`).
-
-    Args:
-        every: the workflows' runs; the first one's noun and listing word the errors.
-        given: what the reader typed.
-
-    Returns:
-        The runs of the workflow the run belongs to, and the run's whole id.
-
-    Raises:
-        IdError: `given` names no run or several.
-    """
-    kind = IdKind(every[0].noun, every[0].listing, tuple(r.run_prefix for r in every))
-    run_id = resolve_id(given, kind, (t for runs in every for t in runs._threads()))
-    return next(runs for runs in every if runs.owns(run_id)), run_id
-
-
-class ProposalRuns(WorkflowRuns):
-    """The runs whose review decides on a proposal to write into the graph (concept and graph
-    extraction): the reader approves it, asks for changes, or aborts it (ACTIONS). An
-    experiment's review decides on a plan instead (`ExperimentRuns.review`)."""
-
-    def answer(
-        self,
-        run_id: str,
-        action: str,
-        feedback: str | None = None,
-        on_step: StepCallback | None = None,
-    ) -> RunView:
-        """The reader's decision on a run waiting for review.
-
-        Args:
-            run_id: the run's whole id.
-            action: one of ACTIONS: approve (commit the proposal), feedback (revise it with
-                `feedback`, then wait for review again) or abort (commit nothing).
-            feedback: what to change, for `feedback`.
-            on_step: told each step's name as it finishes.
-
-        Returns:
-            The run after the decision: committed, aborted, or awaiting review again.
-
-        Raises:
-            RunError: a bad action, feedback without text, or a run not waiting for review.
-            BusyError: another decision on it is in progress.
-        """
-        if action not in ACTIONS:
-            raise RunError(f"the answer must be one of {', '.join(ACTIONS)}")
-        if action == "feedback" and not (feedback or "").strip():
-            raise RunError("feedback needs some text saying what to change")
-        return self.resume_review(run_id, {"action": action, "feedback": feedback}, on_step)

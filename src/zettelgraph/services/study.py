@@ -14,7 +14,7 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from fsrs import Card, Rating, Scheduler
@@ -269,50 +269,6 @@ def new_order(items: list[CardT]) -> list[CardT]:
 
 
 @dataclass(frozen=True)
-class Outlook:
-    """What waits for the reader (of one book, or all): shown when a session ends or there
-    is nothing to study."""
-
-    due_now: int
-    next_due: datetime | None  # the first card studied before that comes due after now
-    unseen: int  # approved, never studied
-    approved: int
-    proposed: int
-
-
-def outlook(
-    store: GraphStore, *, now: datetime, which: ItemFilter | None = None, deck: Deck | None = None
-) -> Outlook:
-    """What waits for the reader once a session ends.
-
-    Args:
-        store: the graph store.
-        now: the clock.
-        which: the cards counted (a book or a concept); all by default.
-        deck: the deck already read, to spare reading it again.
-
-    Returns:
-        Cards due now, when the next one comes due, and the unseen, approved and proposed.
-    """
-    which = which or ItemFilter()
-    mine = [
-        item
-        for item in (deck or read_deck(store)).items
-        if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
-    ]
-    approved = [item for item in mine if item.status == ItemStatus.APPROVED]
-    dues = sorted(as_utc(i.due) for i in approved if i.schedule and i.due is not None)
-    later = [due for due in dues if due > as_utc(now)]
-    return Outlook(
-        due_now=len(dues) - len(later),
-        next_due=later[0] if later else None,
-        unseen=sum(1 for item in approved if not item.schedule),
-        approved=len(approved),
-        proposed=sum(1 for item in mine if item.status == ItemStatus.PROPOSED),
-    )
-
-
-@dataclass(frozen=True)
 class Studied:
     item: LearningItem
     log: ReviewLog
@@ -409,56 +365,3 @@ def _check_ratable(item: LearningItem, seen: str | None) -> None:
 
 def _already_rated(item: LearningItem) -> AlreadyRatedError:
     return AlreadyRatedError(f"card {item.id[:8]} was rated a moment ago; the rating is kept once")
-
-
-def preview(scheduler: Scheduler, item: LearningItem, *, now: datetime) -> dict[int, timedelta]:
-    """How long until the card comes back for each rating (what the buttons show).
-
-    Args:
-        scheduler: the FSRS scheduler (`scheduler_for`).
-        item: the card.
-        now: the clock.
-
-    Returns:
-        Rating (1-4) -> the time until the card is due again after it.
-    """
-    card = card_of(item, now)
-    # Fuzz would make each preview a new draw; show the interval before fuzz.
-    plain = Scheduler(
-        parameters=scheduler.parameters,
-        desired_retention=scheduler.desired_retention,
-        learning_steps=scheduler.learning_steps,
-        relearning_steps=scheduler.relearning_steps,
-        maximum_interval=scheduler.maximum_interval,
-        enable_fuzzing=False,
-    )
-    out: dict[int, timedelta] = {}
-    for value in RATINGS:
-        after, _ = plain.review_card(card, Rating(value), review_datetime=as_utc(now))
-        out[value] = after.due - as_utc(now)
-    return out
-
-
-def interval_label(delta: timedelta) -> str:
-    """`<1m`, `10m`, `3h`, `4d`, `2mo`, `1.5y`: the span a button promises.
-
-    Args:
-        delta: the time until the card would be due again.
-
-    Returns:
-        A short label: under a minute, minutes, hours, days (under 30), months of 30 days (under
-        365), else years with one decimal.
-    """
-    seconds = delta.total_seconds()
-    if seconds < 60:
-        return "<1m"
-    if seconds < 3600:
-        return f"{round(seconds / 60)}m"
-    if seconds < 86400:
-        return f"{round(seconds / 3600)}h"
-    days = seconds / 86400
-    if days < 30:
-        return f"{round(days)}d"
-    if days < 365:
-        return f"{round(days / 30)}mo"
-    return f"{days / 365:.1f}y"

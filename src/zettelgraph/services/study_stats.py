@@ -13,6 +13,7 @@ from typing import Any
 from fsrs import State
 
 from zettelgraph.models import CardState, ItemStatus
+from zettelgraph.services.cards import ItemFilter
 from zettelgraph.services.study import Deck, as_utc, day_start, read_deck
 from zettelgraph.store.base import GraphStore
 
@@ -143,3 +144,47 @@ def _count_card(deck: DeckStats, item: CardState, now: datetime, end_of_day: dat
         due = as_utc(item.due)
         deck.due_now += due <= as_utc(now)
         deck.due_today += due <= end_of_day
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What waits for the reader (of one book, or all): shown when a session ends or there
+    is nothing to study."""
+
+    due_now: int
+    next_due: datetime | None  # the first card studied before that comes due after now
+    unseen: int  # approved, never studied
+    approved: int
+    proposed: int
+
+
+def outlook(
+    store: GraphStore, *, now: datetime, which: ItemFilter | None = None, deck: Deck | None = None
+) -> Outlook:
+    """What waits for the reader once a session ends.
+
+    Args:
+        store: the graph store.
+        now: the clock.
+        which: the cards counted (a book or a concept); all by default.
+        deck: the deck already read, to spare reading it again.
+
+    Returns:
+        Cards due now, when the next one comes due, and the unseen, approved and proposed.
+    """
+    which = which or ItemFilter()
+    mine = [
+        item
+        for item in (deck or read_deck(store)).items
+        if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
+    ]
+    approved = [item for item in mine if item.status == ItemStatus.APPROVED]
+    dues = sorted(as_utc(i.due) for i in approved if i.schedule and i.due is not None)
+    later = [due for due in dues if due > as_utc(now)]
+    return Outlook(
+        due_now=len(dues) - len(later),
+        next_due=later[0] if later else None,
+        unseen=sum(1 for item in approved if not item.schedule),
+        approved=len(approved),
+        proposed=sum(1 for item in mine if item.status == ItemStatus.PROPOSED),
+    )

@@ -17,9 +17,9 @@ from zettelgraph.models import Concept
 from zettelgraph.services import review
 from zettelgraph.services.corrections import CorrectionError, RefusedError, UnknownError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.services.proposal_runs import ACTIONS, ProposalRuns
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.run_view import BusyError, OpenRunError, RunError, RunView
-from zettelgraph.services.runs import ACTIONS, ProposalRuns
 from zettelgraph.web.state import WebState
 
 

@@ -18,15 +18,9 @@ from fastapi import HTTPException
 from zettelgraph.models import CardState, ItemStatus, LearningItem
 from zettelgraph.services import browse
 from zettelgraph.services.cards import CardError, ItemFilter, all_items
-from zettelgraph.services.study import (
-    RATINGS,
-    Deck,
-    StudyQueue,
-    interval_label,
-    outlook,
-    preview,
-    scheduler_for,
-)
+from zettelgraph.services.study import RATINGS, Deck, StudyQueue, scheduler_for
+from zettelgraph.services.study_preview import interval_label, preview
+from zettelgraph.services.study_stats import outlook
 from zettelgraph.store.base import GraphStore
 from zettelgraph.web.state import WebState
 

@@ -17,8 +17,8 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from zettelgraph.models import Concept, ConceptRevision, Removal
-from zettelgraph.services import content_removal, corrections, deletions
-from zettelgraph.services.corrections import MAX_TEXT_CHARS, MAX_TITLE_CHARS
+from zettelgraph.services import concept_edits, content_removal, corrections, deletions
+from zettelgraph.services.concept_edits import MAX_TEXT_CHARS, MAX_TITLE_CHARS
 from zettelgraph.web import actions
 from zettelgraph.web.api.models import Open
 from zettelgraph.web.security import Csrf
@@ -115,7 +115,7 @@ def edit_concept(concept_id: str, body: ConceptEditIn, web: Web) -> dict[str, An
     revision, the summaries follow the statement, the embedding and the note are redone."""
     concept = actions.concept_or_404(web, concept_id)
     with actions.correction_refusals():
-        result = corrections.edit_concept(
+        result = concept_edits.edit_concept(
             web.services,
             concept.id,
             title=body.title,

@@ -15,8 +15,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from zettelgraph.services import content_removal, corrections, deletions
-from zettelgraph.services.corrections import MAX_TEXT_CHARS, MAX_TITLE_CHARS, CorrectionError
+from zettelgraph.services import concept_edits, content_removal, corrections, deletions
+from zettelgraph.services.concept_edits import MAX_TEXT_CHARS, MAX_TITLE_CHARS
+from zettelgraph.services.corrections import CorrectionError
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import (
     HTMLRoute,
@@ -45,7 +46,7 @@ def edit_concept(
 ) -> Response:
     concept = actions.concept_or_404(web, concept_id)
     try:
-        corrections.edit_concept(
+        concept_edits.edit_concept(
             web.services, concept.id, title=title, statement=statement, analysis=analysis
         )
     except CorrectionError as exc:

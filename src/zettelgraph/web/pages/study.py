@@ -16,7 +16,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import ItemStatus, LearningItem
-from zettelgraph.services import study, study_stats
+from zettelgraph.services import study, study_preview, study_stats
 from zettelgraph.services.cards import CardError, ItemFilter
 from zettelgraph.web.cards_common import (
     books_with_cards,
@@ -84,7 +84,7 @@ def _study_page(
         shown_ms=int(now.timestamp() * 1000),
         seen=study.seen_mark(item) if item is not None else "",
         next_due=later,
-        next_due_in=study.interval_label(later - now) if later is not None else "",
+        next_due_in=study_preview.interval_label(later - now) if later is not None else "",
         reveal=reveal,
         error=error,
         notice=notice,
