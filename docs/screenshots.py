@@ -26,12 +26,12 @@ from pathlib import Path
 
 import uvicorn
 
+from zettelgraph.context import open_services
 from zettelgraph.services.browse import concept_rows, inbox
 from zettelgraph.services.checkpoints import open_checkpointer
-from zettelgraph.services.runs import ExtractionRuns
+from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
-from zettelgraph.context import open_services
 
 
 def _targets(settings: Settings) -> tuple[str | None, str | None]:
