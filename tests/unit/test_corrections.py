@@ -15,11 +15,11 @@ import pytest
 from correction_graph import Library, make_library, services_on
 from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, NodeLabel, Relation, embedding_text
+from zettelgraph.services.concept_edits import edit_concept
 from zettelgraph.services.corrections import (
     CorrectionError,
     RefusedError,
     UnknownError,
-    edit_concept,
     removals,
 )
 from zettelgraph.services.deletions import delete_concept, unlink_concepts
