@@ -91,6 +91,20 @@ class EmbeddingInfo:
     dim: int
 
 
+# Which relations of a node `GraphStore.relations` reads: those leaving it ("out"), those
+# coming in ("in") or both; `relation_counts` counts one side of each relation.
+DIRECTIONS = ("out", "in", "both")
+COUNTED_DIRECTIONS = ("out", "in")
+
+
+def check_direction(direction: str, allowed: Sequence[str] = DIRECTIONS) -> None:
+    """Refuse a direction a read does not take (ValueError naming the ones it does), the
+    same in every backend."""
+    if direction not in allowed:
+        names = [f"'{name}'" for name in allowed]
+        raise ValueError(f"direction must be {', '.join(names[:-1])} or {names[-1]}")
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """A graph of Contents, Persons, Quotes, Concepts, Sections, Answers, LearningItems,

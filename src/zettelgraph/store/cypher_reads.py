@@ -34,7 +34,7 @@ from zettelgraph.models import (
     ReviewLog,
     Section,
 )
-from zettelgraph.store.base import card_state
+from zettelgraph.store.base import COUNTED_DIRECTIONS, card_state, check_direction
 from zettelgraph.store.rules import sortable_time
 from zettelgraph.text.normalize import normalize_name
 
@@ -196,8 +196,7 @@ class CypherReads(ABC):
         relation_type: str | None = None,
         direction: str = "out",
     ) -> list[Relation]:
-        if direction not in ("out", "in", "both"):
-            raise ValueError("direction must be 'out', 'in' or 'both'")
+        check_direction(direction)
         where = "WHERE type(r) = $type" if relation_type is not None else ""
         params = {"id": node_id, "type": relation_type}
         ret = "RETURN s.id, type(r), t.id, r.data, r.created_at"
@@ -246,8 +245,7 @@ class CypherReads(ABC):
         direction: str = "out",
     ) -> dict[str, int]:
         patterns = {"out": "(n:Node {id: id})-[r]->(:Node)", "in": "(:Node)-[r]->(n:Node {id: id})"}
-        if direction not in patterns:
-            raise ValueError("direction must be 'out' or 'in'")
+        check_direction(direction, COUNTED_DIRECTIONS)
         out = dict.fromkeys(node_ids, 0)
         where = "WHERE type(r) = $type" if relation_type is not None else ""
         # Each id anchored on the id index, counted in the database.
@@ -292,6 +290,5 @@ def _sides(direction: str, anchor: str) -> list[str]:
         f"(s:Node {{id: {anchor}}})-[r]->(t:Node)",
         f"(s:Node)-[r]->(t:Node {{id: {anchor}}})",
     )
-    if direction not in ("out", "in", "both"):
-        raise ValueError("direction must be 'out', 'in' or 'both'")
+    check_direction(direction)
     return {"out": [out], "in": [into], "both": [out, into]}[direction]

@@ -33,7 +33,12 @@ from zettelgraph.models import (
     ReviewLog,
     Section,
 )
-from zettelgraph.store.base import EmbeddingInfo, card_state
+from zettelgraph.store.base import (
+    COUNTED_DIRECTIONS,
+    EmbeddingInfo,
+    card_state,
+    check_direction,
+)
 from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.sqlite_connection import Transaction, locked
 from zettelgraph.text.normalize import normalize_name
@@ -49,13 +54,15 @@ def _relations(rows: Sequence[tuple[str, str, str, str, str]]) -> list[Relation]
     ]
 
 
+# The columns that hold the node whose relations are read, per direction (`check_direction`).
+_SIDES = {"out": ("source_id",), "in": ("target_id",), "both": ("source_id", "target_id")}
+
+
 def _counted_side(direction: str) -> str:
     """The column `relation_counts` groups by: the relations' source for "out", target for
     "in"."""
-    sides = {"out": "source_id", "in": "target_id"}
-    if direction not in sides:
-        raise ValueError("direction must be 'out' or 'in'")
-    return sides[direction]
+    check_direction(direction, COUNTED_DIRECTIONS)
+    return _SIDES[direction][0]
 
 
 class SQLiteReads:
@@ -290,14 +297,12 @@ class SQLiteReads:
         relation_type: str | None = None,
         direction: str = "out",
     ) -> list[Relation]:
-        if direction not in ("out", "in", "both"):
-            raise ValueError("direction must be 'out', 'in' or 'both'")
+        check_direction(direction)
         clauses: list[str] = []
         params: list[Any] = []
         if node_id is not None:
-            sides = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
-            clauses.append("(" + " OR ".join(f"{s} = ?" for s in sides[direction]) + ")")
-            params.extend([node_id] * len(sides[direction]))
+            clauses.append("(" + " OR ".join(f"{s} = ?" for s in _SIDES[direction]) + ")")
+            params.extend([node_id] * len(_SIDES[direction]))
         if relation_type is not None:
             clauses.append("type = ?")
             params.append(relation_type)
@@ -311,21 +316,19 @@ class SQLiteReads:
 
     @locked
     def relations_of(self, node_ids: Sequence[str], *, direction: str = "both") -> list[Relation]:
-        if direction not in ("out", "in", "both"):
-            raise ValueError("direction must be 'out', 'in' or 'both'")
+        check_direction(direction)
         ids = tuple(dict.fromkeys(node_ids))
         return self._memo.get(
             ("relations_of", direction, ids), lambda: self._relations_of(ids, direction)
         )
 
     def _relations_of(self, ids: tuple[str, ...], direction: str) -> list[Relation]:
-        sides = {"out": ["source_id"], "in": ["target_id"], "both": ["source_id", "target_id"]}
         # One indexed lookup per id and side (the primary key, edges_target); UNION drops
         # an edge found from both of its ends.
         selects = [
             "SELECT source_id, type, target_id, data, created_at FROM edges "
             f"WHERE {side} IN (SELECT value FROM json_each(?))"
-            for side in sides[direction]
+            for side in _SIDES[direction]
         ]
         rows = self._db.execute(
             " UNION ".join(selects) + " ORDER BY source_id, type, target_id",
