@@ -91,12 +91,7 @@ class Decider:
                 f"({d.item}={self._example_type()}), or leave it"
             )
         else:
-            self._relation_item(d.item)
-            self.review["relations"][d.item] = {
-                **self.review["relations"].get(d.item, {}),
-                "verdict": "keep",
-                "at": self.now,
-            }
+            self._set_relation(d.item, "keep")
 
     def _drop(self, d: ItemDecision) -> None:
         if d.item in self.concepts:
@@ -108,12 +103,7 @@ class Decider:
         if any(a["key"] == d.item for a in self.review["added"]):
             self.review["added"] = [a for a in self.review["added"] if a["key"] != d.item]
             return
-        self._relation_item(d.item)
-        self.review["relations"][d.item] = {
-            **self.review["relations"].get(d.item, {}),
-            "verdict": "drop",
-            "at": self.now,
-        }
+        self._set_relation(d.item, "drop")
 
     def _undecide(self, d: ItemDecision) -> None:
         if d.item in self.concepts:
@@ -349,6 +339,12 @@ class Decider:
         decision = self.review["concepts"].get(key, {})
         kept = {k: v for k, v in decision.items() if k == "edit"} if verdict == "keep" else {}
         self.review["concepts"][key] = {**kept, "verdict": verdict, "at": self.now}
+
+    def _set_relation(self, key: str, verdict: str) -> None:
+        """Keep or drop a relation or attribution of this run; its type change stays."""
+        self._relation_item(key)
+        decision = self.review["relations"].get(key, {})
+        self.review["relations"][key] = {**decision, "verdict": verdict, "at": self.now}
 
     def _unique_title(self, key: str, title: str) -> None:
         wanted = normalize_name(title)
