@@ -17,6 +17,10 @@ CARD_FILE = "card file"
 EXPERIMENT_NOTE = "experiment note"
 # Every kind of file zettelgraph writes in the vault, in the order `vault sync` goes through them.
 KINDS = (CONCEPT_NOTE, BOOK_NOTE, AUTHOR_NOTE, ENTITY_NOTE, CARD_FILE, EXPERIMENT_NOTE)
+# What an entry's id key may be, by the kind of file (see `NotesReport`).
+ID_KEYS = ("concept_id", "entity_id", "content_id", "experiment_id")
+# What the reader does about notes a write left unwritten: the store is right, the sync redraws.
+REPAIR = "run `zettelgraph vault sync` to repair"
 
 
 @dataclasses.dataclass
@@ -54,6 +58,16 @@ class NotesReport:
         self.errors += other.errors
         self.temp_files += other.temp_files
 
+    def error_lines(self) -> list[str]:
+        """One line per file that could not be written: what it is of (its title, else its
+        id) and why."""
+        return [f"{_named(error)}: {error.get('error')}" for error in self.errors]
+
+    def repair_warnings(self, notes: str = "notes") -> list[str]:
+        """The warning of a write that left some `notes` unwritten, saying how to repair them;
+        none when every note was written."""
+        return [f"{len(self.errors)} {notes} not written: {REPAIR}"] if self.errors else []
+
     def by_kind(self) -> dict[str, dict[str, Any]]:
         """Per kind of file (every kind, in `KINDS` order): how many drifted, how many
         temporary files and errors, and the paths of the files that drifted."""
@@ -66,3 +80,7 @@ class NotesReport:
             }
             for kind in KINDS
         }
+
+
+def _named(entry: dict[str, Any]) -> Any:
+    return entry.get("title") or next((entry[key] for key in ID_KEYS if key in entry), None)

@@ -21,6 +21,7 @@ from zettelgraph.relations import SUPPORTS
 from zettelgraph.revisions import revised
 from zettelgraph.store.base import ConflictError
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
+from zettelgraph.vault.report import REPAIR
 from zettelgraph.workflows.concept_extraction.kept import READER, kept_outcome, verdict
 from zettelgraph.workflows.concept_extraction.state import (
     Committed,
@@ -254,15 +255,9 @@ def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
     except OSError as exc:
         return {
             "committed": {**committed, "vault_errors": [str(exc)]},
-            "warnings": [f"notes not written ({exc}): run `zettelgraph vault sync` to repair"],
+            "warnings": [f"notes not written ({exc}): {REPAIR}"],
         }
-    errors = [f"{e.get('title', e.get('concept_id'))}: {e.get('error')}" for e in report.errors]
     committed["notes_written"] = report.written
     committed["notes_updated"] = report.updated
-    committed["vault_errors"] = errors
-    warnings = (
-        [f"{len(errors)} notes not written: run `zettelgraph vault sync` to repair"]
-        if errors
-        else []
-    )
-    return {"committed": committed, "warnings": warnings}
+    committed["vault_errors"] = report.error_lines()
+    return {"committed": committed, "warnings": report.repair_warnings()}

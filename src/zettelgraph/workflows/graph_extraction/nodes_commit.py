@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, Entity, Relation, embedding_text
 from zettelgraph.packs.schema import PackSchema
+from zettelgraph.vault.report import REPAIR
 from zettelgraph.workflows.graph_extraction.decisions import kept_graph
 from zettelgraph.workflows.graph_extraction.packs import PackResolver
 from zettelgraph.workflows.graph_extraction.state import Committed, DraftEntity, GraphState
@@ -198,15 +199,9 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> G
     except OSError as exc:
         return {
             "committed": {**committed, "vault_errors": [str(exc)]},
-            "warnings": [f"notes not written ({exc}): run `zettelgraph vault sync` to repair"],
+            "warnings": [f"notes not written ({exc}): {REPAIR}"],
         }
-    errors = [f"{e.get('title', e.get('entity_id'))}: {e.get('error')}" for e in report.errors]
     committed["notes_written"] = len(report.written)
     committed["notes_updated"] = len(report.updated)
-    committed["vault_errors"] = errors
-    warnings = (
-        [f"{len(errors)} entity notes not written: run `zettelgraph vault sync` to repair"]
-        if errors
-        else []
-    )
-    return {"committed": committed, "warnings": warnings}
+    committed["vault_errors"] = report.error_lines()
+    return {"committed": committed, "warnings": report.repair_warnings("entity notes")}
