@@ -162,12 +162,4 @@ def _sync_note(
         # NoteFormatError and UnicodeDecodeError are ValueErrors: one bad note must not stop
         # the others.
         log.warning("vault note of %s (%s) not written: %s", node_id, title, exc)
-        report.errors.append(
-            {
-                "kind": kind,
-                "entity_id": node_id,
-                "title": title,
-                "path": None,
-                "error": f"{type(exc).__name__}: {exc}",
-            }
-        )
+        report.not_written(kind, "entity_id", node_id, title, None, exc)

@@ -248,15 +248,8 @@ def sync_entity_notes(
         except (OSError, ValueError, VaultError) as exc:
             # NoteFormatError and UnicodeDecodeError are ValueErrors, as is a bad folder.
             log.warning("entity note of %s (%s) not written: %s", entity.id, entity.name, exc)
-            report.errors.append(
-                {
-                    "kind": ENTITY_NOTE,
-                    "entity_id": entity.id,
-                    "title": entity.name,
-                    "path": _planned_path(vault, entity),
-                    "error": f"{type(exc).__name__}: {exc}",
-                }
-            )
+            path = _planned_path(vault, entity)
+            report.not_written(ENTITY_NOTE, "entity_id", entity.id, entity.name, path, exc)
     return report
 
 

@@ -136,14 +136,9 @@ def sync_experiment_notes(
                 root, note.experiment_id, note.title, note.markdown, note.attachments
             )
         except (OSError, VaultError) as exc:
-            report.errors.append(
-                {
-                    "kind": EXPERIMENT_NOTE,
-                    "experiment_id": note.experiment_id,
-                    "title": note.title,
-                    "path": str(path) if path else None,
-                    "error": f"{type(exc).__name__}: {exc}",
-                }
+            where = str(path) if path else None
+            report.not_written(
+                EXPERIMENT_NOTE, "experiment_id", note.experiment_id, note.title, where, exc
             )
             continue
         (report.written if path is None else report.updated).append(note.experiment_id)

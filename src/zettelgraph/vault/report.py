@@ -58,6 +58,16 @@ class NotesReport:
         self.errors += other.errors
         self.temp_files += other.temp_files
 
+    def not_written(
+        self, kind: str, key: str, node_id: str, title: str, path: str | None, exc: Exception
+    ) -> None:
+        """Record that the `kind` file of a node (`key` names its id, `title` its title) could
+        not be written at `path`: the exception, type and message, is the error."""
+        error = f"{type(exc).__name__}: {exc}"
+        self.errors.append(
+            {"kind": kind, key: node_id, "title": title, "path": path, "error": error}
+        )
+
     def error_lines(self) -> list[str]:
         """One line per file that could not be written: what it is of (its title, else its
         id) and why."""

@@ -130,15 +130,8 @@ def sync_vault(
             # NoteFormatError and UnicodeDecodeError are ValueErrors: one bad note must not
             # stop the others.
             log.warning("vault note of %s (%s) not synced: %s", concept.id, concept.title, exc)
-            report.errors.append(
-                {
-                    "kind": CONCEPT_NOTE,
-                    "concept_id": concept.id,
-                    "title": concept.title,
-                    "path": _planned_path(vault, concept),
-                    "error": f"{type(exc).__name__}: {exc}",
-                }
-            )
+            path = _planned_path(vault, concept)
+            report.not_written(CONCEPT_NOTE, "concept_id", concept.id, concept.title, path, exc)
     books = sync_book_notes(store, vault, cited, check=check)
     if concept_ids is not None:
         # A sync of some concepts (after a commit, an edit) reports on their notes; the book
