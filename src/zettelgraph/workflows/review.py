@@ -16,11 +16,16 @@ from typing_extensions import TypedDict
 from zettelgraph.guards.doubt import Doubt
 from zettelgraph.models import utcnow
 
+# Where a reviewed run stands, in every reviewed workflow; each adds the ends of its own.
+ReviewStatus = Literal["running", "awaiting_review", "approved", "committed", "aborted"]
+# "decide": the reader decided on some items (keep, drop, edit ...); the review goes on.
+Decision = Literal["approve", "feedback", "abort", "decide"]
+
 
 class ReaderAnswer(TypedDict, total=False):
     """The state update a reader's answer makes, in every reviewed workflow."""
 
-    decision: Literal["approve", "feedback", "abort", "decide"]
+    decision: Decision
     # decide: the workflow's review with the reader's decisions (checked by services/review.py)
     review: Mapping[str, object]
     status: Literal["approved", "aborted"]

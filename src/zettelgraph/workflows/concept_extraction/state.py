@@ -17,21 +17,15 @@ from zettelgraph.guards import FindingRecord
 from zettelgraph.guards.doubt import Doubt as Doubt  # where the nodes and reports import it
 from zettelgraph.workflows.calls import CallFields
 from zettelgraph.workflows.records import ContentInfo
-from zettelgraph.workflows.review import LoggedDecision
+from zettelgraph.workflows.review import Decision, LoggedDecision, ReviewStatus
 
 Status = Literal[
-    "running",
-    "awaiting_review",
-    "approved",
-    "committed",
-    "aborted",
+    ReviewStatus,
     "skipped",
     "no_quotes",
     "failed",  # every extraction call failed: nothing to review
     "superseded",  # another run committed the content first: nothing written
 ]
-# "decide": the reader decided on some items (keep, drop, edit ...); the review goes on.
-Decision = Literal["approve", "feedback", "abort", "decide"]
 
 
 class QuoteItem(TypedDict):

@@ -18,18 +18,13 @@ from typing_extensions import TypedDict
 
 from zettelgraph.workflows.calls import CallFields
 from zettelgraph.workflows.records import ContentInfo
-from zettelgraph.workflows.review import LoggedDecision
+from zettelgraph.workflows.review import Decision, LoggedDecision, ReviewStatus
 
 Status = Literal[
-    "running",
-    "awaiting_review",
-    "approved",
-    "committed",
-    "aborted",
+    ReviewStatus,
     "no_passages",
     "failed",  # every extraction call failed: nothing to review
 ]
-Decision = Literal["approve", "feedback", "abort", "decide"]
 # A property's value, of the kind its pack gives it (properties.coerce): a date is ISO text.
 PropertyValue = str | int | float | bool | list[str]
 
