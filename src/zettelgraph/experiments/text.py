@@ -135,7 +135,7 @@ class TermMatcher:
 
     def keys_of(self, folded: Folded) -> list[str]:
         """What each word token of a passage is compared by (its stem, or its folded word
-        in exact mode), in the order of `tokens(folded.folded)`."""
+        in exact mode), in the order of `words_of(folded.folded)`."""
         return self._keys(folded)
 
     def token_matches(self, keys: Sequence[str]) -> list[int]:
@@ -184,19 +184,6 @@ def _next(keys: Sequence[str], key: str, start: int) -> int:
         return keys.index(key, start)
     except ValueError:
         return -1
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A word token: folded form and its span in the folded text."""
-
-    word: str
-    start: int
-    end: int
-
-
-def tokens(folded: str) -> list[Token]:
-    return [Token(m.group(), m.start(), m.end()) for m in TOKEN.finditer(folded)]
 
 
 def passages_with_term(

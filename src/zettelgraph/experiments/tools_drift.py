@@ -24,8 +24,9 @@ from pydantic import BaseModel, Field
 from zettelgraph.embeddings import is_semantic
 from zettelgraph.experiments.models import Citation, ToolOutput
 from zettelgraph.experiments.registry import Document, ToolContext
-from zettelgraph.experiments.text import TermMatcher, cite, evenly, folded_passages, tokens
+from zettelgraph.experiments.text import TermMatcher, cite, evenly, folded_passages
 from zettelgraph.models import Quote
+from zettelgraph.text.normalize import words_of
 from zettelgraph.text.stopwords import STOPWORDS
 
 Grouping = Literal["year", "author", "document"]
@@ -148,8 +149,8 @@ def _read(group: _Group, matcher: TermMatcher, surface: dict[str, str]) -> int:
             starts = matcher.token_matches(keys)
             if not starts:
                 continue
-            found = tokens(folded.folded)
-            words = [t.word for t in found]
+            found = words_of(folded.folded)
+            words = [t.text for t in found]
             for start in starts:
                 occurrences += 1
                 first = found[max(0, start - CONTEXT_TOKENS)]

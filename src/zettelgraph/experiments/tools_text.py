@@ -20,9 +20,9 @@ from zettelgraph.experiments.text import (
     fold_text,
     folded_passages,
     per_10k,
-    tokens,
 )
 from zettelgraph.models import Quote
+from zettelgraph.text.normalize import words_of
 from zettelgraph.text.stopwords import STOPWORDS
 
 MAX_CITATIONS = 10
@@ -285,8 +285,8 @@ def cooccurrence(ctx: ToolContext, documents: Sequence[Document]) -> Cooccurrenc
             if not starts:
                 counts.update(TOKEN.findall(folded.folded))
                 continue
-            found = tokens(folded.folded)
-            words = [t.word for t in found]
+            found = words_of(folded.folded)
+            words = [t.text for t in found]
             counts.update(words)
             occurrences += len(starts)
             inside = _window(starts, size, len(words))
@@ -295,10 +295,10 @@ def cooccurrence(ctx: ToolContext, documents: Sequence[Document]) -> Cooccurrenc
                 token = found[position]
                 if matcher.is_term_word(keys[position]):
                     continue  # the term's own words (another inflection) are not its company
-                together[token.word] += 1
-                if token.word not in surface:
-                    surface[token.word] = folded.surface(token.start, token.end).lower()
-                    first_seen[token.word] = (index, passage)
+                together[token.text] += 1
+                if token.text not in surface:
+                    surface[token.text] = folded.surface(token.start, token.end).lower()
+                    first_seen[token.text] = (index, passage)
             for a, (_, anchor) in enumerate(anchors):
                 hits = anchor.token_matches(keys)  # one mode: the same keys
                 if hits:

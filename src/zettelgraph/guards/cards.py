@@ -10,9 +10,7 @@ detector these take, and records every drop with the check's name.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from numpy.typing import NDArray
@@ -20,7 +18,7 @@ from numpy.typing import NDArray
 from zettelgraph.guards.grounding import cosine
 from zettelgraph.guards.language import CONFIDENT_WORDS
 from zettelgraph.text.language import DetectLanguage
-from zettelgraph.text.normalize import normalize_name
+from zettelgraph.text.normalize import Span, normalize_name, words_of
 from zettelgraph.text.stopwords import STOPWORDS
 
 # The checks a card can be dropped by, as the report names them.
@@ -36,7 +34,6 @@ MIN_DISTRACTORS = 2
 # words, not by understanding (small models title a concept with its quote's own words).
 ECHO_SHARE = 0.6
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 # Determiners and joining words Snowball's lists (which search uses, and which are kept as
 # they are for it) leave out: a cloze hiding "Cada", or an option "echoing" a quote by
 # "mismo", tests nothing.
@@ -46,20 +43,6 @@ tales demás sino aunque pues cuyo cuya cuyos cuyas every whose upon shall thee 
 unto
 """
 _FUNCTION_WORDS = STOPWORDS | frozenset(normalize_name(w) for w in _MORE_FUNCTION_WORDS.split())
-
-
-@dataclass(frozen=True)
-class Span:
-    """Where some words sit in a text: `text[start:end]`."""
-
-    start: int
-    end: int
-    text: str
-
-
-def words_of(text: str) -> list[Span]:
-    """The words of `text` with their places (letters and digits; punctuation between)."""
-    return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
 
 
 def is_content_word(word: str) -> bool:

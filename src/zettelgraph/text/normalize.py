@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 
 def normalize_name(text: str) -> str:
@@ -29,6 +30,22 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, accents kept (Snowball's Spanish rules need them)."""
     return _WORD.findall(text.casefold())
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where some words sit in a text: `text[start:end]`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def words_of(text: str) -> list[Span]:
+    """The words of `text` with their places (letters and digits; punctuation between), as
+    they are written: the cloze checks cut a card's words from its quote, the experiment tools
+    the words of a folded passage."""
+    return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
 
 
 def word_sequence(text: str) -> list[str]:

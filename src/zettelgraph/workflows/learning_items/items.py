@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.guards.cards import Span
 from zettelgraph.models import (
     Difficulty,
     ItemType,
@@ -21,6 +20,7 @@ from zettelgraph.models import (
     learning_item_id,
 )
 from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.text.normalize import Span
 from zettelgraph.workflows.learning_items.state import CardRecord
 from zettelgraph.workflows.records import as_record
 
