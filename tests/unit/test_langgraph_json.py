@@ -101,7 +101,9 @@ def test_every_workflow_graph_has_an_entry() -> None:
     for file in graph_files:
         source = file.read_text(encoding="utf-8")
         assert re.search(r"^def build_\w+_graph\(", source, re.MULTILINE), file
-        assert re.search(r"^def make_graph\(\)", source, re.MULTILINE), file
+        # The entry langgraph.json names: the graph's builder with services from the environment.
+        entry = r"^make_graph = entry_point\(build_\w+_graph\)$"
+        assert re.search(entry, source, re.MULTILINE), file
         relative = file.relative_to(REPO).as_posix()
         assert f"./{relative}:make_graph" in listed, f"{relative} is not in langgraph.json"
         assert CONFIG["graphs"].get(file.parent.name), f"no graph named {file.parent.name}"

@@ -25,6 +25,17 @@ Graph = CompiledStateGraph[Any, Any, Any, Any]
 GraphContext = AbstractAsyncContextManager[Graph]
 
 
+def entry_point(build: Callable[[Services], Graph]) -> Callable[[], GraphContext]:
+    """The `make_graph` a workflow's graph.py names in `langgraph.json`: `build(services)` with
+    services opened from the environment, compiled without a checkpointer (the server has
+    one)."""
+
+    def make_graph() -> GraphContext:
+        return graph_with_services(build)
+
+    return make_graph
+
+
 def graph_with_services(build: Callable[[Services], Graph]) -> GraphContext:
     """`build(services)` with services opened from the environment, closed on exit.
 

@@ -39,7 +39,7 @@ from zettelgraph.workflows.concept_extraction.state import (
     ExtractionOutput,
     ExtractionState,
 )
-from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.studio import entry_point
 from zettelgraph.workflows.wiring import add_nodes
 
 # Supersteps: about 12 for phase 1 plus 2 per refinement and 2 per feedback round.
@@ -141,7 +141,4 @@ def build_concept_extraction_graph(
     return builder.compile(checkpointer=checkpointer, name="concept_extraction")
 
 
-def make_graph() -> GraphContext:
-    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
-    services opened from the environment, compiled without a checkpointer (the server has one)."""
-    return graph_with_services(build_concept_extraction_graph)
+make_graph = entry_point(build_concept_extraction_graph)

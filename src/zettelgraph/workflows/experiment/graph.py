@@ -23,7 +23,7 @@ from zettelgraph.workflows.experiment import (
     nodes_synthesis,
 )
 from zettelgraph.workflows.experiment.state import ExperimentInput, ExperimentState
-from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.studio import entry_point
 from zettelgraph.workflows.wiring import add_nodes
 
 # Six stages and one fan-out: far below this; the limit only stops a wiring mistake.
@@ -61,7 +61,4 @@ def build_experiment_graph(
     return builder.compile(checkpointer=checkpointer, name="experiment")
 
 
-def make_graph() -> GraphContext:
-    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
-    services opened from the environment, compiled without a checkpointer (the server has one)."""
-    return graph_with_services(build_experiment_graph)
+make_graph = entry_point(build_experiment_graph)

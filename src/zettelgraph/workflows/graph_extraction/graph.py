@@ -39,7 +39,7 @@ from zettelgraph.workflows.graph_extraction.state import (
     GraphState,
 )
 from zettelgraph.workflows.review import after_review
-from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.studio import entry_point
 from zettelgraph.workflows.wiring import add_nodes
 
 # Supersteps: about 6 per extraction round, one round per feedback.
@@ -141,7 +141,4 @@ def build_graph_extraction_graph(
     return builder.compile(checkpointer=checkpointer, name="graph_extraction")
 
 
-def make_graph() -> GraphContext:
-    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
-    services opened from the environment, compiled without a checkpointer (the server has one)."""
-    return graph_with_services(build_graph_extraction_graph)
+make_graph = entry_point(build_graph_extraction_graph)

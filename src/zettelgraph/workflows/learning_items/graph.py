@@ -31,7 +31,7 @@ from zettelgraph.workflows.learning_items.state import (
     GenerationState,
     QuestionPayload,
 )
-from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.studio import entry_point
 from zettelgraph.workflows.wiring import add_nodes
 
 # Six steps, one of them a fan-out: far under this.
@@ -77,7 +77,4 @@ def build_learning_items_graph(services: Services) -> CompiledStateGraph[Any, An
     return builder.compile(name="learning_items")
 
 
-def make_graph() -> GraphContext:
-    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
-    services opened from the environment, compiled without a checkpointer (the server has one)."""
-    return graph_with_services(build_learning_items_graph)
+make_graph = entry_point(build_learning_items_graph)

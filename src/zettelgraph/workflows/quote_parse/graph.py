@@ -23,7 +23,7 @@ from zettelgraph.workflows.quote_parse.state import (
     QuoteParseOutput,
     QuoteParseState,
 )
-from zettelgraph.workflows.studio import GraphContext, graph_with_services
+from zettelgraph.workflows.studio import entry_point
 from zettelgraph.workflows.wiring import add_nodes
 
 RECURSION_LIMIT = 20
@@ -61,7 +61,4 @@ def build_quote_parse_graph(
     return builder.compile(checkpointer=checkpointer, name="quote_parse")
 
 
-def make_graph() -> GraphContext:
-    """Entry point for LangGraph tooling (`langgraph.json`, `langgraph dev`): the graph with
-    services opened from the environment, compiled without a checkpointer (the server has one)."""
-    return graph_with_services(build_quote_parse_graph)
+make_graph = entry_point(build_quote_parse_graph)
