@@ -31,7 +31,7 @@ from zettelgraph.services.cards import refresh_vault
 from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.entities import entity_vaults, write_entity_notes
-from zettelgraph.vault.report import NotesReport
+from zettelgraph.vault.report import REPAIR, NotesReport
 from zettelgraph.vault.sync import sync_vault
 from zettelgraph.vault.trash import discard_notes
 
@@ -90,10 +90,7 @@ class NotesOutcome:
         self.notes_written += report.written
         self.notes_updated += [i for i in report.updated if i not in self.notes_updated]
         self.notes_removed += report.removed
-        self.vault_errors += [
-            f"{e.get('title') or e.get('concept_id') or e.get('entity_id')}: {e.get('error')}"
-            for e in report.errors
-        ]
+        self.vault_errors += report.error_lines()
 
     def as_dict(self) -> dict[str, Any]:
         """What the front ends print or show about the vault after a correction.
@@ -137,7 +134,6 @@ def rewrite_notes(
     """
     store, vault = services.store, services.vault
     outcome = NotesOutcome()
-    sync = "run `zettelgraph vault sync` to repair"
     try:
         reports = [
             sync_vault(store, vault, concept_ids=list(touched)),
@@ -159,7 +155,7 @@ def rewrite_notes(
                 write_entity_notes(store, root, services.packs, list(entities), folders=folders)
             )
     except OSError as exc:
-        outcome.vault_errors.append(f"{exc}: {sync}")
+        outcome.vault_errors.append(f"{exc}: {REPAIR}")
         return outcome
     for report in reports:
         outcome.add(report)

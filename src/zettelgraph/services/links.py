@@ -25,6 +25,7 @@ from zettelgraph.relations import RelationVocabulary
 from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
+from zettelgraph.vault.report import REPAIR
 from zettelgraph.vault.sync import sync_vault
 
 READER_PROVENANCE = "reader"
@@ -208,12 +209,10 @@ def link_concepts(
     try:
         report = sync_vault(store, services.vault, concept_ids=[a.id, b.id])
     except OSError as exc:
-        result.vault_errors.append(f"{exc}: run `zettelgraph vault sync` to repair")
+        result.vault_errors.append(f"{exc}: {REPAIR}")
         return result
     result.notes_written, result.notes_updated = report.written, report.updated
-    result.vault_errors = [
-        f"{e.get('title') or e.get('concept_id')}: {e.get('error')}" for e in report.errors
-    ]
+    result.vault_errors = report.error_lines()
     return result
 
 
