@@ -8,8 +8,8 @@ can be refused to an HTTP status, and the model's failures (`services/errors.py`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 
 from fastapi import HTTPException
 
@@ -35,18 +35,22 @@ def model_failures(then: str = "") -> Iterator[None]:
 
 
 @contextmanager
-def correction_refusals() -> Iterator[None]:
+def refusals(statuses: Mapping[type[Exception], int]) -> Iterator[None]:
+    """What the services refuse, as HTTP errors carrying their message. `statuses` maps each
+    error class to its status; the first class the error is an instance of decides, as a row
+    of `except` clauses would (so a subclass goes before its base)."""
+    try:
+        yield
+    except tuple(statuses) as exc:
+        status = next(code for kind, code in statuses.items() if isinstance(exc, kind))
+        raise HTTPException(status_code=status, detail=str(exc)) from exc
+
+
+def correction_refusals() -> AbstractContextManager[None]:
     """A correction the services refuse, as HTTP: 404 for what is not in the graph, 409 for
     what the graph's state forbids now (a title another concept has, a run still open),
     422 for bad input; nothing was written in any case."""
-    try:
-        yield
-    except UnknownError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
-    except RefusedError as exc:
-        raise HTTPException(status_code=409, detail=str(exc)) from exc
-    except CorrectionError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
+    return refusals({UnknownError: 404, RefusedError: 409, CorrectionError: 422})
 
 
 def not_found(what: str, given: str) -> HTTPException:
@@ -69,10 +73,8 @@ def extraction_runs(web: WebState) -> list[ProposalRuns]:
 
 def get_run(web: WebState, run_id: str, runs: ProposalRuns | None = None) -> RunView:
     """The run of `runs` (default: the concept runs), or 404."""
-    try:
+    with refusals({RunError: 404}):
         return (runs or web.runs).view(run_id)
-    except RunError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
 
 
 def decide(
@@ -96,11 +98,9 @@ def decide(
         )
     runs = runs or web.runs
     get_run(web, run_id, runs)
-    try:
-        with model_failures(f"the run stopped; `zettelgraph resume {run_id}` continues it"):
-            return runs.answer(run_id, action, feedback)
-    except RunError as exc:
-        raise HTTPException(status_code=409, detail=str(exc)) from exc
+    then = f"the run stopped; `zettelgraph resume {run_id}` continues it"
+    with refusals({RunError: 409}), model_failures(then):
+        return runs.answer(run_id, action, feedback)
 
 
 def decide_items(
@@ -117,12 +117,8 @@ def decide_items(
     """
     runs = runs or web.runs
     get_run(web, run_id, runs)
-    try:
+    with refusals({review.ReviewError: 422, RunError: 409}):
         return review.decide(runs, run_id, decisions)
-    except review.ReviewError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
-    except RunError as exc:
-        raise HTTPException(status_code=409, detail=str(exc)) from exc
 
 
 def start(

@@ -8,8 +8,8 @@ refusal gets: an unknown card id is 404, anything else `CardError` refuses is 40
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,6 +22,7 @@ from zettelgraph.services.study import RATINGS, Deck, StudyQueue, scheduler_for
 from zettelgraph.services.study_preview import interval_label, preview
 from zettelgraph.services.study_stats import outlook
 from zettelgraph.store.base import GraphStore
+from zettelgraph.web.actions import refusals
 from zettelgraph.web.state import WebState
 
 
@@ -30,13 +31,9 @@ def clock() -> datetime:
     return datetime.now().astimezone()
 
 
-@contextmanager
-def card_errors() -> Iterator[None]:
+def card_errors() -> AbstractContextManager[None]:
     """A request the card services refuse is the client's to fix: 400 with their message."""
-    try:
-        yield
-    except CardError as exc:
-        raise HTTPException(status_code=400, detail=str(exc)) from exc
+    return refusals({CardError: 400})
 
 
 def known_items(store: GraphStore, item_ids: Sequence[str]) -> list[LearningItem]:

@@ -29,6 +29,7 @@ from zettelgraph.services.errors import (
 )
 from zettelgraph.services.experiments import DECISIONS, ExperimentView
 from zettelgraph.services.run_view import BusyError, RunError
+from zettelgraph.web.actions import refusals
 from zettelgraph.web.state import WebState
 
 
@@ -119,10 +120,8 @@ def focus_term(
 
 def get_experiment(web: WebState, run_id: str) -> ExperimentView:
     """The experiment, or 404."""
-    try:
+    with refusals({RunError: 404}):
         return web.experiments.show(run_id)
-    except RunError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
 
 
 def start_experiment(
@@ -140,13 +139,8 @@ def start_experiment(
     missing = [cid for cid in dict.fromkeys(content_ids) if store.get_content(cid) is None]
     if missing:
         raise HTTPException(status_code=404, detail=f"no content with id {', '.join(missing)}")
-    try:
-        with _stops(web, None):
-            return web.experiments.new(kind, term, content_ids, goal=goal)
-    except BusyError as exc:
-        raise HTTPException(status_code=409, detail=str(exc)) from exc
-    except RunError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
+    with refusals({BusyError: 409, RunError: 422}), _stops(web, None):
+        return web.experiments.new(kind, term, content_ids, goal=goal)
 
 
 def review_experiment(
@@ -188,8 +182,5 @@ def resume_experiment(web: WebState, run_id: str) -> ExperimentView:
     """Continue an experiment that stopped in the middle. 404: no such experiment; 409: it
     is not interrupted, or another process is driving it; `StoppedError`: it stopped again."""
     get_experiment(web, run_id)
-    try:
-        with _stops(web, run_id):
-            return web.experiments.continue_run(run_id)
-    except RunError as exc:
-        raise HTTPException(status_code=409, detail=str(exc)) from exc
+    with refusals({RunError: 409}), _stops(web, run_id):
+        return web.experiments.continue_run(run_id)

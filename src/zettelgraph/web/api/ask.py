@@ -22,10 +22,8 @@ router = APIRouter()
 
 
 def _recipe(recipe: str | None, services: Services) -> SearchRecipe:
-    try:
+    with actions.refusals({ValueError: 422}):
         return recipe_named(recipe or services.settings.search_recipe)
-    except ValueError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
 
 
 FilterValues = Annotated[list[str], Query(max_length=50)]
@@ -39,7 +37,7 @@ def _filter(
     where: list[str] | None,
 ) -> PassageFilter | None:
     """The filter of a request (None when it names none); 422 when it cannot be used."""
-    try:
+    with actions.refusals({asking.FilterError: 422}):
         return asking.passage_filter(
             services,
             contents=content or (),
@@ -47,8 +45,6 @@ def _filter(
             authors=author or (),
             where=where or (),
         )
-    except asking.FilterError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
 
 
 @router.get("/search", response_model=SearchOut)
@@ -84,28 +80,23 @@ def ask(body: AskIn, web: Web) -> dict[str, Any]:
     passages = _filter(services, *given)
     if passages is None and any(values is not None for values in given):
         passages = PassageFilter()  # named, and empty: search everything
-    with actions.model_failures():
-        try:
-            outcome = asking.ask(
-                services,
-                body.question,
-                k=body.k,
-                recipe=chosen,
-                passages=passages,
-                chat_id=body.chat_id or None,
-            )
-        except asking.UnknownChatError as exc:
-            raise HTTPException(status_code=404, detail=str(exc)) from exc
+    with actions.model_failures(), actions.refusals({asking.UnknownChatError: 404}):
+        outcome = asking.ask(
+            services,
+            body.question,
+            k=body.k,
+            recipe=chosen,
+            passages=passages,
+            chat_id=body.chat_id or None,
+        )
     return outcome.as_dict()
 
 
 @router.get("/chats/{chat_id}", response_model=ChatOut)
 def chat(chat_id: str, web: Web) -> dict[str, Any]:
     """A chat's turns, first first, each as `POST /api/ask` returned it (without passages)."""
-    try:
+    with actions.refusals({asking.UnknownChatError: 404}):
         turns = asking.chat_thread(web.services, chat_id)
-    except asking.UnknownChatError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
     return {"chat_id": chat_id, "turns": [asking.answer_dict(a) for a in turns]}
 
 

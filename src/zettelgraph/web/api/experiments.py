@@ -19,9 +19,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from zettelgraph.experiments.models import ExperimentType
+from zettelgraph.services.provenance import FORMATS, export_provenance
 from zettelgraph.services.run_view import RunError
 from zettelgraph.web import experiment_actions as actions
+from zettelgraph.web.actions import refusals
 from zettelgraph.web.api.models import Open
+from zettelgraph.web.api.provenance import provenance_refusals
 from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web
 
@@ -136,23 +139,10 @@ def experiment_provenance(
     """The experiment's W3C PROV record (its LLM calls, the review, the tool runs, the report
     and the passages it read) as JSON-LD, Turtle or PROV-N, as `zettelgraph export prov
     --experiment ID` writes it."""
-    from zettelgraph.services.provenance import (
-        FORMATS,
-        ProvenanceError,
-        ProvenanceNotFoundError,
-        export_provenance,
-    )
-
-    try:
+    with refusals({RunError: 404}):
         record = web.experiments.record(run_id)
-    except RunError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
-    try:
+    with provenance_refusals():
         text = export_provenance(web.services, experiment=record, fmt=fmt)
-    except ProvenanceNotFoundError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
-    except ProvenanceError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
     chosen = FORMATS[fmt]
     return Response(
         text,

@@ -8,9 +8,10 @@ unknown concept or run is 404, an unknown format 422.
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from zettelgraph.services.provenance import (
@@ -20,6 +21,7 @@ from zettelgraph.services.provenance import (
     check_format,
     export_provenance,
 )
+from zettelgraph.web.actions import refusals
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(tags=["provenance"])
@@ -28,6 +30,11 @@ FormatQuery = Annotated[
 ]
 # What a file name keeps of an id (the id itself is only ever looked up in the store).
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def provenance_refusals() -> AbstractContextManager[None]:
+    """An unknown concept, run or experiment is 404; an unknown format 422."""
+    return refusals({ProvenanceNotFoundError: 404, ProvenanceError: 422})
 
 
 def _download(
@@ -39,15 +46,11 @@ def _download(
     run: str | None = None,
     everything: bool = False,
 ) -> Response:
-    try:
+    with provenance_refusals():
         chosen = check_format(fmt)
         text = export_provenance(
             web.services, concept=concept, run=run, everything=everything, fmt=fmt
         )
-    except ProvenanceNotFoundError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
-    except ProvenanceError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from exc
     filename = _UNSAFE.sub("-", name)[:120] + chosen.suffix
     return Response(
         content=text,

@@ -20,6 +20,7 @@ from fastapi.responses import HTMLResponse, Response
 from zettelgraph.models import Answer, PassageFilter, SearchResult
 from zettelgraph.services import ask as ask_flow
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
+from zettelgraph.web import actions
 from zettelgraph.web.pages.common import (
     HTMLRoute,
     linked_answer,
@@ -121,10 +122,8 @@ def _last_filter(thread: list[Answer]) -> dict[str, str]:
 
 
 def _thread(web: WebState, chat_id: str) -> list[Answer]:
-    try:
+    with actions.refusals({ask_flow.UnknownChatError: 404}):
         return ask_flow.chat_thread(web.services, chat_id)
-    except ask_flow.UnknownChatError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from exc
 
 
 @router.get("/ask", response_class=HTMLResponse)
