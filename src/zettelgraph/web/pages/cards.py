@@ -27,9 +27,9 @@ from zettelgraph.web.cards_common import (
     card_views,
     known_items,
 )
-from zettelgraph.web.pages.common import HTMLRoute, render, see_other
+from zettelgraph.web.pages.common import HTMLRoute, render, see_other, template_globals
 from zettelgraph.web.security import Csrf
-from zettelgraph.web.state import TEMPLATES, Web, WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -70,10 +70,12 @@ def study_href(content: str = "", **extra: str | int) -> str:
     return "/study" + (f"?{urlencode(query)}" if query else "")
 
 
-TEMPLATES.env.globals.setdefault("cards_href", cards_href)
-TEMPLATES.env.globals.setdefault("card_href", card_href)
-TEMPLATES.env.globals.setdefault("study_href", study_href)
-TEMPLATES.env.globals.setdefault("study_card_href", study_card_href)
+template_globals(
+    cards_href=cards_href,
+    card_href=card_href,
+    study_href=study_href,
+    study_card_href=study_card_href,
+)
 
 
 def _cards_page(

@@ -157,19 +157,28 @@ def label(context: Any, name: str) -> str:
     return str(getattr(labels_for(language), name))
 
 
+def template_globals(**functions: Callable[..., Any]) -> None:
+    """Make each function callable by its name in every template (`{{ concept_href(id) }}`);
+    a name the templates already have keeps its function."""
+    for name, function in functions.items():
+        TEMPLATES.env.globals.setdefault(name, function)
+
+
 TEMPLATES.env.filters.setdefault("ago", ago)
 TEMPLATES.env.filters.setdefault("when", when)
-TEMPLATES.env.globals.setdefault("rel_color", rel_color)
-TEMPLATES.env.globals.setdefault("label", label)
-TEMPLATES.env.globals.setdefault("page_label", page_label)
-TEMPLATES.env.globals.setdefault("passage_href", passage_href)
-TEMPLATES.env.globals.setdefault("concept_href", concept_href)
-TEMPLATES.env.globals.setdefault("unlink_href", unlink_href)
-TEMPLATES.env.globals.setdefault("entity_href", entity_href)
-TEMPLATES.env.globals.setdefault("source_href", source_href)
-TEMPLATES.env.globals.setdefault("graph_href", graph_href)
-TEMPLATES.env.globals.setdefault("run_href", run_href)
-TEMPLATES.env.globals.setdefault("graph_run_href", graph_run_href)
+template_globals(
+    rel_color=rel_color,
+    label=label,
+    page_label=page_label,
+    passage_href=passage_href,
+    concept_href=concept_href,
+    unlink_href=unlink_href,
+    entity_href=entity_href,
+    source_href=source_href,
+    graph_href=graph_href,
+    run_href=run_href,
+    graph_run_href=graph_run_href,
+)
 
 
 def render(

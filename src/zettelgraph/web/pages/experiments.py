@@ -21,9 +21,15 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from zettelgraph.experiments.registry import document_info
 from zettelgraph.services.experiments import TYPE_TITLES, TYPES, ExperimentView
 from zettelgraph.web import experiment_actions as actions
-from zettelgraph.web.pages.common import HTMLRoute, passage_href, render, see_other
+from zettelgraph.web.pages.common import (
+    HTMLRoute,
+    passage_href,
+    render,
+    see_other,
+    template_globals,
+)
 from zettelgraph.web.security import Csrf
-from zettelgraph.web.state import TEMPLATES, Web, WebState
+from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -53,7 +59,7 @@ def experiment_href(run_id: str) -> str:
     return f"/experiments/{quote(run_id, safe='')}"
 
 
-TEMPLATES.env.globals.setdefault("experiment_href", experiment_href)
+template_globals(experiment_href=experiment_href)
 
 
 def _contents(web: WebState) -> list[dict[str, Any]]:

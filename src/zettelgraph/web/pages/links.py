@@ -16,9 +16,15 @@ from fastapi.responses import HTMLResponse, Response
 from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
 from zettelgraph.web import actions
-from zettelgraph.web.pages.common import HTMLRoute, concept_href, render_concept, see_other
+from zettelgraph.web.pages.common import (
+    HTMLRoute,
+    concept_href,
+    render_concept,
+    see_other,
+    template_globals,
+)
 from zettelgraph.web.security import Csrf
-from zettelgraph.web.state import TEMPLATES, Web
+from zettelgraph.web.state import Web
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
@@ -29,7 +35,7 @@ def concept_link_types(vocabulary: RelationVocabulary) -> list[tuple[str, str]]:
     return [(name, concepts.descriptions.get(name, "")) for name in concepts.names]
 
 
-TEMPLATES.env.globals.setdefault("concept_link_types", concept_link_types)
+template_globals(concept_link_types=concept_link_types)
 
 
 @router.post(
