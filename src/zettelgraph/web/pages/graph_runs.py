@@ -17,6 +17,7 @@ from zettelgraph.models import Entity
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import HTMLRoute, graph_run_href, render, see_other
+from zettelgraph.web.pages.review import decision_routes
 from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
@@ -91,24 +92,7 @@ def decide_item(
     return see_other(graph_run_href(run_id) + f"#item-{item}")
 
 
-@router.post("/graph-runs/{run_id}/approve", dependencies=Csrf)
-def approve(run_id: str, web: Web) -> Response:
-    actions.decide(web, run_id, "approve", runs=web.graph_runs)
-    return see_other(graph_run_href(run_id))
-
-
-@router.post("/graph-runs/{run_id}/feedback", dependencies=Csrf)
-def feedback(
-    run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
-) -> Response:
-    actions.decide(web, run_id, "feedback", feedback, runs=web.graph_runs)
-    return see_other(graph_run_href(run_id) + "#feedback-log")
-
-
-@router.post("/graph-runs/{run_id}/abort", dependencies=Csrf)
-def abort(run_id: str, web: Web) -> Response:
-    actions.decide(web, run_id, "abort", runs=web.graph_runs)
-    return see_other(graph_run_href(run_id))
+decision_routes(router, "/graph-runs", lambda web: web.graph_runs, graph_run_href)
 
 
 @router.post("/sources/{content_id}/graph-extract", dependencies=Csrf)

@@ -8,6 +8,7 @@ at a time, 409 when the run is not waiting for review.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -15,6 +16,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
 from zettelgraph.services import browse
+from zettelgraph.services.proposal_runs import ProposalRuns
 from zettelgraph.services.review import ItemDecision
 from zettelgraph.services.run_view import RunView
 from zettelgraph.web import actions
@@ -151,24 +153,35 @@ async def decide_item(run_id: str, request: Request, web: Web) -> Response:
     return see_other(run_href(run_id) + anchor)
 
 
-@router.post("/runs/{run_id}/approve", dependencies=Csrf)
-def approve(run_id: str, web: Web) -> Response:
-    actions.decide(web, run_id, "approve")
-    return see_other(run_href(run_id))
+def decision_routes(
+    router: APIRouter,
+    prefix: str,
+    runs: Callable[[WebState], ProposalRuns],
+    href: Callable[[str], str],
+) -> None:
+    """The routes of the Decide forms (`decide_forms` in macros/common.html) of the runs
+    under `prefix`: approve, send feedback or abort through `actions.decide` on `runs`, then
+    back to the run's page (`href`), at the feedback log after feedback."""
+
+    @router.post(prefix + "/{run_id}/approve", dependencies=Csrf)
+    def approve(run_id: str, web: Web) -> Response:
+        actions.decide(web, run_id, "approve", runs=runs(web))
+        return see_other(href(run_id))
+
+    @router.post(prefix + "/{run_id}/feedback", dependencies=Csrf)
+    def feedback(
+        run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
+    ) -> Response:
+        actions.decide(web, run_id, "feedback", feedback, runs=runs(web))
+        return see_other(href(run_id) + "#feedback-log")
+
+    @router.post(prefix + "/{run_id}/abort", dependencies=Csrf)
+    def abort(run_id: str, web: Web) -> Response:
+        actions.decide(web, run_id, "abort", runs=runs(web))
+        return see_other(href(run_id))
 
 
-@router.post("/runs/{run_id}/feedback", dependencies=Csrf)
-def feedback(
-    run_id: str, web: Web, feedback: Annotated[str, Form(max_length=10_000)] = ""
-) -> Response:
-    actions.decide(web, run_id, "feedback", feedback)
-    return see_other(run_href(run_id) + "#feedback-log")
-
-
-@router.post("/runs/{run_id}/abort", dependencies=Csrf)
-def abort(run_id: str, web: Web) -> Response:
-    actions.decide(web, run_id, "abort")
-    return see_other(run_href(run_id))
+decision_routes(router, "/runs", lambda web: web.runs, run_href)
 
 
 @router.post("/sources/{content_id}/extract", dependencies=Csrf)
