@@ -15,20 +15,18 @@ from fastapi.responses import HTMLResponse, Response
 
 from zettelgraph.models import Entity
 from zettelgraph.services.review import ItemDecision
+from zettelgraph.services.run_view import RunView
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import HTMLRoute, graph_run_href, render, see_other
-from zettelgraph.web.pages.review import decision_routes
+from zettelgraph.web.pages.review import RUN_NOTES, decision_routes, status_note
 from zettelgraph.web.security import Csrf
 from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
 STATUS_NOTES = {
+    **RUN_NOTES,
     "committed": "Approved: the entities and relationships are in the graph.",
-    "aborted": "Aborted: nothing was written.",
-    "interrupted": "Stopped in the middle (a crash or a killed process). Continue it with "
-    "`zettelgraph resume {run_id}`.",
-    "running": "Still running.",
 }
 
 
@@ -49,7 +47,7 @@ def graph_review_page(run_id: str, request: Request, web: Web) -> HTMLResponse:
 def _page(
     request: Request,
     web: WebState,
-    view: Any,
+    view: RunView,
     *,
     error: dict[str, str] | None = None,
     status_code: int = 200,
@@ -63,7 +61,7 @@ def _page(
         run=view,
         report=view.report or {},
         committed=_committed_entities(web, view.committed) if view.committed else {},
-        status_note=STATUS_NOTES.get(view.status, "").format(run_id=view.run_id),
+        status_note=status_note(STATUS_NOTES, view),
     )
 
 

@@ -26,16 +26,26 @@ from zettelgraph.web.state import Web, WebState
 
 router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 
-STATUS_NOTES = {
-    "committed": "Approved and written to the graph.",
+# What a run's page says of it once it no longer waits for review, the same for concept and
+# graph runs; each adds what approving wrote.
+RUN_NOTES = {
     "aborted": "Aborted: nothing was written.",
-    "skipped": "Skipped: this source was already processed. `zettelgraph extract ID --force` "
-    "starts a new run anyway.",
-    "no_quotes": "Nothing to extract: this source has no passages.",
     "interrupted": "Stopped in the middle (a crash or a killed process). Continue it with "
     "`zettelgraph resume {run_id}`.",
     "running": "Still running.",
 }
+STATUS_NOTES = {
+    **RUN_NOTES,
+    "committed": "Approved and written to the graph.",
+    "skipped": "Skipped: this source was already processed. `zettelgraph extract ID --force` "
+    "starts a new run anyway.",
+    "no_quotes": "Nothing to extract: this source has no passages.",
+}
+
+
+def status_note(notes: dict[str, str], view: RunView) -> str:
+    """What `notes` say of the run's status, naming the run where they do ("" for none)."""
+    return notes.get(view.status, "").format(run_id=view.run_id)
 
 
 def _report_passages(web: WebState, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -78,7 +88,6 @@ def _review(
     status_code: int = 200,
 ) -> HTMLResponse:
     report = view.report or {}
-    status_note = STATUS_NOTES.get(view.status, "").format(run_id=view.run_id)
     return render(
         request,
         "review.html",
@@ -90,7 +99,7 @@ def _review(
         report=report,
         passages=_report_passages(web, report) if report else {},
         committed=_committed_links(web, view.committed) if view.committed else {},
-        status_note=status_note,
+        status_note=status_note(STATUS_NOTES, view),
     )
 
 
