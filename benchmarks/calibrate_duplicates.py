@@ -115,7 +115,7 @@ def pair_cosines(
 ) -> NDArray[np.float64]:
     """Cosine similarity per pair; each distinct sentence is embedded once, in batches, as the
     workflow embeds stored texts (`embed`), or as search queries with `as_queries`."""
-    from zettelgraph.embeddings import embed_queries
+    from zettelgraph.llm.embeddings import embed_queries
 
     texts = list(dict.fromkeys([*left, *right]))
     embed = (lambda batch: embed_queries(embedder, batch)) if as_queries else embedder.embed
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_file():
         print(f"no data file at {args.data}; pass --data", file=sys.stderr)
         return 2
-    from zettelgraph.embeddings import build_embedder
+    from zettelgraph.llm.embeddings import build_embedder
 
     left, right, score_list = load_pairs(args.data)
     embedder = build_embedder(args.embeddings)

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from zettelgraph.context import open_services
-from zettelgraph.embeddings import build_embedder
 from zettelgraph.ingest.chunking import chunk_document
 from zettelgraph.ingest.documents import read_documents
+from zettelgraph.llm.embeddings import build_embedder
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.quote_parse.documents import chunking_config
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph

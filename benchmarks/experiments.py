@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from quality import emit  # benchmarks/ is the script's folder, so on sys.path
-from zettelgraph.embeddings import HashEmbedder, build_embedder
 from zettelgraph.experiments.models import FocusTerm
 from zettelgraph.experiments.registry import ToolContext, load_documents
 from zettelgraph.experiments.tools import TOOLS
+from zettelgraph.llm.embeddings import HashEmbedder, build_embedder
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -56,7 +56,7 @@ from zettelgraph.models import (
     person_id,
     stable_id,
 )
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore, open_store
 
 NOUNS = """casa camino ciudad pueblo rey reina caballero dama campo río mar monte iglesia

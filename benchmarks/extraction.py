@@ -53,7 +53,7 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
-from zettelgraph.relations import QUOTED_IN
+from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings

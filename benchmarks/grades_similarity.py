@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from grading import USABLE, read_jsonl
-from zettelgraph.embeddings import build_embedder
 from zettelgraph.guards.doubt import separation
+from zettelgraph.llm.embeddings import build_embedder
 from zettelgraph.store.vector_index import normalize_rows
 
 GRADES = Path(__file__).resolve().parent / "grades"

@@ -50,7 +50,7 @@ from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.packs.loader import active_schema
-from zettelgraph.relations import QUOTED_IN
+from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.ingest import ingest_paths

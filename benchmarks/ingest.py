@@ -31,7 +31,7 @@ import numpy as np
 
 import vector_search
 from zettelgraph.context import open_services
-from zettelgraph.embeddings import build_embedder
+from zettelgraph.llm.embeddings import build_embedder
 from zettelgraph.settings import Settings
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 

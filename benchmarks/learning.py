@@ -48,7 +48,7 @@ from learning_calibration import calibrate  # benchmarks/ is the script's folder
 from quality import emit
 from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, Concept, ItemType, Relation, embedding_text, stable_id
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.services.card_generation import GenerationReport, generate_cards
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns

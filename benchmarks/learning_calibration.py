@@ -209,7 +209,7 @@ def _cosines(embedder: Any, left: list[str], right: list[str]) -> np.ndarray[Any
 
 
 def calibrate(embeddings: str) -> dict[str, Any]:
-    from zettelgraph.embeddings import build_embedder
+    from zettelgraph.llm.embeddings import build_embedder
 
     embedder = build_embedder(embeddings)
     quotes = [q for q, _, _ in ANSWERS]

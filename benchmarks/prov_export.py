@@ -37,11 +37,11 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.provenance import FORMATS
 from zettelgraph.provenance.document import build_document
 from zettelgraph.provenance.formats import serialize, triples
 from zettelgraph.provenance.scope import everything
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore, open_store
 
 PER_BOOK = 100

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from grading import figures, read_jsonl, sheet_items, write_jsonl
-from zettelgraph.embeddings import build_embedder
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
-from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.llm.embeddings import build_embedder
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY
 from zettelgraph.text.language import detector_for
 
 

@@ -40,9 +40,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zettelgraph.embeddings import build_embedder
+from zettelgraph.llm.embeddings import build_embedder
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
-from zettelgraph.relations import QUOTED_IN
+from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.retrieval.recipes import RECIPES
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.store import open_store

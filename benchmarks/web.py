@@ -50,7 +50,7 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
-from zettelgraph.relations import QUOTED_IN
+from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
 

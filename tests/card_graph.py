@@ -29,7 +29,7 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
-from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
+from zettelgraph.packs.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.text.normalize import normalize_name
 

@@ -39,7 +39,7 @@ from zettelgraph.models import (
     review_log_id,
     stable_id,
 )
-from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
+from zettelgraph.packs.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.settings import Settings
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.sync import sync_vault

@@ -24,6 +24,7 @@ from zettelgraph.models import (
     entity_id,
 )
 from zettelgraph.packs.loader import shipped_schema
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, vocabulary_from
 from zettelgraph.packs.schema import (
     EntityType,
     Pack,
@@ -32,7 +33,6 @@ from zettelgraph.packs.schema import (
     RelationshipType,
     merge,
 )
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, vocabulary_from
 from zettelgraph.store import GraphStore
 from zettelgraph.store.sqlite import SQLiteStore
 

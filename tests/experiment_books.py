@@ -14,7 +14,7 @@ from zettelgraph.models import (
     person_id,
     quote_id,
 )
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN
 
 BOOKS = [
     (

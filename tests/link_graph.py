@@ -15,7 +15,7 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
-from zettelgraph.relations import QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import QUOTED_IN, SUPPORTS
 from zettelgraph.text.normalize import normalize_name
 
 TITLES = {

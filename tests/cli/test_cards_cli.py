@@ -36,7 +36,7 @@ from zettelgraph.models import (
     Quote,
     learning_item_id,
 )
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.settings import Settings
 from zettelgraph.store import GraphStore
 

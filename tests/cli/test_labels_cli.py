@@ -1,5 +1,5 @@
 """The CLI review and concept views label a concept's parts in the concept language, as the
-vault and the web do (one table: `zettelgraph.labels`)."""
+vault and the web do (one table: `zettelgraph.models.labels`)."""
 
 from __future__ import annotations
 

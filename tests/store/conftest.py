@@ -37,7 +37,7 @@ from zettelgraph.models import (
     stable_id,
 )
 from zettelgraph.models import content_id as make_content_id
-from zettelgraph.relations import (
+from zettelgraph.packs.relations import (
     AUTHORED_BY,
     CITES,
     IN_SECTION,

@@ -23,7 +23,7 @@ from zettelgraph.models import (
     learning_item_id,
     review_log_id,
 )
-from zettelgraph.relations import (
+from zettelgraph.packs.relations import (
     AUTHORED_BY,
     CITES,
     IN_SECTION,

@@ -17,7 +17,7 @@ from zettelgraph.models import (
     Removal,
     removal_id,
 )
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.store import GraphStore
 from zettelgraph.store.base import IntegrityError
 

@@ -24,7 +24,7 @@ from zettelgraph.models import (
     Quote,
     embedding_text,
 )
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN
 from zettelgraph.store import GraphStore
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from zettelgraph.models import ChangeSet, Concept, Content
-from zettelgraph.relations import QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore
 
 if TYPE_CHECKING:

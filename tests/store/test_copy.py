@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from copy_graph import everything, fill
 from zettelgraph.cli.app import app
 from zettelgraph.models import ChangeSet, NodeLabel
-from zettelgraph.relations import CITES, IN_SECTION, SECTION_OF
+from zettelgraph.packs.relations import CITES, IN_SECTION, SECTION_OF
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.copy import LABEL_FIELDS, PHASES, CopyError, copy_store
 

@@ -22,7 +22,7 @@ from zettelgraph.models import (
     NodeLabel,
     learning_item_id,
 )
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.store import StoreError, open_store
 from zettelgraph.store.base import IntegrityError
 from zettelgraph.store.migrations import MIGRATIONS

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from zettelgraph.bounded_yaml import YamlLimitError, YamlLimits, load
+from zettelgraph.text.bounded_yaml import YamlLimitError, YamlLimits, load
 
 SHARED = "a: &x [1, 2]\nb: *x\n"  # 9 values: the mapping, a, [1, 2], b, and *x's three
 

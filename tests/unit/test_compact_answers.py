@@ -121,8 +121,8 @@ def test_compact_book_and_author_calls_ask_no_short_summary() -> None:
 
 
 def test_a_compact_relation_answer_is_one_relation_without_notes() -> None:
+    from zettelgraph.packs.relations import DEFAULT_VOCABULARY
     from zettelgraph.prompts import create_relations
-    from zettelgraph.relations import DEFAULT_VOCABULARY
 
     compact = create_relations.response_model(DEFAULT_VOCABULARY, compact=True)
     assert "relation_notes" not in compact.model_fields

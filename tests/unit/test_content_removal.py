@@ -13,7 +13,7 @@ import pytest
 from correction_graph import Library, make_library, services_on
 from zettelgraph.context import Services
 from zettelgraph.models import ChangeSet, Entity, NodeLabel, Relation, entity_id
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.services.content_removal import plan_content_removal, remove_content
 from zettelgraph.services.corrections import UnknownError, removals
 from zettelgraph.vault.entities import write_entity_notes

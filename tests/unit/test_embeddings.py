@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from zettelgraph.embeddings import (
+from zettelgraph.llm.embeddings import (
     CachedEmbedder,
     Embedder,
     EmbeddingError,
@@ -21,8 +21,8 @@ from zettelgraph.embeddings import (
     build_embedder,
     embedder_from_settings,
 )
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import MissingExtraError
 
 
 def cosine(a: NDArray[np.float32], b: NDArray[np.float32]) -> float:

@@ -11,9 +11,9 @@ import pytest
 from numpy.typing import NDArray
 from typer.testing import CliRunner
 
-from zettelgraph import embeddings
 from zettelgraph.cli.app import app
-from zettelgraph.embeddings import (
+from zettelgraph.llm import embeddings
+from zettelgraph.llm.embeddings import (
     CachedEmbedder,
     E5Small,
     HashEmbedder,

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.guards import Finding, count_findings
 from zettelgraph.guards.distillation import (
     copied_quote,
@@ -19,7 +18,8 @@ from zettelgraph.guards.grounding import names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
-from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.llm.embeddings import HashEmbedder
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY
 from zettelgraph.text.language import LinguaDetector
 from zettelgraph.text.normalize import copied_share
 

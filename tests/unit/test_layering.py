@@ -1,9 +1,10 @@
 """The layers hold: `cli/`, `web/` and `mcp_server/` call `services/`, which calls the
 workflows, the store, the vault and retrieval; nothing below calls up; a front end does not
 import another (the CLI only starts the web app and the MCP server); the floor packages
-(`text/`) import nothing else of zettelgraph; no module imports itself back through others
-(an import circle); and no package's parts import each other in a circle either (`store` ->
-`text_analysis` -> `retrieval` -> `store` was one though no single module closed it). Read
+(`text/`, `system/`) import nothing else of zettelgraph; no module imports itself back
+through others (an import circle); and no package's parts import each other in a circle
+either (`store` -> `text_analysis` -> `retrieval` -> `store` was one though no single module
+closed it). Read
 from the source with `ast`, every import an edge: those inside functions (the CLI imports
 late to start fast) and those under `if TYPE_CHECKING:` (a circle that type checking alone
 closes still ties the modules together: neither can be read, moved or tested without the
@@ -27,13 +28,13 @@ FRONT_END_MAY_IMPORT = (
     "zettelgraph.retrieval.recipes",  # search recipes, a setting the user picks
 )
 # The layers below the service floor. `context` (the `Services` bundle services and workflows
-# receive) and `author_search` (the biography writers it picks) stand at the package root since
-# they serve more than the workflows, but they open the store, the vault and the models: below
-# the service floor like them, so a front end names `Services` and calls nothing else of theirs.
-BELOW = ("context", "author_search", "workflows", "store", "vault", "retrieval", "ingest")
+# receive, with the biography writer it picks) serves more than the workflows, but it opens the
+# store, the vault and the models: below the service floor like them, so a front end names
+# `Services` and calls nothing else of theirs.
+BELOW = ("context", "workflows", "store", "vault", "retrieval", "ingest")
 # Floor packages: pure helpers every layer may use, importing nothing else of zettelgraph (only
 # each other), so no layer reaches another through them. `models/` imports the floor.
-FLOOR = ("zettelgraph.text",)
+FLOOR = ("zettelgraph.text", "zettelgraph.system")
 # The one crossing between front ends: the CLI starts the web app (`serve`) and the MCP server
 # (`mcp`). What two front ends share (the HTTP security rules, say) lives on the service floor.
 CLI_STARTS = (

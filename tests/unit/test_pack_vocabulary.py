@@ -17,6 +17,7 @@ from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Entity, Relation, entity_id
 from zettelgraph.packs.loader import active_schema
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary, vocabulary_from
 from zettelgraph.prompts import (
     create_relations,
     incorporate_feedback,
@@ -24,7 +25,6 @@ from zettelgraph.prompts import (
     relation_queries,
 )
 from zettelgraph.prompts.proposal_patch import typed_patch
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary, vocabulary_from
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import IntegrityError
 from zettelgraph.vault.notes import ConceptNote, LinkedConcept

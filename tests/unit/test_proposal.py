@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import (
     AttributionChange,
@@ -9,7 +10,6 @@ from zettelgraph.prompts.proposal_patch import (
     ProposalPatch,
     RelationChange,
 )
-from zettelgraph.relations import DEFAULT_VOCABULARY
 from zettelgraph.workflows.concept_extraction.proposal import (
     apply_patch,
     dedupe_relations,

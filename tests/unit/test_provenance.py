@@ -47,13 +47,13 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
+from zettelgraph.packs.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.provenance import FORMATS
 from zettelgraph.provenance.build import LLM_CALLS
 from zettelgraph.provenance.document import build_document
 from zettelgraph.provenance.formats import prov_o, serialize
 from zettelgraph.provenance.names import ModelInfo, local_name, model_info
 from zettelgraph.provenance.scope import everything, for_experiment, for_run
-from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.store import GraphStore, open_store
 
 PROV = Namespace("http://www.w3.org/ns/prov#")

@@ -16,9 +16,9 @@ from test_provenance import _QUALIFIED, PROV, is_the_prov_packages_graph, sparql
 from correction_graph import Library, make_library
 from zettelgraph.context import Services, open_services
 from zettelgraph.models import ChangeSet
+from zettelgraph.models.revisions import revised
 from zettelgraph.provenance.document import build_document
 from zettelgraph.provenance.scope import everything, for_concept
-from zettelgraph.revisions import revised
 from zettelgraph.services.concept_edits import edit_concept
 from zettelgraph.services.deletions import delete_concept, unlink_concepts
 from zettelgraph.settings import Settings

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from zettelgraph.models import Relation, content_id, person_id, quote_id, stable_id
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.text.normalize import normalize_name, normalize_text
 
 REVERSES = {

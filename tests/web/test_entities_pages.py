@@ -18,7 +18,7 @@ from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Relation
-from zettelgraph.relations import FALLBACK_COLORS, SUPPORTS
+from zettelgraph.packs.relations import FALLBACK_COLORS, SUPPORTS
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app
 

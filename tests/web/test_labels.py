@@ -1,5 +1,5 @@
 """The web labels a concept's parts in the concept language, from the one table the vault and
-the CLI use (`zettelgraph.labels`)."""
+the CLI use (`zettelgraph.models.labels`)."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Concept, Relation
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.prompts import answer_question
-from zettelgraph.relations import SUPPORTS
 from zettelgraph.services import graph_view
 from zettelgraph.settings import Settings
 from zettelgraph.web.app import create_app

@@ -15,8 +15,8 @@ from zettelgraph.context import open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import Entity, NodeLabel
+from zettelgraph.packs.relations import vocabulary_from
 from zettelgraph.packs.schema import PackError, PackSchema, merge
-from zettelgraph.relations import vocabulary_from
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns

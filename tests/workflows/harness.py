@@ -11,7 +11,7 @@ from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
-from zettelgraph.relations import QUOTED_IN
+from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings

@@ -13,7 +13,8 @@ import pytest
 from langchain_core.tools import BaseTool
 from pydantic import Field
 
-from zettelgraph.author_search import (
+from zettelgraph.context import Services, open_services
+from zettelgraph.context.author_search import (
     DuckDuckGoSearch,
     LLMAuthorEnricher,
     SearchConfigError,
@@ -22,7 +23,6 @@ from zettelgraph.author_search import (
     read_results,
     search_tool,
 )
-from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import Person

@@ -11,7 +11,7 @@ import pytest
 from harness import PASSING_CRITIQUE, QUOTES, Harness, MakeHarness, concept_reply
 
 from zettelgraph.context import Services
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 
 
 def graph_snapshot(services: Services, concept_ids: set[str]) -> tuple[Any, ...]:

@@ -11,7 +11,7 @@ import pytest
 from harness import PASSING_CRITIQUE, Harness, MakeHarness
 
 from zettelgraph.guards.doubt import DoubtModel, choose
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.services.review import ReviewError, decide, decisions_from
 from zettelgraph.workflows.concept_extraction.decisions import ItemDecision
 

@@ -14,7 +14,7 @@ import pytest
 from harness import QUOTES, Harness
 
 from zettelgraph.context import Services, open_services
-from zettelgraph.embeddings import HashEmbedder
+from zettelgraph.llm.embeddings import HashEmbedder
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import (
@@ -32,8 +32,8 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
+from zettelgraph.packs.relations import CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.prompts import card_question
-from zettelgraph.relations import CITES, QUOTED_IN, SUPPORTS, TESTS
 from zettelgraph.services import card_generation
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.cards import CardError, ItemFilter, decide, edit, list_items

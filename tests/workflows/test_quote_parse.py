@@ -15,8 +15,8 @@ from zettelgraph.context import Services, open_services
 from zettelgraph.ingest.booknotes import BookNotesError
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import NodeLabel
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN
 from zettelgraph.prompts.author_bio import AuthorBio
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph

@@ -28,8 +28,15 @@ from zettelgraph.models import (
     section_id,
     stable_id,
 )
+from zettelgraph.packs.relations import (
+    AUTHORED_BY,
+    CITES,
+    IN_SECTION,
+    QUOTED_IN,
+    SECTION_OF,
+    SUPPORTS,
+)
 from zettelgraph.prompts import answer_question
-from zettelgraph.relations import AUTHORED_BY, CITES, IN_SECTION, QUOTED_IN, SECTION_OF, SUPPORTS
 from zettelgraph.services.ask import ask, guess_language, search
 from zettelgraph.settings import Settings
 

@@ -27,8 +27,8 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
+from zettelgraph.packs.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS
 from zettelgraph.prompts import answer_question, condense_question
-from zettelgraph.relations import AUTHORED_BY, CITES, QUOTED_IN, SUPPORTS
 from zettelgraph.services.ask import (
     FilterError,
     UnknownChatError,

@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from zettelgraph.card_sources import sources_of
 from zettelgraph.cli.output import styled
 from zettelgraph.models import ItemType, LearningItem
+from zettelgraph.provenance.card_sources import sources_of
 from zettelgraph.store.base import GraphStore
 
 

@@ -18,8 +18,8 @@ from zettelgraph.cli.output import stdout as stdout
 
 if TYPE_CHECKING:
     from zettelgraph.context import Services
-    from zettelgraph.labels import Labels
     from zettelgraph.models import NodeLabel
+    from zettelgraph.models.labels import Labels
     from zettelgraph.settings import Settings
 
 
@@ -45,7 +45,7 @@ def concept_labels() -> Labels:
     (`ZETTELGRAPH_CONCEPT_LANGUAGE`), as the vault and the web show them."""
     import click
 
-    from zettelgraph.labels import labels_for
+    from zettelgraph.models.labels import labels_for
     from zettelgraph.settings import Settings
 
     ctx = click.get_current_context(silent=True)
@@ -61,10 +61,10 @@ def print_json(data: Any) -> None:
 def open_services_or_fail(settings: Settings) -> Services:
     """Services for a command; configuration problems end the command with a clear error."""
     from zettelgraph.context import open_services
-    from zettelgraph.embeddings import EmbeddingError
-    from zettelgraph.extras import MissingExtraError
+    from zettelgraph.llm.embeddings import EmbeddingError
     from zettelgraph.packs.schema import PackError
     from zettelgraph.store.base import StoreError
+    from zettelgraph.system.extras import MissingExtraError
 
     try:
         return open_services(settings, on_notice=notices())

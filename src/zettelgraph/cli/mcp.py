@@ -32,7 +32,7 @@ def mcp(
     """Serve your graph to MCP clients: search, ask, concepts, and runs up to your review."""
     if transport not in TRANSPORTS:
         fail(f"--transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}", code=2)
-    from zettelgraph.extras import MissingExtraError, require
+    from zettelgraph.system.extras import MissingExtraError, require
 
     try:
         require("mcp.server.mcpserver", "mcp", "zettelgraph mcp")

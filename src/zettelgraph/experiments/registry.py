@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from zettelgraph.embeddings import Embedder
 from zettelgraph.experiments.models import DocumentInfo, FocusTerm, ToolOutput, ToolRun
-from zettelgraph.locations import location_label
+from zettelgraph.llm.embeddings import Embedder
 from zettelgraph.models import Content, Quote
+from zettelgraph.models.locations import location_label
 from zettelgraph.store.base import GraphStore
 
 Scope = Literal["document", "corpus"]

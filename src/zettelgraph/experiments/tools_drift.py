@@ -21,10 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.experiments.models import Citation, ToolOutput
 from zettelgraph.experiments.registry import Document, ToolContext
 from zettelgraph.experiments.text import TermMatcher, cite, evenly, folded_passages
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.models import Quote
 from zettelgraph.text.normalize import words_of
 from zettelgraph.text.stopwords import STOPWORDS

@@ -14,7 +14,7 @@ from zettelgraph.experiments.models import Citation, ToolOutput
 from zettelgraph.experiments.registry import Document, ToolContext
 from zettelgraph.experiments.text import TermMatcher, cite, fold_text
 from zettelgraph.models import Concept, Quote
-from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.packs.relations import STRUCTURAL_TYPES, SUPPORTS
 
 MAX_CONCEPTS = 40
 MAX_NEIGHBOURS = 10

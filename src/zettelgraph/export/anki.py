@@ -25,9 +25,9 @@ from typing import Any
 
 import genanki
 
-from zettelgraph.card_sources import CardSources, card_order, sources_of
 from zettelgraph.export.anki_notes import anki_id, note_for, tags
 from zettelgraph.models import ItemStatus, ItemType
+from zettelgraph.provenance.card_sources import CardSources, card_order, sources_of
 from zettelgraph.services.cards import CardError, ItemFilter, list_items
 from zettelgraph.store.base import GraphStore
 from zettelgraph.vault.writer import atomic_write

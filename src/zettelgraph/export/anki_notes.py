@@ -19,8 +19,8 @@ import re
 
 import genanki
 
-from zettelgraph.card_sources import CardSources, tag_slug
 from zettelgraph.models import ItemType
+from zettelgraph.provenance.card_sources import CardSources, tag_slug
 
 # Anki ids are 64-bit; genanki suggests ids in [2^30, 2^31), clear of Anki's own
 # millisecond-timestamp ids.

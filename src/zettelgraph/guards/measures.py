@@ -21,11 +21,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from zettelgraph.embeddings import Embedder
 from zettelgraph.guards.distillation import COPY_LIMIT, copied_quote
 from zettelgraph.guards.grounding import concept_text, cosine
 from zettelgraph.guards.relations import contradictory_pairs
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.llm.embeddings import Embedder
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.text.language import DetectLanguage
 
 GROUNDED_COSINE = 0.30

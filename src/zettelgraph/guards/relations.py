@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelgraph.guards import Finding
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.text.normalize import copied_share, word_set
 
 # Words of a title that identify it in an explanation: short ones are articles and particles.

@@ -34,7 +34,7 @@ from typing import Any
 
 from zettelgraph.ingest.parsed import Block, ParsedDocument
 from zettelgraph.ingest.subtitles import PAUSE_SECONDS, clock_seconds
-from zettelgraph.locations import merge_locations
+from zettelgraph.models.locations import merge_locations
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # A sentence ends at . ! ? or … (with closing quotes/brackets) before a space and a capital,

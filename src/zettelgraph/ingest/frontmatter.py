@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from zettelgraph import bounded_yaml
 from zettelgraph.ingest.errors import BookNotesError
+from zettelgraph.text import bounded_yaml
 
 # A book's front matter is a dozen keys; 10,000 values (aliases expanded) is far past any
 # hand-written one and is read in well under a second.

@@ -9,7 +9,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm import local
 from zettelgraph.llm.better import better_model_hint
 from zettelgraph.llm.fake import FakeChatModel, parse_fake_spec
@@ -17,6 +16,7 @@ from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.llm.structured import Sampling, call_structured
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import MissingExtraError
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zettelgraph.extras import MissingExtraError, require
+from zettelgraph.system.extras import MissingExtraError, require
 
 
 class LocalModelError(RuntimeError):

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from zettelgraph import bounded_yaml
 from zettelgraph.packs.schema import (
     EntityType,
     FieldPath,
@@ -36,6 +35,7 @@ from zettelgraph.packs.schema import (
     RelationshipType,
     merge,
 )
+from zettelgraph.text import bounded_yaml
 
 if TYPE_CHECKING:
     from zettelgraph.settings import Settings

@@ -18,7 +18,7 @@ MAX_RESULTS = 5
 
 
 class SearchResult(BaseModel):
-    """One web search result, as any search tool's answer is read (`author_search.py`)."""
+    """One web search result, as any search tool's answer is read (`context/author_search.py`)."""
 
     title: str = Field(default="", max_length=300)
     url: str = Field(min_length=1, max_length=2000)

@@ -8,9 +8,9 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.prompts.ids import AnyConceptRef, narrowed, relation_types
 from zettelgraph.prompts.quality import language_name, relation_guide
-from zettelgraph.relations import RelationVocabulary
 
 NAME = "create_relations"
 # Two relations with one-sentence explanations take about 150 tokens; 600 leaves room.

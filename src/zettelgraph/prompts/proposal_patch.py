@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.prompts.ids import (
     AnyConceptRef,
     ConceptRef,
@@ -19,7 +20,6 @@ from zettelgraph.prompts.ids import (
     narrowed,
     relation_types,
 )
-from zettelgraph.relations import RelationVocabulary
 
 
 class ConceptChange(BaseModel):

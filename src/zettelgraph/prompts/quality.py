@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 
 LANGUAGE_NAMES = {"es": "Spanish (español)", "en": "English", "fr": "French", "de": "German"}
 

@@ -7,9 +7,9 @@ from typing import Annotated
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.prompts.ids import narrowed, relation_types
 from zettelgraph.prompts.quality import language_name, relation_guide
-from zettelgraph.relations import RelationVocabulary
 
 NAME = "relation_queries"
 QUERIES_PER_TYPE = 2

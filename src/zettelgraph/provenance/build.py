@@ -22,8 +22,8 @@ from prov.identifier import QualifiedName
 from prov.model import ProvActivity, ProvDocument
 
 from zettelgraph import __version__, prompts
-from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Content, Entity, Person, Quote, Relation
+from zettelgraph.models.locations import quote_place
 from zettelgraph.provenance.names import PREFIXES, local_name, model_info, snippet
 
 # One module per LLM call under `prompts/`, named as the call is: a step a concept's history

@@ -26,7 +26,7 @@ from zettelgraph.models import (
     Relation,
     Removal,
 )
-from zettelgraph.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
 from zettelgraph.store.base import GraphStore, every_node
 
 

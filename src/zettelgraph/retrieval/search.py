@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zettelgraph.embeddings import Embedder, embed_queries
-from zettelgraph.locations import quote_place
+from zettelgraph.llm.embeddings import Embedder, embed_queries
 from zettelgraph.models import Concept, Content, NodeLabel, PassageFilter, Quote, SearchResult
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.models.locations import quote_place
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
 from zettelgraph.retrieval.recipes import SearchRecipe
 from zettelgraph.store.base import GraphStore

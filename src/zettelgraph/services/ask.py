@@ -31,9 +31,9 @@ from zettelgraph.models import (
     stable_id,
     utcnow,
 )
+from zettelgraph.packs.relations import CITES
 from zettelgraph.prompts import answer_question, condense_question
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.relations import CITES
 from zettelgraph.retrieval.filters import FilterError, build_filter, filter_fields
 from zettelgraph.retrieval.recipes import SearchRecipe, recipe_named
 from zettelgraph.retrieval.search import Retriever

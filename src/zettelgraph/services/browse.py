@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from zettelgraph.locations import quote_place
 from zettelgraph.models import Concept, Quote, Relation
-from zettelgraph.relations import (
+from zettelgraph.models.locations import quote_place
+from zettelgraph.packs.relations import (
     DEFAULT_VOCABULARY,
     QUOTED_IN,
     STRUCTURAL_TYPES,

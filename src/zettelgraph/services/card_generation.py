@@ -20,7 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from zettelgraph.context import Services
 from zettelgraph.llm.factory import LLMConfigError
 from zettelgraph.models import ItemStatus, LearningItem, NodeLabel
-from zettelgraph.relations import SUPPORTS
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.services.cards import CardError
 from zettelgraph.services.ids import IdError, resolve_node_id
 from zettelgraph.store.base import GraphStore

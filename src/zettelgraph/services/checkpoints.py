@@ -16,8 +16,8 @@ from urllib.parse import unquote
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from zettelgraph.extras import require
 from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.system.extras import require
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # A server that does not answer is reported after this many seconds instead of hanging a run.

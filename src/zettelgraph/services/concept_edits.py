@@ -15,7 +15,7 @@ from zettelgraph.models import (
     embedding_text,
     utcnow,
 )
-from zettelgraph.revisions import changed_fields, revised
+from zettelgraph.models.revisions import changed_fields, revised
 from zettelgraph.services.corrections import (
     CorrectionError,
     NotesOutcome,

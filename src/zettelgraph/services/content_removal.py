@@ -30,7 +30,7 @@ from zettelgraph.models import (
     Relation,
     RelationKey,
 )
-from zettelgraph.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, STRUCTURAL_TYPES, SUPPORTS
 from zettelgraph.services.cards import cards_testing
 from zettelgraph.services.corrections import (
     RefusedError,

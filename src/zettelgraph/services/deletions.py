@@ -24,7 +24,7 @@ from zettelgraph.models import (
     Relation,
     RelationKey,
 )
-from zettelgraph.relations import STRUCTURAL_TYPES, SUPPORTS, RelationVocabulary
+from zettelgraph.packs.relations import STRUCTURAL_TYPES, SUPPORTS, RelationVocabulary
 from zettelgraph.services.cards import cards_testing, relation_cards
 from zettelgraph.services.corrections import (
     CorrectionError,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from zettelgraph.models import Entity, NodeLabel
+from zettelgraph.packs.relations import CONCEPT_TYPE, DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import CONCEPT_TYPE, DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.services.browse import passage_views, pointing_here
 from zettelgraph.services.graph_view import NodeFilter, node_href, type_color
 from zettelgraph.store.base import GraphStore, every_node

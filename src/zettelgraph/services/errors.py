@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm.factory import LLMConfigError
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS, ErrorKind, error_kind
+from zettelgraph.system.extras import MissingExtraError
 
 # The configured model cannot be used at all: not configured, or its extra is not installed.
 MODEL_UNUSABLE = (LLMConfigError, MissingExtraError)

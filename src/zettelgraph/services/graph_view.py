@@ -18,8 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from zettelgraph.models import Concept, Entity, NodeLabel, Relation
-from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import (
+from zettelgraph.packs.relations import (
     CONCEPT_TYPE,
     DEFAULT_VOCABULARY,
     FALLBACK_COLORS,
@@ -27,6 +26,7 @@ from zettelgraph.relations import (
     STRUCTURAL_TYPES,
     RelationVocabulary,
 )
+from zettelgraph.packs.schema import PackSchema
 from zettelgraph.store.base import GraphStore, every_node
 
 # How a concept is drawn when its pack gives the Concept type no colour.

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any, get_args
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import EmbeddingError
 from zettelgraph.ingest.documents import SUFFIXES
 from zettelgraph.ingest.errors import BookNotesError, NoQuotesSectionError
 from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import FileType
 from zettelgraph.ingest.reading import graph_inputs
+from zettelgraph.llm.embeddings import EmbeddingError
 from zettelgraph.services.errors import MODEL_UNUSABLE
 from zettelgraph.store.base import EmbedderMismatchError, StoreError
 from zettelgraph.workflows.quote_parse.graph import RECURSION_LIMIT, build_quote_parse_graph

@@ -21,7 +21,7 @@ from typing import Any
 from zettelgraph.context import Services
 from zettelgraph.guards.relations import contradictory_pairs
 from zettelgraph.models import ChangeSet, Concept, NodeLabel, Relation
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_node_id
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name

@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zettelgraph.context import Services
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.packs.loader import active_schema
+from zettelgraph.packs.relations import vocabulary_from
 from zettelgraph.packs.schema import PackError
-from zettelgraph.relations import vocabulary_from
 from zettelgraph.services.checkpoints import CheckpointError
 from zettelgraph.services.experiment_notes import vault_notes
 from zettelgraph.settings import Settings, mask_url_password
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.copy import CopyError, CopyReport, copy_store
+from zettelgraph.system.extras import MissingExtraError
 from zettelgraph.vault.cards import sync_card_files
 from zettelgraph.vault.experiments import sync_experiment_notes
 from zettelgraph.vault.report import EXPERIMENT_NOTE

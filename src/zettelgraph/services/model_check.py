@@ -8,12 +8,12 @@ import time
 from dataclasses import dataclass
 
 from zettelgraph.context import Services
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm.factory import LLMConfigError
 from zettelgraph.llm.structured import StructuredOutputError, call_structured, error_kind
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import health_check
 from zettelgraph.settings import PROVIDER_KEYS
+from zettelgraph.system.extras import MissingExtraError
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from zettelgraph import bounded_yaml
 from zettelgraph.models import utcnow
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.services.run_view import RunError, RunView, StepCallback
 from zettelgraph.services.runs import WorkflowRuns
+from zettelgraph.text import bounded_yaml
 from zettelgraph.workflows.concept_extraction.decisions import Decider
 from zettelgraph.workflows.concept_extraction.proposal import is_key
 from zettelgraph.workflows.graph_extraction.decisions import decide_graph

@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from zettelgraph.processes import dead_here, this_process
 from zettelgraph.services.run_view import (
     OPEN_STATUSES,
     BusyError,
@@ -30,6 +29,7 @@ from zettelgraph.services.run_view import (
     RunView,
 )
 from zettelgraph.store import GraphStore
+from zettelgraph.system.processes import dead_here, this_process
 
 # A start writes its first checkpoint moments after its claim; one still without a checkpoint
 # after this long belongs to a process that died (on another machine: on this one a dead

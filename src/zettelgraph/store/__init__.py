@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import GraphStore, StoreError
 
 SCHEMES = "sqlite:///PATH, falkordb://HOST:PORT[/GRAPH], neo4j://USER:PASSWORD@HOST:PORT[/DATABASE]"

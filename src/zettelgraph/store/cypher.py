@@ -40,8 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.models import ChangeSet, ItemStatus, LearningItem, ReviewLog, label_of
-from zettelgraph.processes import dead_here, this_process
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import (
     EmbedderMismatchError,
     EmbeddingInfo,
@@ -69,6 +68,7 @@ from zettelgraph.store.rules import (
     relations_to_write,
     sortable_time,
 )
+from zettelgraph.system.processes import dead_here, this_process
 
 # A commit holds the store's lease for well under a second; a dead holder's lease lapses.
 LEASE_SECONDS = 60.0

@@ -28,15 +28,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from zettelgraph.extras import require
 from zettelgraph.models import NodeLabel
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
 from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 from zettelgraph.store.falkordb_query import bm25, with_params
+from zettelgraph.system.extras import require
 
 DEFAULT_GRAPH = "zettelgraph"
 DEFAULT_PORT = 6379

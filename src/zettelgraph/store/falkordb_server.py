@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from zettelgraph.extras import require
 from zettelgraph.store.base import StoreError
+from zettelgraph.system.extras import require
 
 START_TIMEOUT_SECONDS = 30.0
 

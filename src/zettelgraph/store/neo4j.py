@@ -27,14 +27,14 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
-from zettelgraph.extras import require
 from zettelgraph.models import NodeLabel
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
 from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
+from zettelgraph.system.extras import require
 
 _BATCH = 1_000
 

@@ -26,7 +26,7 @@ from zettelgraph.models import (
     RelationKey,
     label_of,
 )
-from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
+from zettelgraph.packs.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.store.base import EmbeddingInfo, IntegrityError
 from zettelgraph.text.language import detect_language
 from zettelgraph.text.normalize import normalize_name

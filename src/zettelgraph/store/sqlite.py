@@ -37,7 +37,7 @@ from zettelgraph.models import (
     Section,
     label_of,
 )
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import EmbedderMismatchError, check_expectations
 from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.rules import (

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from zettelgraph.labels import Labels
 from zettelgraph.models import Content, Person
+from zettelgraph.models.labels import Labels
 from zettelgraph.vault.markdown import (
     dump_front_matter,
     parse_note,

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from zettelgraph.locations import location_label
 from zettelgraph.models import Content, Person
-from zettelgraph.relations import AUTHORED_BY, SUPPORTS
+from zettelgraph.models.locations import location_label
+from zettelgraph.packs.relations import AUTHORED_BY, SUPPORTS
 from zettelgraph.store.base import GraphStore
 from zettelgraph.vault.book_notes import (
     AUTHOR_KEYS,

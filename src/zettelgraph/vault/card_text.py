@@ -27,8 +27,8 @@ from urllib.parse import quote
 
 import yaml
 
-from zettelgraph.card_sources import CardSources, tag_slug
 from zettelgraph.models import Content, ItemType
+from zettelgraph.provenance.card_sources import CardSources, tag_slug
 from zettelgraph.text.normalize import normalize_name
 
 DECK_TAG = "#flashcards"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zettelgraph.card_sources import CardSources, approved_items, card_order, sources_of
 from zettelgraph.models import Content
+from zettelgraph.provenance.card_sources import CardSources, approved_items, card_order, sources_of
 from zettelgraph.store.base import GraphStore
 from zettelgraph.vault.card_text import (
     GENERATED_BY,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from zettelgraph.labels import every_label
-from zettelgraph.locations import page_label
+from zettelgraph.models.labels import every_label
+from zettelgraph.models.locations import page_label
 from zettelgraph.vault.properties import link_target, wikilink
 
 # The concept note's section of citations, under its name in any language.

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from zettelgraph import bounded_yaml
+from zettelgraph.text import bounded_yaml
 
 # A note's front matter that zettelgraph writes is a few dozen values; a person may add more,
 # but not a hundred thousand (an alias bomb in a vault note would otherwise stop `vault sync`).

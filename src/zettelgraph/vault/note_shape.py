@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zettelgraph.labels import Labels, every_label, labels_for
 from zettelgraph.models import Concept
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.models.labels import Labels, every_label, labels_for
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.vault.citations import SourceQuote
 from zettelgraph.vault.properties import link_target
 

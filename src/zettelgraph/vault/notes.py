@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zettelgraph.labels import Labels
 from zettelgraph.models import Concept, ConceptRevision
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.revisions import changed_fields
+from zettelgraph.models.labels import Labels
+from zettelgraph.models.revisions import changed_fields
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.vault.citations import (
     SourceQuote,
     find_source,

@@ -3,8 +3,8 @@ passages an entity was found in."""
 
 from __future__ import annotations
 
-from zettelgraph.locations import location_label
 from zettelgraph.models import Person, Quote
+from zettelgraph.models.locations import location_label
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.notes import SourceQuote

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from zettelgraph.models import ChangeSet, Concept
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import SUPPORTS
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.books import sync_book_notes

@@ -19,10 +19,10 @@ import stat
 import unicodedata
 from pathlib import Path
 
-from zettelgraph.labels import labels_for
 from zettelgraph.models import Concept
-from zettelgraph.processes import alive
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.models.labels import labels_for
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.system.processes import alive
 from zettelgraph.vault.notes import (
     ConceptNote,
     NoteFormatError,

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.embeddings import HashEmbedder
 from zettelgraph.experiments.models import FocusTerm
 from zettelgraph.experiments.registry import Document, ToolContext, load_documents
+from zettelgraph.llm.embeddings import HashEmbedder
 from zettelgraph.models import (
     ChangeSet,
     Concept,
@@ -25,7 +25,7 @@ from zettelgraph.models import (
     quote_id,
     stable_id,
 )
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore
 
 

@@ -14,8 +14,8 @@ from zettelgraph.ingest.chunking import (
     split_sentences,
 )
 from zettelgraph.ingest.parsed import Block, ParsedDocument
-from zettelgraph.locations import location_label, merge_locations, page_label, quote_place
 from zettelgraph.models import Quote
+from zettelgraph.models.locations import location_label, merge_locations, page_label, quote_place
 
 
 def _doc(*blocks: Block, file_type: str = "pdf") -> ParsedDocument:

@@ -9,7 +9,7 @@ import docx
 
 from zettelgraph.ingest.chunking import ChunkedDocument, ChunkingConfig, chunk_document
 from zettelgraph.ingest.documents import read_documents
-from zettelgraph.locations import location_label, merge_locations
+from zettelgraph.models.locations import location_label, merge_locations
 
 MANUAL = """# Manual
 

@@ -28,7 +28,7 @@ from reliability.bombs import tiff
 from zettelgraph.ingest.documents import read_documents
 from zettelgraph.ingest.ocr import MIN_CONFIDENCE, OcrConfig, parse_tsv
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
-from zettelgraph.locations import location_label, merge_locations
+from zettelgraph.models.locations import location_label, merge_locations
 
 MAX = 20 * 1024 * 1024
 MISSING = OcrConfig(tesseract="/nonexistent/bin/tesseract")

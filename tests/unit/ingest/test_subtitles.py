@@ -12,7 +12,7 @@ import pytest
 from zettelgraph.ingest.chunking import ChunkingConfig, chunk_document
 from zettelgraph.ingest.documents import SUFFIXES, read_documents
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
-from zettelgraph.locations import location_label
+from zettelgraph.models.locations import location_label
 
 MAX = 5 * 1024 * 1024
 

@@ -8,11 +8,11 @@ import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from zettelgraph.extras import MissingExtraError
 from zettelgraph.llm import local
 from zettelgraph.llm.factory import FAKE_NOTICE, ChatModels, LLMConfigError, default_spec
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import MissingExtraError
 
 OPTIONS = (
     "google_genai:",

@@ -32,13 +32,13 @@ from zettelgraph.llm.schemas import (
 )
 from zettelgraph.llm.structured import _constrained, schema_for
 from zettelgraph.packs.loader import shipped_schema
+from zettelgraph.packs.relations import CONCEPT_TYPE, vocabulary_from
 from zettelgraph.prompts import (
     create_relations,
     experiment_strategy,
     extract_graph,
     relation_queries,
 )
-from zettelgraph.relations import CONCEPT_TYPE, vocabulary_from
 from zettelgraph.settings import DEFAULT_PACKS
 
 Problems = list[str]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zettelgraph.models import ChangeSet, Concept, Relation, Removal, removal_id
-from zettelgraph.revisions import revised
+from zettelgraph.models.revisions import revised
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.vault.notes import (
     ConceptNote,

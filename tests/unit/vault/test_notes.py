@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zettelgraph.models import Concept
-from zettelgraph.relations import DEFAULT_VOCABULARY
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY
 from zettelgraph.vault.notes import (
     EDITED_KEYS,
     OWNED_KEYS,

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
 from zettelgraph.models import ChangeSet, Concept, Content, Person, Quote, Relation
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.vault.notes import parse_note
 from zettelgraph.vault.sync import sync_vault

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zettelgraph.models import ChangeSet, Concept, Content, Person, Quote, Relation
-from zettelgraph.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
+from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN, SUPPORTS
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.vault.notes import LinkedConcept, SourceQuote, note_state, parse_note
 from zettelgraph.vault.sync import note_for, sync_vault, touched_concepts

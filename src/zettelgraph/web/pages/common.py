@@ -23,10 +23,10 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from zettelgraph.labels import labels_for
-from zettelgraph.locations import page_label
 from zettelgraph.models import Concept
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.models.labels import labels_for
+from zettelgraph.models.locations import page_label
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.services import browse
 from zettelgraph.web.state import TEMPLATES, WebState, state
 

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
-from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary
+from zettelgraph.packs.relations import CONCEPT_TYPE, RelationVocabulary
 from zettelgraph.services.links import MAX_WHY_CHARS, LinkError, link_concepts
 from zettelgraph.web import actions
 from zettelgraph.web.pages.common import (

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from zettelgraph.guards.relations import contradictory_pairs
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.concept_extraction.kept import is_doubtful, kept_relations
 from zettelgraph.workflows.concept_extraction.proposal import number_of, with_keys

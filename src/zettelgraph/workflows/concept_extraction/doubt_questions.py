@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from langchain_core.messages import BaseMessage
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.relations import End
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.prompts import check_idea, check_relation, check_statement
 from zettelgraph.workflows.concept_extraction.state import DraftConcept, DraftRelation
 

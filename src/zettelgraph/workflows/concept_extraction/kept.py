@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.workflows.concept_extraction.proposal import dedupe_relations, is_key, with_keys
 from zettelgraph.workflows.concept_extraction.state import (
     Attribution,

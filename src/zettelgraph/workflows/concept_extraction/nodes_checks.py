@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards import Action, Finding, Guard
 from zettelgraph.guards.distillation import (
     clause_title,
@@ -24,6 +23,7 @@ from zettelgraph.guards.distillation import (
 from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.prompts.extract_concepts import PromptQuote
 from zettelgraph.settings import SmallModelTask
 from zettelgraph.store.vector_index import normalize_rows

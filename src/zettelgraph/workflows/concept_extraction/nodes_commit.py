@@ -17,8 +17,8 @@ from zettelgraph.models import (
     embedding_text,
     stable_id,
 )
-from zettelgraph.relations import SUPPORTS
-from zettelgraph.revisions import revised
+from zettelgraph.models.revisions import revised
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.store.base import ConflictError
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.vault.report import REPAIR

@@ -25,7 +25,6 @@ from typing import Any, TypeVar
 from langchain_core.messages import BaseMessage
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.doubt import choose
 from zettelgraph.guards.doubt_signals import (
     choice_probability,
@@ -35,6 +34,7 @@ from zettelgraph.guards.doubt_signals import (
     yes_probability,
 )
 from zettelgraph.guards.relations import End
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.llm.logprobs import first_token_logprobs
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import check_idea, check_relation, check_statement

@@ -9,9 +9,9 @@ import numpy as np
 
 from zettelgraph.context import Services
 from zettelgraph.models import NodeLabel
+from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.relations import SUPPORTS
 from zettelgraph.text.keywords import key_words
 from zettelgraph.text.summaries import short_summary, tidy_statement
 from zettelgraph.workflows.calls import ask

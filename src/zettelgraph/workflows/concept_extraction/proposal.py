@@ -11,9 +11,9 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import ProposalPatch, RelationChange
-from zettelgraph.relations import RelationVocabulary
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from zettelgraph.guards import count_findings
-from zettelgraph.relations import RelationVocabulary
+from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.store.base import GraphStore
 from zettelgraph.workflows.concept_extraction.decisions import quote_keys
 from zettelgraph.workflows.concept_extraction.kept import is_doubtful, kept_outcome, verdict

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.language import CONFIDENT_WORDS
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.prompts import extract_concepts, gloss_quote, translate_quote
 from zettelgraph.text.language import detect_language
 from zettelgraph.text.summaries import tidy_statement

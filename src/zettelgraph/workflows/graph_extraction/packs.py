@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from zettelgraph.packs.relations import CONCEPT_TYPE
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import CONCEPT_TYPE
 from zettelgraph.settings import Settings
 from zettelgraph.text.normalize import normalize_name
 

@@ -19,7 +19,7 @@ from zettelgraph.models import (
     LearningItem,
     learning_item_id,
 )
-from zettelgraph.relations import DEFAULT_VOCABULARY, RelationVocabulary
+from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.text.normalize import Span
 from zettelgraph.workflows.learning_items.state import CardRecord
 from zettelgraph.workflows.records import as_record

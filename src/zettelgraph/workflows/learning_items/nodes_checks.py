@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from zettelgraph.context import Services
-from zettelgraph.embeddings import is_semantic
 from zettelgraph.guards.cards import (
     cloze_candidates,
     cloze_problem,
@@ -28,6 +27,7 @@ from zettelgraph.guards.cards import (
     unsupported_answer,
 )
 from zettelgraph.guards.grounding import concept_text, cosine
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.models import Difficulty, ItemStatus, ItemType, LearningItem
 from zettelgraph.prompts import card_question
 from zettelgraph.workflows.learning_items.items import (

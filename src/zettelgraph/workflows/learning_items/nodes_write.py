@@ -33,7 +33,7 @@ from zettelgraph.models import (
     Relation,
     utcnow,
 )
-from zettelgraph.relations import CITES, TESTS
+from zettelgraph.packs.relations import CITES, TESTS
 from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.learning_items.items import card_record, dedup_text
 from zettelgraph.workflows.learning_items.reading import live, stored_items

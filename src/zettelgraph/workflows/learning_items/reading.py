@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zettelgraph.embeddings import Embedder, is_semantic
 from zettelgraph.guards.grounding import concept_text
+from zettelgraph.llm.embeddings import Embedder, is_semantic
 from zettelgraph.models import (
     Concept,
     Difficulty,
@@ -21,7 +21,7 @@ from zettelgraph.models import (
     Quote,
     embedding_text,
 )
-from zettelgraph.relations import SUPPORTS, RelationVocabulary
+from zettelgraph.packs.relations import SUPPORTS, RelationVocabulary
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.store.vector_index import normalize_rows
 from zettelgraph.workflows.learning_items.items import Edge

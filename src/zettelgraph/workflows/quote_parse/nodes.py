@@ -29,8 +29,8 @@ from zettelgraph.models import (
     quote_id,
     sha256_text,
 )
+from zettelgraph.packs.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.prompts import author_bio, book_summary
-from zettelgraph.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.quote_parse.documents import (

@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from zettelgraph.locations import quote_place
 from zettelgraph.models import (
     DIFFICULTY_RANK,
     Concept,
@@ -20,6 +19,7 @@ from zettelgraph.models import (
     NodeLabel,
     Quote,
 )
+from zettelgraph.models.locations import quote_place
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.text.normalize import normalize_name
 

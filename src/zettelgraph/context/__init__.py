@@ -15,15 +15,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from zettelgraph.author_search import AuthorEnricher, author_enricher
-from zettelgraph.embeddings import Embedder, embedder_from_settings
+from zettelgraph.context.author_search import AuthorEnricher, author_enricher
 from zettelgraph.guards.doubt import DoubtModel, load_models
+from zettelgraph.llm.embeddings import Embedder, embedder_from_settings
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.packs.loader import active_schema, shipped_schema
+from zettelgraph.packs.relations import CONCEPT_TYPE, RelationVocabulary, vocabulary_from
 from zettelgraph.packs.schema import PackSchema
-from zettelgraph.relations import CONCEPT_TYPE, RelationVocabulary, vocabulary_from
 from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError

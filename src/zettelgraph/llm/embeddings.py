@@ -21,9 +21,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from zettelgraph.extras import require
 from zettelgraph.models import sha256_text
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import require
 
 DEFAULT_EMBEDDINGS = "use-multilingual"
 _BATCH = 256

@@ -21,12 +21,12 @@ from typing import Any, Protocol
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
-from zettelgraph.extras import require
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.usage import UsageLog
 from zettelgraph.prompts import author_bio
 from zettelgraph.prompts.author_bio import Biography, SearchResult
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import require
 from zettelgraph.text.summaries import short_summary
 
 SEARCH_TOOLS = ("none", "duckduckgo", "tavily")
