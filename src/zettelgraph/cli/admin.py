@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
-    fail,
+    command_services,
     open_services_or_fail,
     print_json,
     settings_from,
@@ -107,14 +107,9 @@ def reindex(ctx: typer.Context) -> None:
     from zettelgraph.services.reindex import ReindexError
     from zettelgraph.services.reindex import reindex as reindex_store
 
-    services = open_services_or_fail(settings_from(ctx))
-    stderr().print(f"re-embedding every quote and concept with {services.embedder.name} ...")
-    try:
+    with command_services(ctx, ReindexError) as services:
+        stderr().print(f"re-embedding every quote and concept with {services.embedder.name} ...")
         done = reindex_store(services)
-    except ReindexError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
     stdout().print(
         f"re-embedded {done.texts} texts with {done.embedder} ({done.dim} dims): "
         + count_line(done.counts)

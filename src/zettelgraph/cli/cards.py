@@ -4,27 +4,26 @@ export to Anki or CSV, and study statistics."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     fail,
-    open_services_or_fail,
     print_json,
     require_same_embedder,
     resolve_concept_id,
     resolve_content_id,
-    settings_from,
     stderr,
     stdout,
 )
 from zettelgraph.cli.output import count, styled
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from zettelgraph.cli.card_view import CardView
     from zettelgraph.context import Services
     from zettelgraph.models import LearningItem
@@ -46,21 +45,11 @@ REVIEW_COMMANDS = (
 )
 
 
-@contextmanager
-def open_cards(ctx: typer.Context) -> Iterator[Services]:
+def open_cards(ctx: typer.Context) -> AbstractContextManager[Services]:
     """Services for a cards command; a request the cards cannot do ends it with its reason."""
     from zettelgraph.services.cards import CardError
-    from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
-        yield services
-    except CardError as exc:
-        fail(str(exc))
-    except MODEL_ERRORS as exc:
-        fail(model_error_message(exc))
-    finally:
-        services.close()
+    return command_services(ctx, CardError, model=True)
 
 
 def _content(services: Services, given: str | None) -> str | None:

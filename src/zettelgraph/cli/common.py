@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,8 @@ from zettelgraph.cli.output import stderr as stderr
 from zettelgraph.cli.output import stdout as stdout
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from zettelgraph.context import Services
     from zettelgraph.models import NodeLabel
     from zettelgraph.models.labels import Labels
@@ -70,6 +73,33 @@ def open_services_or_fail(settings: Settings) -> Services:
         return open_services(settings, on_notice=notices())
     except (StoreError, EmbeddingError, MissingExtraError, PackError, OSError) as exc:
         fail(str(exc))
+
+
+@contextmanager
+def command_services(
+    ctx: typer.Context, *refusals: type[Exception], model: bool = False
+) -> Iterator[Services]:
+    """The command's services, closed when it ends. An error of `refusals` (the services
+    turning a request down, with a message that says why) ends the command with that message;
+    with `model`, so does a model that cannot be used or did not answer. Model errors are
+    opt-in: a missing extra in a command that calls no model is not the LLM's fault (and a
+    command that calls none need not import the LLM modules)."""
+    model_errors: tuple[type[Exception], ...] = ()
+    if model:
+        from zettelgraph.services.errors import MODEL_ERRORS
+
+        model_errors = MODEL_ERRORS
+    services = open_services_or_fail(settings_from(ctx))
+    try:
+        yield services
+    except refusals as exc:
+        fail(str(exc))
+    except model_errors as exc:
+        from zettelgraph.services.errors import model_error_message
+
+        fail(model_error_message(exc))
+    finally:
+        services.close()
 
 
 def resolve_node(services: Services, label: NodeLabel, given: str) -> str:

@@ -8,11 +8,10 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     concept_labels,
-    open_services_or_fail,
     print_json,
     resolve_concept_id,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import count, print_error, styled
@@ -27,11 +26,8 @@ def list_concepts(
     """List every concept with its number of relations and supporting quotes."""
     from zettelgraph.services.browse import concept_rows
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         rows = concept_rows(services.store)
-    finally:
-        services.close()
     if as_json:
         print_json(rows)
         return
@@ -53,14 +49,11 @@ def show_concept(
     """One concept: its text, relations, supporting quotes and provenance."""
     from zettelgraph.services.browse import concept_detail
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         store = services.store
         concept = store.get_concept(resolve_concept_id(services, concept_id))
         assert concept is not None
         data = concept_detail(store, concept)
-    finally:
-        services.close()
     relations, quotes = data["relations"], data["quotes"]
     if as_json:
         print_json(data)
@@ -107,11 +100,8 @@ def vault_sync(
 
     from zettelgraph.services.maintenance import sync_notes
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         report = sync_notes(services, check=check)
-    finally:
-        services.close()
     data = {**asdict(report), "kinds": report.by_kind()}
     if as_json:
         print_json(data)

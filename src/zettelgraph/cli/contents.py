@@ -7,10 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
-    open_services_or_fail,
+    command_services,
     print_json,
     resolve_content_id,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import count, styled
@@ -23,11 +22,8 @@ def list_contents(
     """List every Content in the store with its author and number of quotes."""
     from zettelgraph.services.browse import content_rows
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         rows = content_rows(services.store)
-    finally:
-        services.close()
     if as_json:
         print_json(rows)
         return
@@ -50,15 +46,12 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show one Content: summary, author and its quotes with section and page."""
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         cid = resolve_content_id(services, content_id)
         content = services.store.get_content(cid)
         assert content is not None
         author = services.store.author_of(cid)
         quotes = services.store.quotes_of(cid)
-    finally:
-        services.close()
     data: dict[str, Any] = {
         **content.model_dump(mode="json"),
         "author": author.model_dump(mode="json") if author else None,

@@ -4,23 +4,22 @@ neighbours')."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     fail,
     on_a_terminal,
-    open_services_or_fail,
     print_json,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import count
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from rich.console import Console
 
     from zettelgraph.context import Services
@@ -32,18 +31,11 @@ YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for con
 _PARTS = {"title": "title", "concept": "statement", "analysis": "analysis"}
 
 
-@contextmanager
-def corrections(ctx: typer.Context) -> Iterator[Services]:
+def corrections(ctx: typer.Context) -> AbstractContextManager[Services]:
     """The command's services; a correction the services refuse ends it with the reason."""
     from zettelgraph.services.corrections import CorrectionError
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
-        yield services
-    except CorrectionError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
+    return command_services(ctx, CorrectionError)
 
 
 def _notes(out: Console, outcome: NotesOutcome) -> None:
@@ -311,11 +303,8 @@ def list_removals(ctx: typer.Context, as_json: JsonOption = False) -> None:
     what went with each."""
     from zettelgraph.services.corrections import removals
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx) as services:
         found = removals(services.store)
-    finally:
-        services.close()
     if as_json:
         print_json([removal.model_dump(mode="json") for removal in found])
         return

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli.common import fail, open_services_or_fail, settings_from, stderr
+from zettelgraph.cli.common import command_services, fail, stderr
 from zettelgraph.services.provenance import FORMATS, SCOPES
 
 export_app = typer.Typer(
@@ -52,8 +52,7 @@ def prov(
         fail(f"give exactly one of {SCOPES}", code=2)
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}", code=2)
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx, ProvenanceError) as services:
         record = load_experiment(services, experiment) if experiment is not None else None
         text = export_provenance(
             services,
@@ -63,10 +62,6 @@ def prov(
             everything=everything,
             fmt=fmt,
         )
-    except ProvenanceError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
     if output is None:
         sys.stdout.write(text)
         return

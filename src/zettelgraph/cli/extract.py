@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     fail,
-    open_services_or_fail,
     print_json,
     resolve_content_id,
-    settings_from,
     stderr,
     stdout,
 )
@@ -46,21 +45,14 @@ def open_workflow_runs(
     """What `make` builds from the command's services and checkpoints; the run, checkpoint
     and model errors end the command with their message."""
     from zettelgraph.services.checkpoints import CheckpointError, open_checkpointer
-    from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.services.ids import IdError
     from zettelgraph.services.run_view import RunError
 
-    settings = settings_from(ctx)
-    services = open_services_or_fail(settings)
-    try:
-        with open_checkpointer(settings) as checkpointer:
-            yield make(services, checkpointer)
-    except (RunError, CheckpointError, IdError) as exc:
-        fail(str(exc))
-    except MODEL_ERRORS as exc:
-        fail(model_error_message(exc))
-    finally:
-        services.close()
+    with (
+        command_services(ctx, RunError, CheckpointError, IdError, model=True) as services,
+        open_checkpointer(services.settings) as checkpointer,
+    ):
+        yield make(services, checkpointer)
 
 
 @contextmanager

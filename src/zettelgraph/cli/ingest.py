@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     fail,
-    open_services_or_fail,
     print_json,
-    settings_from,
     stderr,
     stdout,
 )
@@ -76,8 +75,6 @@ def ingest_files(
     from zettelgraph.services.ingest import IngestError, ingest_paths
     from zettelgraph.store.base import EmbedderMismatchError
 
-    settings = settings_from(ctx)
-    services = open_services_or_fail(settings)
     progress = Progress(
         TextColumn("{task.description}", markup=False),
         BarColumn(),
@@ -92,23 +89,20 @@ def ingest_files(
     def show(done: int, total: int, what: str) -> None:
         progress.update(task, completed=done, total=total, description=what)
 
-    try:
-        with progress:
-            result = ingest_paths(
-                services,
-                paths,
-                title=title,
-                author=author,
-                file_type=file_type,
-                replace_kind=replace_kind,
-                on_progress=show,
-            )
-    except IngestError as exc:
-        fail(str(exc), code=2)
-    except EmbedderMismatchError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
+    with command_services(ctx, EmbedderMismatchError) as services:
+        try:
+            with progress:
+                result = ingest_paths(
+                    services,
+                    paths,
+                    title=title,
+                    author=author,
+                    file_type=file_type,
+                    replace_kind=replace_kind,
+                    on_progress=show,
+                )
+        except IngestError as exc:  # a path or file type given wrong: a usage error
+            fail(str(exc), code=2)
     if usage is not None:
         usage.update(services.usage.as_dict())
     if not quiet:

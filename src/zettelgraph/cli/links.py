@@ -7,10 +7,8 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import (
-    fail,
-    open_services_or_fail,
+    command_services,
     print_json,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import count, styled
@@ -33,13 +31,8 @@ def link(
     change relations between existing concepts; this is how you do."""
     from zettelgraph.services.links import LinkError, link_concepts
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
+    with command_services(ctx, LinkError) as services:
         result = link_concepts(services, source, target, relation_type, why)
-    except LinkError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
     if as_json:
         print_json(result.as_dict())
     else:

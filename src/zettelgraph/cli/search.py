@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from zettelgraph.cli.common import (
+    command_services,
     fail,
-    open_services_or_fail,
     print_json,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import styled
@@ -98,20 +97,13 @@ def _print_results(results: list[SearchResult]) -> None:
 
 def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
     """Run `work` with the configured services, turning known failures into clear errors."""
-    from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
     from zettelgraph.store.base import EmbedderMismatchError
 
-    services = open_services_or_fail(settings_from(ctx))
-    try:
-        return work(services)
-    except EmbedderMismatchError as exc:
-        fail(str(exc))
-    except ValueError as exc:  # an unknown recipe, a filter that cannot be used, no such chat
-        fail(str(exc), code=2)
-    except MODEL_ERRORS as exc:
-        fail(model_error_message(exc))
-    finally:
-        services.close()
+    with command_services(ctx, EmbedderMismatchError, model=True) as services:
+        try:
+            return work(services)
+        except ValueError as exc:  # an unknown recipe, a filter that cannot be used, no such chat
+            fail(str(exc), code=2)
 
 
 def _filter(

@@ -23,10 +23,8 @@ import typer
 
 from zettelgraph.cli import common
 from zettelgraph.cli.common import (
-    fail,
-    open_services_or_fail,
+    command_services,
     resolve_content_id,
-    settings_from,
     stdout,
 )
 from zettelgraph.cli.output import count, styled
@@ -76,10 +74,9 @@ def study(
     from zettelgraph.services.cards import CardError, ItemFilter
     from zettelgraph.services.study import scheduler_for, study_queue
 
-    settings = settings_from(ctx)
-    services = open_services_or_fail(settings)
     out = stdout()
-    try:
+    with command_services(ctx, CardError) as services:
+        settings = services.settings
         store = services.store
         which = ItemFilter(content_id=resolve_content_id(services, content) if content else None)
         queue = study_queue(store, settings, now=common.now(), which=which, new_limit=new)
@@ -101,10 +98,6 @@ def study(
         except (typer.Abort, KeyboardInterrupt, EOFError):
             out.print("\nsession stopped; every rating given is saved", style="dim")
         _summary(out, store, which, session)
-    except CardError as exc:
-        fail(str(exc))
-    finally:
-        services.close()
 
 
 def _run(
