@@ -162,6 +162,8 @@ def test_search_within_an_author_or_kind_still_returns_k(services: Services) -> 
     assert {r.author for r in results} == {"José Ortega"}
     transcripts = passage_filter(services, kinds=["Transcript"])
     assert set(_ids(search(services, "memoria", k=5, passages=transcripts))) == set(ids["Charla"])
+    # The front ends pass an option not given as None: it narrows nothing.
+    assert passage_filter(services, contents=None, kinds=["Transcript"], where=None) == transcripts
 
 
 def test_search_within_a_content_by_title_and_a_place(services: Services) -> None:

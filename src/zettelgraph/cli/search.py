@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from zettelgraph.context import Services
-    from zettelgraph.models import Answer, PassageFilter, SearchResult
+    from zettelgraph.models import Answer, SearchResult
 
 T = TypeVar("T")
 RecipeOption = Annotated[
@@ -106,24 +106,6 @@ def _served(ctx: typer.Context, work: Callable[[Services], T]) -> T:
             fail(str(exc), code=2)
 
 
-def _filter(
-    services: Services,
-    content: list[str] | None,
-    kind: list[str] | None,
-    author: list[str] | None,
-    where: list[str] | None,
-) -> PassageFilter | None:
-    from zettelgraph.services.ask import passage_filter
-
-    return passage_filter(
-        services,
-        contents=content or (),
-        kinds=kind or (),
-        authors=author or (),
-        where=where or (),
-    )
-
-
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
@@ -136,10 +118,13 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Find passages in everything you have read: full-text + vector + graph, with citations."""
+    from zettelgraph.services.ask import passage_filter
     from zettelgraph.services.ask import search as run_search
 
     def work(services: Services) -> list[SearchResult]:
-        passages = _filter(services, content, kind, author, where)
+        passages = passage_filter(
+            services, contents=content, kinds=kind, authors=author, where=where
+        )
         return run_search(services, query, k=k, recipe=recipe, passages=passages)
 
     results = _served(ctx, work)
@@ -175,7 +160,7 @@ def ask(
     `--chat ID` alone shows the conversation so far.
     """
     from zettelgraph.services.ask import ask as run_ask
-    from zettelgraph.services.ask import chat_thread
+    from zettelgraph.services.ask import chat_thread, passage_filter
 
     if not (question or "").strip():
         if chat is None:
@@ -186,7 +171,9 @@ def ask(
     asked = (question or "").strip()
 
     def work(services: Services) -> Any:
-        passages = _filter(services, content, kind, author, where)
+        passages = passage_filter(
+            services, contents=content, kinds=kind, authors=author, where=where
+        )
         return run_ask(services, asked, k=k, recipe=recipe, passages=passages, chat_id=chat)
 
     outcome = _served(ctx, work)

@@ -133,12 +133,14 @@ def _recipe(services: Services, recipe: str | SearchRecipe | None) -> SearchReci
 def passage_filter(
     services: Services,
     *,
-    contents: Iterable[str] = (),
-    kinds: Iterable[str] = (),
-    authors: Iterable[str] = (),
-    where: Iterable[str] = (),
+    contents: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+    authors: Iterable[str] | None = None,
+    where: Iterable[str] | None = None,
 ) -> PassageFilter | None:
-    """The passage filter the reader asked for (`retrieval/filters.py` has the rules).
+    """The passage filter the reader asked for (`retrieval/filters.py` has the rules). Each
+    of the four may be None, an option not given (the front ends pass their options as they
+    come), which narrows nothing, as an empty one does.
 
     Args:
         services: the open services.
@@ -154,7 +156,11 @@ def passage_filter(
         FilterError: a filter cannot be used as written (the message says what to write instead).
     """
     return build_filter(
-        services.store, contents=contents, kinds=kinds, authors=authors, where=where
+        services.store,
+        contents=contents or (),
+        kinds=kinds or (),
+        authors=authors or (),
+        where=where or (),
     )
 
 
