@@ -19,7 +19,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, id_table, styled
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -157,13 +157,10 @@ def list_cards(
     if as_json:
         print_json([view.as_dict() for view in views])
         return
-    from rich.table import Table
-
     from zettelgraph.cli.card_view import clip
 
-    table = Table(title=f"{len(views)} cards")
-    for column in ("id", "type", "difficulty", "status", "front", "concepts"):
-        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    columns = ("id", "type", "difficulty", "status", "front", "concepts")
+    table = id_table(f"{len(views)} cards", columns)
     for view in views:
         item = view.item
         table.add_row(

@@ -14,7 +14,7 @@ from zettelgraph.cli.common import (
     resolve_concept_id,
     stdout,
 )
-from zettelgraph.cli.output import count, print_error, styled
+from zettelgraph.cli.output import count, id_table, print_error, styled
 
 vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_args_is_help=True)
 
@@ -31,11 +31,7 @@ def list_concepts(
     if as_json:
         print_json(rows)
         return
-    from rich.table import Table
-
-    table = Table(title=count(len(rows), "concept"))
-    for column in ("id", "title", "relations", "quotes"):
-        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    table = id_table(count(len(rows), "concept"), ("id", "title", "relations", "quotes"))
     for row in rows:
         table.add_row(row["id"][:8], row["title"], str(row["relations"]), str(row["quotes"]))
     stdout().print(table)

@@ -12,7 +12,7 @@ from zettelgraph.cli.common import (
     resolve_content_id,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, id_table, styled
 
 
 def list_contents(
@@ -27,11 +27,7 @@ def list_contents(
     if as_json:
         print_json(rows)
         return
-    from rich.table import Table
-
-    table = Table(title=count(len(rows), "content"))
-    for column in ("id", "title", "author", "quotes", "processed"):
-        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    table = id_table(count(len(rows), "content"), ("id", "title", "author", "quotes", "processed"))
     for row in rows:
         processed = row["processed_date"].date().isoformat() if row["processed_date"] else ""
         table.add_row(

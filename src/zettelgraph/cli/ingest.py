@@ -15,7 +15,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, print_error, styled
+from zettelgraph.cli.output import count, id_table, print_error, styled
 
 if TYPE_CHECKING:
     from zettelgraph.context import Services
@@ -116,13 +116,10 @@ def _print_report(
     skipped: list[dict[str, str]],
     services: Services,
 ) -> None:
-    from rich.table import Table
-
     out = stdout()
     if reports:
-        table = Table(title="Ingested")
-        for column in ("id", "title", "author", "kind", "status", "passages", "new"):
-            table.add_column(column, overflow="fold", no_wrap=column == "id")
+        columns = ("id", "title", "author", "kind", "status", "passages", "new")
+        table = id_table("Ingested", columns)
         for r in reports:
             table.add_row(
                 r["id"][:8],

@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import Console
+    from rich.table import Table
     from rich.text import Text
 
 
@@ -82,6 +85,17 @@ def styled(template: str, *values: object) -> Text:
     from rich.text import Text
 
     return Text.from_markup(template.format(*(escape(str(value)) for value in values)), emoji=False)
+
+
+def id_table(title: str, columns: Sequence[str]) -> Table:
+    """A table of `columns` whose `id` column is never wrapped (an id split over two lines
+    cannot be copied into the next command); the others fold on a narrow terminal."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    return table
 
 
 def print_error(console: Console, message: str, *, indent: str = "") -> None:
