@@ -138,19 +138,11 @@ def concept_of(state: McpState, given: str) -> Concept:
 def list_concepts(state: McpState, query: str = "", limit: int = 100) -> ConceptList:
     """Approved concepts by title, or those whose title or summary contains `query`."""
     rows = browse.concept_rows(state.services.store, query)
+    # A row carries more than a ConceptRow takes (vault_sync_pending): pydantic leaves it out,
+    # as it leaves a graph view node's colour and pack out of a GraphNode.
     return ConceptList(
         total=len(rows),
-        concepts=[
-            ConceptRow(
-                id=row["id"],
-                title=row["title"],
-                summary_short=row["summary_short"],
-                relations=row["relations"],
-                quotes=row["quotes"],
-                uri=CONCEPT_URI.format(row["id"]),
-            )
-            for row in rows[:limit]
-        ],
+        concepts=[ConceptRow(**row, uri=CONCEPT_URI.format(row["id"])) for row in rows[:limit]],
     )
 
 
@@ -204,18 +196,7 @@ def neighbours(state: McpState, concept_id: str, depth: int = 1, limit: int = 50
     )
     return Neighbourhood(
         centre=ConceptRef(id=concept.id, title=concept.title),
-        nodes=[
-            GraphNode(
-                id=node["id"],
-                title=node["title"],
-                kind=node["kind"],
-                type=node["type"],
-                hops=node["hops"],
-                summary_short=node["summary_short"],
-            )
-            for node in view["nodes"]
-            if node["id"] != concept.id
-        ],
+        nodes=[GraphNode(**node) for node in view["nodes"] if node["id"] != concept.id],
         edges=[GraphEdge(**edge) for edge in view["edges"]],
     )
 
