@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     open_services_or_fail,
     print_json,
@@ -20,7 +21,7 @@ from zettelgraph.cli.output import count_line, styled
 
 def config(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Show the effective settings (flags > environment/.env > defaults), secrets masked."""
     from zettelgraph.services.configuration import effective_settings
@@ -42,7 +43,7 @@ def config(
 def doctor(
     ctx: typer.Context,
     skip_llm: Annotated[bool, typer.Option("--no-llm", help="Do not call the LLM.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Check that the store opens, the embedder embeds and the LLM answers with valid JSON."""
     from zettelgraph.services.model_check import check_model

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     fail,
     print_json,
@@ -34,7 +35,6 @@ cards_app = typer.Typer(
     no_args_is_help=True,
 )
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 ContentOption = Annotated[
     str | None, typer.Option("--content", help="Only this book (id or its first characters).")
 ]

@@ -6,7 +6,7 @@ import json
 import sys
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from zettelgraph.models import NodeLabel
     from zettelgraph.models.labels import Labels
     from zettelgraph.settings import Settings
+
+
+# The flag of every command that can print what it shows as JSON instead.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def now() -> datetime:

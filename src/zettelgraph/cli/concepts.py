@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     concept_labels,
     print_json,
@@ -21,7 +22,7 @@ vault_app = typer.Typer(help="The Obsidian vault: notes for every concept.", no_
 
 def list_concepts(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List every concept with its number of relations and supporting quotes."""
     from zettelgraph.services.browse import concept_rows
@@ -40,7 +41,7 @@ def list_concepts(
 def show_concept(
     ctx: typer.Context,
     concept_id: Annotated[str, typer.Argument(help="Concept id, or its first characters.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """One concept: its text, relations, supporting quotes and provenance."""
     from zettelgraph.services.browse import concept_detail
@@ -88,7 +89,7 @@ def vault_sync(
     check: Annotated[
         bool, typer.Option("--check", help="Only report drift; write nothing.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Write missing or outdated files of the vault, of every kind: concept, book, author and
     entity notes, card files, experiment notes (after a crash, or edits in the store)."""

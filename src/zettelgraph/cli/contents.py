@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     print_json,
     resolve_content_id,
@@ -17,7 +18,7 @@ from zettelgraph.cli.output import count, id_table, styled
 
 def list_contents(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List every Content in the store with its author and number of quotes."""
     from zettelgraph.services.browse import content_rows
@@ -39,7 +40,7 @@ def list_contents(
 def show(
     ctx: typer.Context,
     content_id: Annotated[str, typer.Argument(help="Content id, or its first characters.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Show one Content: summary, author and its quotes with section and page."""
     with command_services(ctx) as services:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     fail,
     on_a_terminal,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from zettelgraph.context import Services
     from zettelgraph.services.corrections import NotesOutcome
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 # The parts of a concept as the command's flags name them (the model's field names as keys).
 _PARTS = {"title": "title", "concept": "statement", "analysis": "analysis"}

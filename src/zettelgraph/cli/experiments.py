@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from zettelgraph.cli.common import fail, print_json, resolve_content_id, stdout
+from zettelgraph.cli.common import JsonOption, fail, print_json, resolve_content_id, stdout
 from zettelgraph.cli.extract import drive_with_progress, open_workflow_runs
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ experiment_app = typer.Typer(
 ExperimentId = Annotated[
     str, typer.Argument(help="The experiment (exp-..., or its first characters).")
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 @contextmanager

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     fail,
     print_json,
@@ -135,7 +136,7 @@ def extract(
         str | None, typer.Option("--suggest", help="Hints for the extraction.")
     ] = None,
     force: Annotated[bool, typer.Option(help="Extract again from a processed content.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Extract concepts from a content's quotes, up to your review."""
     started = time.monotonic()
@@ -153,7 +154,7 @@ def extract(
 
 def list_runs(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List extraction runs (concepts and graph): id, kind, content, status, last change."""
     from zettelgraph.services.graph_runs import GRAPH_RUN_PREFIX
@@ -195,7 +196,7 @@ def list_runs(
 def resume(
     ctx: typer.Context,
     run_id: Annotated[str, typer.Argument(help="The run that stopped.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Continue a run that stopped in the middle (a crash or a killed process)."""
     started = time.monotonic()
@@ -214,7 +215,7 @@ def _start(runs: ExtractionRuns, content_id: str, on_step: StepCallback) -> RunV
 def run(
     ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(help="Note files or folders of notes.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Ingest notes, then extract concepts from each new content up to your review."""
     from zettelgraph.cli.ingest import ingest_files

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli.common import resolve_content_id
+from zettelgraph.cli.common import JsonOption, resolve_content_id
 from zettelgraph.cli.extract import _show, drive_with_progress, open_graph_runs
 
 
@@ -26,7 +26,7 @@ def graph_extract(
     suggest: Annotated[
         str | None, typer.Option("--suggest", help="Hints for the extraction.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Extract a pack's entities and relationships from a content's passages, up to your
     review: `zettelgraph review RUN_ID --approve | --feedback TEXT | --abort`."""

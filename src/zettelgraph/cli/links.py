@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     print_json,
     stdout,
@@ -24,7 +25,7 @@ def link(
     why: Annotated[
         str, typer.Option("--why", help="Why the two ideas are related (kept with the link).")
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Relate two existing concepts yourself: the reverse is added, the link is marked as
     yours (provenance "reader") and both vault notes are rewritten. Extraction runs never

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zettelgraph.cli.common import print_json, settings_from, stdout
+from zettelgraph.cli.common import JsonOption, print_json, settings_from, stdout
 from zettelgraph.cli.output import count, fail, styled
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ packs_app = typer.Typer(
     no_args_is_help=True,
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+JsonFlag = JsonOption
 
 
 @packs_app.command("list")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zettelgraph.cli.common import fail, stdout
+from zettelgraph.cli.common import JsonOption, fail, stdout
 from zettelgraph.cli.editing import edited_in_editor
 from zettelgraph.cli.editor import feedback_in_editor
 from zettelgraph.cli.extract import _show, drive_with_progress, open_every_run
@@ -74,7 +74,7 @@ def review(
     full: Annotated[
         bool, typer.Option("--full", help="Show every quote whole, none cut short.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Show a run waiting for review, decide on its items, then approve, give feedback or
     abort. Undecided items are kept unless flagged doubtful."""
@@ -233,7 +233,7 @@ def calibrate(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show how a refit would do; write nothing.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Refit the doubt flags to your own keep, drop and edit decisions (50 of a kind at
     least), and show how well the shipped and your flags separate them."""

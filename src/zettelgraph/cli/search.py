@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from zettelgraph.cli.common import (
+    JsonOption,
     command_services,
     fail,
     print_json,
@@ -31,7 +32,6 @@ RecipeOption = Annotated[
     typer.Option("--recipe", help="hybrid (default), fulltext, vector or rrf."),
 ]
 KOption = Annotated[int | None, typer.Option("-k", min=1, max=100, help="How many passages.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 ContentOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from zettelgraph.cli.common import fail, print_json, settings_from, stderr, stdout
+from zettelgraph.cli.common import JsonOption, fail, print_json, settings_from, stderr, stdout
 from zettelgraph.cli.output import count_line
 
 store_app = typer.Typer(help="Move your graph between stores.", no_args_is_help=True)
@@ -26,7 +26,7 @@ def copy(
         str | None,
         typer.Option("--from", help="Source store URL; default: the configured store."),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Copy every node, relation and vector to another store, then verify the counts.
 
