@@ -33,8 +33,8 @@ class ItemStatus(StrEnum):
 
 
 class Difficulty(StrEnum):
-    """From the graph, as seed 004 asks: one concept and its quote, two linked concepts, or a
-    chain of two relations."""
+    """How much of the graph a card asks the reader to hold at once: one concept and its quote,
+    two linked concepts, or a chain of two relations."""
 
     EASY = "easy"
     MEDIUM = "medium"

@@ -74,7 +74,7 @@ class CandidateConcept(BaseModel):
 
 class UnattributedQuote(BaseModel):
     """A quote the model found no idea in, and why: the reader sees the reason in the review
-    (seed 000, step 2.1) instead of guessing whether the quote was skipped or read."""
+    instead of guessing whether the quote was skipped or read."""
 
     quote_id: QuoteRef
     reason: str = Field(default="", max_length=300, description="Why it gives no concept.")
