@@ -97,3 +97,16 @@ def test_concept_unknown_id(tmp_path: Path) -> None:
     result = cli(tmp_path / "home", "concept", "deadbeef")
     assert result.exit_code == 1
     assert "zettelgraph concepts" in result.stderr
+
+
+def test_the_next_command_after_a_run_is_one_line_to_copy(tmp_path: Path) -> None:
+    """The hint names the run id and the review's flags: Rich folded it at the console's width
+    (80 here), and a command pasted as two lines runs as two."""
+    home = tmp_path / "home"
+    started = cli(home, "run", str(REPO / "examples" / "walden.md"), "--json")
+    [run] = json.loads(started.stdout)["runs"]
+    shown = cli(home, "review", run["run_id"])
+    assert shown.exit_code == 0, shown.output
+    [hint] = [line for line in shown.stdout.splitlines() if line.startswith("Next: ")]
+    assert hint.startswith(f"Next: zettelgraph review {run['run_id']} -i (item by item)")
+    assert hint.endswith("--feedback TEXT | --abort")

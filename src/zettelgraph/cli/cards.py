@@ -20,7 +20,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, id_table, styled
+from zettelgraph.cli.output import count, id_table, print_next, styled
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -117,7 +117,7 @@ def _print_generated(report: GenerationReport) -> None:
     table.add_row("LLM calls", str(report.calls), "")
     out.print(table)
     if report.proposed:
-        out.print("\nNext: zettelgraph cards review, then approve, drop or edit them")
+        print_next(out, "zettelgraph cards review, then approve, drop or edit them")
 
 
 @cards_app.command("list")
@@ -198,7 +198,7 @@ def review(ctx: typer.Context, content: ContentOption = None, as_json: JsonOptio
     every = f"zettelgraph cards approve --all{f' --content {content}' if content else ''}"
     out.print("\nNext:")
     for command, what in ((every, "approve them all"), *REVIEW_COMMANDS):
-        out.print(styled("  {}  [dim]{}[/]", command, what))
+        out.print(styled("  {}  [dim]{}[/]", command, what), soft_wrap=True)
 
 
 def _print_decided(items: list[LearningItem], verb: str, as_json: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from zettelgraph.cli.output import styled
+from zettelgraph.cli.output import print_next, styled
 
 
 def _documents(experiment: dict[str, Any]) -> dict[str, str]:
@@ -69,14 +69,16 @@ def print_experiment(console: Console, experiment: dict[str, Any]) -> None:
     for warning in experiment.get("warnings", []):
         console.print(styled("[yellow]warning:[/] {}", warning))
     if experiment.get("report_path"):
-        console.print(f"\nreport: {experiment['report_path']}")
+        # A path, unfolded: it is opened or pasted as written.
+        console.print(f"\nreport: {experiment['report_path']}", soft_wrap=True)
     if experiment["status"] == "awaiting_review":
-        console.print(
-            f"\nnext: zettelgraph experiment review {experiment['id']} --approve | "
-            "--tools CONTENT=TOOL,TOOL | --reject"
+        print_next(
+            console,
+            f"zettelgraph experiment review {experiment['id']} --approve | "
+            "--tools CONTENT=TOOL,TOOL | --reject",
         )
     elif experiment["status"] == "interrupted":
-        console.print(f"\nnext: zettelgraph experiment resume {experiment['id']}")
+        print_next(console, f"zettelgraph experiment resume {experiment['id']}")
 
 
 def print_experiment_list(console: Console, experiments: list[dict[str, Any]]) -> None:

@@ -105,6 +105,12 @@ def print_error(console: Console, message: str, *, indent: str = "") -> None:
     console.print(styled(indent + "[bold red]error:[/] {}", message), soft_wrap=True)
 
 
+def print_next(console: Console, command: str) -> None:
+    """`Next: command`, after a blank line, never folded by Rich: the reader copies the command
+    with its run id and flags, and a line cut at the console's width pastes as two."""
+    console.print(f"\nNext: {command}", soft_wrap=True)
+
+
 def fail(message: str, *, code: int = 1) -> NoReturn:
     """End the command with `error: message` on stderr and exit `code`."""
     print_error(stderr(), message)

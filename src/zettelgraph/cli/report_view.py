@@ -10,7 +10,7 @@ from rich.text import Text
 
 from zettelgraph.cli.card_view import clip
 from zettelgraph.cli.common import concept_labels
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, print_next, styled
 
 # Quotes listed apart from their concept (a quote supporting several concepts or none, an
 # entity's passage) are cut to this many characters, with an ellipsis, unless `--full`.
@@ -71,16 +71,17 @@ def print_run_end(
     if run["status"] == "awaiting_review":
         items = (run.get("report") or {}).get("review")
         if items is not None:
-            console.print(
-                f"\nNext: zettelgraph review {run['run_id']} -i (item by item) | --keep c1,r2 "
-                "--drop c3 ... | --approve (writes what is kept) | --feedback TEXT | --abort"
+            print_next(
+                console,
+                f"zettelgraph review {run['run_id']} -i (item by item) | --keep c1,r2 "
+                "--drop c3 ... | --approve (writes what is kept) | --feedback TEXT | --abort",
             )
         else:
-            console.print(
-                f"\nNext: zettelgraph review {run['run_id']} --approve | --feedback TEXT | --abort"
+            print_next(
+                console, f"zettelgraph review {run['run_id']} --approve | --feedback TEXT | --abort"
             )
     elif run["status"] == "interrupted":
-        console.print(f"\nNext: zettelgraph resume {run['run_id']}")
+        print_next(console, f"zettelgraph resume {run['run_id']}")
 
 
 # How an item's state reads in the terminal: the reader's decision, or the default.
