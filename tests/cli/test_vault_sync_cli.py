@@ -218,3 +218,40 @@ def test_a_note_that_cannot_be_written_is_named_by_its_path(home: Path) -> None:
     shown = f"{IDEAS_DIR}/{note.name}"
     [line] = [line for line in result.output.splitlines() if "error:" in line]
     assert line.startswith(f"  error: {shown}: ") and "{" not in line
+
+
+def test_serve_writes_the_notes_a_failed_commit_left_unwritten_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a commit whose notes could not be written (a file where the ideas folder
+    goes) leaves its concepts flagged; once the folder is fixed, `serve` writes them before it
+    listens and says how many, so no `vault sync` is needed."""
+    import uvicorn
+
+    for name in [n for n in os.environ if n.startswith("ZETTELGRAPH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    home = tmp_path / "home"
+    content = ok(home, "ingest", str(REPO / "examples" / "don_quijote.md"))["contents"][0]
+    run = ok(home, "extract", content["id"])
+    ideas = home / "vault" / IDEAS_DIR
+    ideas.parent.mkdir(parents=True, exist_ok=True)
+    if ideas.is_dir():
+        shutil.rmtree(ideas)
+    ideas.write_text("not a folder", encoding="utf-8")
+    committed = ok(home, "review", run["run_id"], "--approve")
+    assert committed["status"] == "committed" and committed["committed"]["vault_errors"]
+    ideas.unlink()
+
+    served = cli(home, "serve", "--port", "8799")
+
+    assert served.exit_code == 0, served.output
+    written = len(committed["committed"]["concepts"])
+    notes = f"{written} note{'s' if written > 1 else ''}"
+    assert f"vault: wrote {notes} an earlier write had left unwritten" in served.stdout
+    assert len(list(ideas.glob("*.md"))) == written
+    services = open_services(Settings(home=home, llm="fake", embeddings="hash"))
+    try:
+        assert not any(c.vault_sync_pending for c in services.store.list_concepts())
+    finally:
+        services.close()

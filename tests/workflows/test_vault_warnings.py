@@ -3,8 +3,11 @@ naming it, and how to repair them (issue 29: both workflows word it in one place
 
 from __future__ import annotations
 
-from harness import Harness
+from typing import Any
 
+from harness import QUOTES, Harness, MakeHarness
+
+from zettelgraph.vault.writer import IDEAS_DIR
 from zettelgraph.workflows.concept_extraction.nodes_commit import write_vault
 from zettelgraph.workflows.concept_extraction.state import Committed
 
@@ -17,3 +20,38 @@ def test_a_note_that_cannot_be_written_is_named_by_its_id_when_it_has_no_title(
     out = write_vault({"committed": committed}, harness.services)
     assert out["committed"]["vault_errors"] == ["missing-id: no such concept in the store"]
     assert out["warnings"] == ["1 notes not written: run `zettelgraph vault sync` to repair"]
+
+
+def _approve(harness: Harness, title: str, quotes: list[str]) -> dict[str, Any]:
+    run = harness.runs.start(harness.add_content(title, quotes))
+    done = harness.runs.answer(run.run_id, "approve")
+    assert done.status == "committed" and done.committed is not None
+    return done.committed
+
+
+def test_the_next_commit_writes_the_notes_a_failed_write_left_unwritten(
+    make_harness: MakeHarness,
+) -> None:
+    """Issue 31: a vault write fails (a file where the ideas folder goes, which stops root
+    too), then the folder is fixed; the next approval writes the notes left behind, says so,
+    and clears their flag, without `vault sync`."""
+    harness = make_harness()
+    ideas = harness.settings.vault_path / IDEAS_DIR
+    ideas.parent.mkdir(parents=True, exist_ok=True)
+    if ideas.is_dir():
+        ideas.rmdir()
+    ideas.write_text("not a folder", encoding="utf-8")
+
+    first = _approve(harness, "El árbol de la ciencia", QUOTES[:2])
+    assert first["concepts"] and first["vault_errors"] and not first["notes_written"]
+    store = harness.services.store
+    assert all(c.vault_sync_pending for c in store.get_concepts(first["concepts"]))
+
+    ideas.unlink()  # the reader fixes the folder
+    second = _approve(harness, "Camino de perfección", QUOTES[2:])
+
+    assert sorted(second["notes_repaired"]) == sorted(first["concepts"])
+    assert second["vault_errors"] == []
+    assert not any(c.vault_sync_pending for c in store.list_concepts())
+    notes = list(ideas.glob("*.md"))
+    assert len(notes) == len(first["concepts"]) + len(second["concepts"])

@@ -44,6 +44,12 @@ def print_run(console: Console, run: dict[str, Any], *, full: bool = False) -> N
             f"notes: {len(committed.get('notes_written', []))} new, "
             f"{len(committed.get('notes_updated', []))} updated"
         )
+        repaired = committed.get("notes_repaired") or []
+        if repaired:
+            console.print(
+                f"also wrote {count(len(repaired), 'note')} an earlier write had left "
+                "unwritten (no `vault sync` needed)"
+            )
         left_out = committed.get("left_out") or []
         if left_out:
             console.print(

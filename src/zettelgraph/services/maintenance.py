@@ -20,7 +20,7 @@ from zettelgraph.system.extras import MissingExtraError
 from zettelgraph.vault.cards import sync_card_files
 from zettelgraph.vault.experiments import sync_experiment_notes
 from zettelgraph.vault.report import EXPERIMENT_NOTE
-from zettelgraph.vault.sync import SyncReport, sync_vault
+from zettelgraph.vault.sync import SyncReport, sync_pending, sync_vault
 
 
 def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
@@ -57,6 +57,17 @@ def sync_notes(services: Services, *, check: bool = False) -> SyncReport:
     else:
         report.absorb(sync_experiment_notes(vault.root, experiments, check=check))
     return report
+
+
+def repair_pending_notes(services: Services) -> SyncReport:
+    """Write the concept notes an earlier write left unwritten (their concepts still carry
+    `vault_sync_pending`), as `serve` does before it listens: a note a failed commit left
+    behind is repaired the next time the vault is opened for writing, without `vault sync`.
+
+    Returns:
+        The notes written or updated, and each that still could not be (its flag kept).
+    """
+    return sync_pending(services.store, services.vault)
 
 
 def copy_graph(

@@ -150,6 +150,23 @@ def sync_vault(
     return report
 
 
+def sync_pending(store: GraphStore, vault: Vault, *, skip: Iterable[str] = ()) -> SyncReport:
+    """Write the notes an earlier write left unwritten: every concept still carrying
+    `vault_sync_pending` (but those in `skip`, which the caller is writing itself). Called
+    wherever the vault is next opened for writing (a run's commit, `serve`), so a note a
+    failed write left behind is repaired without the reader running `vault sync`; one that
+    still cannot be written keeps its flag and goes to `errors`."""
+    skipped = set(skip)
+    # `list_concepts` is one memoised read on SQLite and one query on Cypher stores; the
+    # flag lives in each concept's data, which every backend returns whole.
+    pending = [
+        concept.id
+        for concept in store.list_concepts()
+        if concept.vault_sync_pending and concept.id not in skipped
+    ]
+    return sync_vault(store, vault, concept_ids=pending) if pending else SyncReport()
+
+
 def _planned_path(vault: Vault, concept: Concept) -> str | None:
     try:
         return str(vault.note_path(concept))

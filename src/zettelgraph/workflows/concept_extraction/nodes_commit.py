@@ -245,13 +245,15 @@ def _supports(
 
 
 def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
-    """Notes for the new concepts and the existing ones that gained relations or quotes."""
-    from zettelgraph.vault.sync import sync_vault
+    """Notes for the new concepts and the existing ones that gained relations or quotes,
+    then those an earlier write left unwritten (their concepts still `vault_sync_pending`)."""
+    from zettelgraph.vault.sync import sync_pending, sync_vault
 
     committed = state.get("committed", Committed()).copy()
     ids = [*committed.get("concepts", []), *committed.get("touched_existing", [])]
     try:
         report = sync_vault(services.store, services.vault, concept_ids=ids)
+        repaired = sync_pending(services.store, services.vault, skip=ids)
     except OSError as exc:
         return {
             "committed": {**committed, "vault_errors": [str(exc)]},
@@ -259,5 +261,7 @@ def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
         }
     committed["notes_written"] = report.written
     committed["notes_updated"] = report.updated
+    committed["notes_repaired"] = repaired.written + repaired.updated
+    report.errors += repaired.errors
     committed["vault_errors"] = report.error_lines()
     return {"committed": committed, "warnings": report.repair_warnings()}

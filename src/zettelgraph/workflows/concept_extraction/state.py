@@ -141,6 +141,9 @@ class Committed(TypedDict, total=False):
     edited: list[str]  # concepts the reader rewrote
     notes_written: list[str]  # the concepts whose notes were written new
     notes_updated: list[str]
+    # Other concepts' notes an earlier write left unwritten, written by this commit's vault
+    # step (`vault.sync.sync_pending`).
+    notes_repaired: list[str]
     vault_errors: list[str]
 
 
