@@ -97,7 +97,10 @@ def test_contents_concepts_and_experiments_by_prefix(home: Path) -> None:
         )
 
     new = ("experiment", "new", "--term", "vida", "--contents", content_id[:6], "--match", "exact")
-    started = ok(cli(home, *new))
+    # The term's domain (issue 31) is bounded like its other parts, and named when too long.
+    long = cli(home, *new, "--domain", "d" * 101)
+    assert long.exit_code == 1 and "--domain: String should have at most 100" in long.output
+    started = ok(cli(home, *new, "--domain", " filosofía "))
     experiment_id = json.loads(ok(cli(home, "experiment", "list", "--json")).stdout)[0]["id"]
     assert experiment_id in started.stdout
     body = experiment_id.removeprefix("exp-")
@@ -105,6 +108,7 @@ def test_contents_concepts_and_experiments_by_prefix(home: Path) -> None:
         shown = json.loads(ok(cli(home, "experiment", "show", given, "--json")).stdout)
         assert shown["id"] == experiment_id
         assert shown["term"]["match"] == "exact"  # the exact concordance, as asked
+        assert shown["term"]["domain"] == "filosofía"
     missing = cli(home, "experiment", "show", "exp-zzzz")
     assert missing.exit_code == 1 and "no experiment with id 'exp-zzzz'" in missing.output
 

@@ -356,3 +356,27 @@ def test_api_bad_requests(lab: tuple[Web, list[str]]) -> None:
     review = {"action": "approve"}
     missing = web.client.post("/api/experiments/exp-nope/review", json=review, headers=csrf)
     assert missing.status_code == 404
+
+
+def test_the_term_domain_is_set_from_the_form_and_the_api_and_bounded(
+    lab: tuple[Web, list[str]],
+) -> None:
+    """Issue 31: the field the term belongs to reaches the experiment (and so its prompts)
+    from the form and the JSON API; a domain over 100 characters is refused naming it."""
+    web, ids = lab
+    run_id = _new(web, ids, domain="  derecho  ")
+    assert web.state.experiments.show(run_id).as_dict()["term"]["domain"] == "derecho"
+    refused = web.client.post(
+        "/experiments", data=web.form(type="temporal", term="honra", content=ids, domain="d" * 101)
+    )
+    assert refused.status_code == 422 and "domain: String should have at most 100" in refused.text
+    assert 'id="x-domain"' in refused.text and "d" * 101 in refused.text  # kept to correct
+
+    body = {"type": "temporal", "term": "honra", "domain": "teología", "contents": ids}
+    started = web.client.post("/api/experiments", json=body, headers=web.csrf())
+    assert started.status_code == 201, started.text
+    assert started.json()["term"]["domain"] == "teología"
+    long = web.client.post(
+        "/api/experiments", json={**body, "domain": "d" * 101}, headers=web.csrf()
+    )
+    assert long.status_code == 422 and long.json()["detail"][0]["loc"][-1] == "domain"

@@ -66,6 +66,12 @@ def new(
     source: Annotated[
         str | None, typer.Option("--source", help="Where the definition is from.")
     ] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            "--domain", help="The field the term belongs to, e.g. derecho (up to 100 characters)."
+        ),
+    ] = None,
     anchor: Annotated[
         list[str] | None,
         typer.Option("--anchor", help="A word that pins the baseline meaning (repeat)."),
@@ -81,22 +87,21 @@ def new(
     as_json: JsonOption = False,
 ) -> None:
     """Analyse an experiment and propose a plan, up to your review."""
-    from pydantic import ValidationError
-
-    from zettelgraph.experiments.models import FocusTerm
+    from zettelgraph.services.experiments import FocusTermError, focus_term
 
     started = time.monotonic()
     try:
-        focus = FocusTerm(
-            term=term.strip(),
-            definition=(definition or "").strip(),
-            source=(source or "").strip(),
-            anchors=[a.strip() for a in anchor or [] if a.strip()],
+        focus = focus_term(
+            term,
+            definition=definition or "",
+            source=source or "",
+            domain=domain or "",
+            anchors=anchor or [],
             match=match,
         )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        fail(f"--{first['loc'][0]}: {first['msg']} (term up to 100 characters, definition 1,000)")
+    except FocusTermError as exc:
+        option = "anchor" if exc.field == "anchors" else exc.field
+        fail(f"--{option}: {exc.problem}")
     with open_experiments(ctx) as runs:
         ids = [resolve_content_id(runs.services, given) for given in contents]
         view = drive_with_progress(

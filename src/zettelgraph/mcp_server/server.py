@@ -17,7 +17,13 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zettelgraph import __version__
-from zettelgraph.mcp_server import resources, tools_read, tools_review, tools_runs
+from zettelgraph.mcp_server import (
+    resources,
+    tools_experiments,
+    tools_read,
+    tools_review,
+    tools_runs,
+)
 from zettelgraph.mcp_server.access import APPROVE_SETTING, ROOTS_SETTING
 from zettelgraph.mcp_server.state import McpState
 from zettelgraph.services.http_security import (
@@ -53,6 +59,7 @@ def build_server(state: McpState) -> MCPServer[Any]:
     tools_read.register(server, state)
     tools_runs.register(server, state)
     tools_review.register(server, state)
+    tools_experiments.register(server, state)
     resources.register(server, state)
     return server
 

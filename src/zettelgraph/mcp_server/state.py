@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from zettelgraph.context import Services, open_services
 from zettelgraph.services.checkpoints import open_checkpointer
+from zettelgraph.services.experiments import ExperimentRuns
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.graph_runs import GraphRuns
 from zettelgraph.services.proposal_runs import ProposalRuns, find_run
@@ -24,6 +25,7 @@ class McpState:
     services: Services
     runs: ExtractionRuns
     graph_runs: GraphRuns
+    experiments: ExperimentRuns
 
     @property
     def every_run(self) -> list[ProposalRuns]:
@@ -48,6 +50,7 @@ def open_state(settings: Settings, *, services: Services | None = None) -> Itera
                 services=opened,
                 runs=ExtractionRuns(opened, checkpointer),
                 graph_runs=GraphRuns(opened, checkpointer),
+                experiments=ExperimentRuns(opened, checkpointer),
             )
     finally:
         if services is None:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from langgraph.graph.state import CompiledStateGraph
+from pydantic import ValidationError
 
 from zettelgraph.context import Services
 from zettelgraph.experiments.models import (
@@ -24,6 +25,7 @@ from zettelgraph.experiments.models import (
     ExperimentType,
     FocusTerm,
     LLMCallRecord,
+    TermMatch,
     ToolRun,
 )
 from zettelgraph.experiments.strategy import StrategyError, check_strategy
@@ -38,7 +40,60 @@ from zettelgraph.workflows.experiment.state import ExperimentState
 
 EXPERIMENT_PREFIX = "exp-"
 TYPES = tuple(t.value for t in ExperimentType)
-__all__ = ["DECISIONS", "TYPES", "TYPE_TITLES", "ExperimentRuns", "ExperimentView"]
+__all__ = [
+    "DECISIONS",
+    "TYPES",
+    "TYPE_TITLES",
+    "ExperimentRuns",
+    "ExperimentView",
+    "FocusTermError",
+    "focus_term",
+]
+
+
+class FocusTermError(ValueError):
+    """What the reader gave for the focus term is not valid; `field` names the part (term,
+    definition, source, domain, anchors, match)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+# The limits a reader is told when a part is too long (FocusTerm's bounds).
+FOCUS_LIMITS = "term up to 100 characters, definition 1,000, source 300, domain 100, 12 anchors"
+
+
+def focus_term(
+    term: str,
+    *,
+    definition: str = "",
+    source: str = "",
+    domain: str = "",
+    anchors: Sequence[str] = (),
+    match: TermMatch = "stems",
+) -> FocusTerm:
+    """The focus term from what the reader typed, trimmed: the one check the CLI, the web
+    form, the JSON API and the MCP tool share. `domain` is the field the term belongs to
+    (e.g. derecho, teología); the prompts show it beside the definition.
+
+    Raises:
+        FocusTermError: a part is empty where it may not be, or too long; names the part.
+    """
+    try:
+        return FocusTerm(
+            term=term.strip(),
+            definition=definition.strip(),
+            source=source.strip(),
+            domain=domain.strip(),
+            anchors=[a.strip() for a in anchors if a.strip()],
+            match=match,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first.get("loc") else "term"
+        raise FocusTermError(field, f"{first['msg']} ({FOCUS_LIMITS})") from exc
 
 
 @dataclass

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from fastapi import HTTPException
-from pydantic import ValidationError
 
 from zettelgraph.experiments.models import FocusTerm
+from zettelgraph.services import experiments
 from zettelgraph.services.errors import (
     MODEL_ERRORS,
     MODEL_UNUSABLE,
@@ -102,20 +102,20 @@ def stopped_detail(stop: StoppedError) -> str:
 
 
 def focus_term(
-    term: str, definition: str = "", source: str = "", anchors: list[str] | None = None
+    term: str,
+    definition: str = "",
+    source: str = "",
+    anchors: list[str] | None = None,
+    domain: str = "",
 ) -> FocusTerm:
-    """The focus term from what the reader typed (trimmed), or 422 saying what is wrong."""
+    """The focus term from what the reader typed (`services.experiments.focus_term`), or 422
+    naming the part that is wrong."""
     try:
-        return FocusTerm(
-            term=term.strip(),
-            definition=definition.strip(),
-            source=source.strip(),
-            anchors=[a.strip() for a in anchors or [] if a.strip()],
+        return experiments.focus_term(
+            term, definition=definition, source=source, domain=domain, anchors=anchors or []
         )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise HTTPException(status_code=422, detail=f"{where}: {first['msg']}") from exc
+    except experiments.FocusTermError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
 
 
 def get_experiment(web: WebState, run_id: str) -> ExperimentView:

@@ -38,6 +38,9 @@ class ExperimentIn(BaseModel):
     term: str = Field(min_length=1, max_length=100, description="The focus term, e.g. honra.")
     definition: str = Field(default="", max_length=1000, description="Its baseline meaning.")
     source: str = Field(default="", max_length=300, description="Where the definition is from.")
+    domain: str = Field(
+        default="", max_length=100, description="The field the term belongs to, e.g. derecho."
+    )
     goal: str | None = Field(default=None, max_length=2000, description="What to find out.")
     anchors: list[str] = Field(
         default_factory=list,
@@ -95,7 +98,9 @@ def list_experiments(web: Web) -> list[dict[str, Any]]:
 def start_experiment(body: ExperimentIn, web: Web) -> dict[str, Any]:
     """Analyse an experiment and recommend a plan (which tools on which content), up to the
     reader's review."""
-    term = actions.focus_term(body.term, body.definition, body.source, body.anchors)
+    term = actions.focus_term(
+        body.term, body.definition, body.source, body.anchors, domain=body.domain
+    )
     try:
         view = actions.start_experiment(web, body.type.value, term, body.contents, goal=body.goal)
     except actions.StoppedError as stop:

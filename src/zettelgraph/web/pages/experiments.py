@@ -180,6 +180,7 @@ def new_experiment(
     term: Annotated[str, Form(max_length=200)] = "",
     definition: Annotated[str, Form(max_length=2000)] = "",
     source: Annotated[str, Form(max_length=600)] = "",
+    domain: Annotated[str, Form(max_length=200)] = "",
     goal: Annotated[str, Form(max_length=2000)] = "",
     anchors: Annotated[str, Form(max_length=2000)] = "",
     content: Annotated[list[str] | None, Form(max_length=100)] = None,
@@ -191,6 +192,7 @@ def new_experiment(
         "term": term,
         "definition": definition,
         "source": source,
+        "domain": domain,
         "goal": goal,
         "anchors": anchors,
         "content": chosen,
@@ -201,7 +203,7 @@ def new_experiment(
             raise HTTPException(status_code=422, detail="name the term the experiment follows")
         if not chosen:
             raise HTTPException(status_code=422, detail="choose at least one content")
-        focus = actions.focus_term(term, definition, source, words)
+        focus = actions.focus_term(term, definition, source, words, domain=domain)
         view = actions.start_experiment(web, kind, focus, chosen, goal=goal.strip() or None)
     except HTTPException as exc:
         return _list_page(
