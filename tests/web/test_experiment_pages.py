@@ -13,6 +13,7 @@ import pytest
 from experiment_books import BOOKS, add_books
 from web.conftest import MakeWeb, Web
 from zettelgraph.llm.factory import LLMConfigError
+from zettelgraph.models import ChangeSet, Content, content_id
 from zettelgraph.workflows.experiment import nodes_execute, nodes_plan
 
 
@@ -380,3 +381,23 @@ def test_the_term_domain_is_set_from_the_form_and_the_api_and_bounded(
         "/api/experiments", json={**body, "domain": "d" * 101}, headers=web.csrf()
     )
     assert long.status_code == 422 and long.json()["detail"][0]["loc"][-1] == "domain"
+
+
+def test_a_source_page_shows_its_journal_doi_and_abstract(make_web: MakeWeb) -> None:
+    """Issue 31: what ingestion found of the document's publication, on its page."""
+    web = make_web()
+    paper = Content(
+        id=content_id("La honra en la novela", None),
+        title="La honra en la novela",
+        kind="document",
+        metadata={
+            "journal": "Revista de Filología",
+            "doi": "10.3989/rfe.2019.004",
+            "abstract": "Cómo cambia la honra <entre> 1605 y 1876.",
+        },
+    )
+    web.services.store.apply(ChangeSet(contents=[paper]))
+    page = web.client.get(f"/sources/{paper.id}").text
+    assert "Revista de Filología" in page
+    assert 'href="https://doi.org/10.3989/rfe.2019.004"' in page
+    assert "Cómo cambia la honra &lt;entre&gt; 1605 y 1876." in page

@@ -55,6 +55,10 @@ class DocumentInfo(BaseModel):
     kind: str = "book"
     language: str | None = None
     domain: str | None = None
+    # Where the document was published, its DOI and abstract (`ingest/bibliography.py`).
+    journal: str | None = None
+    doi: str | None = None
+    abstract: str = ""
     passages: int = 0
     summary_short: str = ""
 

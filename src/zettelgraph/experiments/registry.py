@@ -64,11 +64,13 @@ def _year(content: Content) -> int | None:
 
 
 def document_info(store: GraphStore, content: Content, passages: int) -> DocumentInfo:
-    """The structured metadata of a content: title, author, year, kind, language, domain."""
+    """The structured metadata of a content: title, author, year, kind, language, domain,
+    journal, DOI and abstract."""
     author = store.author_of(content.id)
     metadata = content.metadata
     domain = metadata.get("domain") or metadata.get("field")
     language = metadata.get("language") or metadata.get("lang")
+    journal, doi = metadata.get("journal"), metadata.get("doi")
     return DocumentInfo(
         id=content.id,
         title=content.title,
@@ -77,6 +79,9 @@ def document_info(store: GraphStore, content: Content, passages: int) -> Documen
         kind=content.kind,
         language=str(language) if language else None,
         domain=str(domain) if domain else None,
+        journal=str(journal) if journal else None,
+        doi=str(doi) if doi else None,
+        abstract=str(metadata.get("abstract") or ""),
         passages=passages,
         summary_short=content.summary_short,
     )

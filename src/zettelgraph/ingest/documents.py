@@ -18,6 +18,7 @@ import io
 import zipfile
 from pathlib import Path
 
+from zettelgraph.ingest.bibliography import add_bibliography
 from zettelgraph.ingest.chat_exports import read_json_transcripts
 from zettelgraph.ingest.errors import read_limited
 from zettelgraph.ingest.ocr import Ocr, OcrConfig
@@ -122,6 +123,11 @@ def detect_type(path: Path, head: bytes) -> FileType:
     )
 
 
+# The files that may be papers or chapters (a journal, a DOI, an abstract on the first page);
+# transcripts, slides, code and pictures are not looked at.
+_BIBLIOGRAPHIC = ("docx", "markdown", "text")
+
+
 def read_documents(
     path: Path, *, max_bytes: int, file_type: FileType | None = None, ocr: OcrConfig | None = None
 ) -> list[ParsedDocument]:
@@ -151,6 +157,8 @@ def read_documents(
             )
     documents = _read_as(kind, data, path, detected=file_type is None, ocr=Ocr(ocr or OcrConfig()))
     for document in documents:
+        if document.file_type in _BIBLIOGRAPHIC:
+            add_bibliography(document)  # PDFs did, with their document information
         if not document.blocks:
             raise DocumentError(
                 f"no text found in this {kind} file. Check that it is the file you meant "

@@ -21,6 +21,7 @@ from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError
 from pypdf.generic import Destination
 
+from zettelgraph.ingest.bibliography import add_bibliography
 from zettelgraph.ingest.images import ImageReadError, check_frame
 from zettelgraph.ingest.ocr import Ocr, OcrError
 from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
@@ -111,7 +112,7 @@ def read_pdf(
     metadata: dict[str, Any] = {"pages": count}
     if scanned and ocr.missing is None:
         metadata.update(ocr_pages=scanned, ocr_languages=ocr.config.languages)
-    return ParsedDocument(
+    document = ParsedDocument(
         path=str(path),
         file_type="pdf",
         title=meta_text(info.get("/Title")) if info else None,
@@ -120,6 +121,17 @@ def read_pdf(
         blocks=blocks,
         warnings=warnings,
     )
+    # Publishers write the DOI (and some the journal) into the document information.
+    keys = ("/doi", "/DOI", "/prism:doi", "/Journal", "/prism:publicationName")
+    found = {key: meta_text(info.get(key)) for key in keys} if info else {}
+    add_bibliography(
+        document,
+        {
+            "/doi": found.get("/doi") or found.get("/DOI") or found.get("/prism:doi"),
+            "/Journal": found.get("/Journal") or found.get("/prism:publicationName"),
+        },
+    )
+    return document
 
 
 def _open(data: bytes, path: Path, redo: str) -> PdfReader:

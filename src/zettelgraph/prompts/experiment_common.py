@@ -47,6 +47,9 @@ class PromptDocument(BaseModel):
     year: int | None = None
     kind: str = "book"
     domain: str | None = None
+    journal: str | None = None
+    doi: str | None = None
+    abstract: str = Field(default="", description="Cut to 600 characters.")
     passages: int = 0
     term_passages: int = Field(default=0, description="Passages that contain the term.")
     summary: str = ""

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from zettelgraph.context import Services
 from zettelgraph.experiments.models import LLMCallRecord
+from zettelgraph.experiments.text import clip
 from zettelgraph.llm.structured import Sampling, error_kind
 from zettelgraph.models import utcnow
 from zettelgraph.prompts.experiment_common import PromptDocument
@@ -19,6 +20,8 @@ from zettelgraph.workflows.experiment.state import Document, ExperimentCall
 from zettelgraph.workflows.records import as_record
 
 T = TypeVar("T", bound=BaseModel)
+# How much of a document's abstract the prompts see (its stored copy is up to 3,000).
+ABSTRACT_PROMPT_CHARS = 600
 
 
 def ask(
@@ -69,6 +72,11 @@ def prompt_documents(
             year=d.get("year"),
             kind=d.get("kind", "book"),
             domain=d.get("domain"),
+            journal=d.get("journal"),
+            doi=d.get("doi"),
+            # An abstract's opening says what the document is about; the rest costs tokens
+            # in every prompt of every stage.
+            abstract=clip(d.get("abstract") or "", ABSTRACT_PROMPT_CHARS),
             passages=d.get("passages", 0),
             term_passages=term_passages.get(d["id"], 0),
             summary=d.get("summary_short", ""),

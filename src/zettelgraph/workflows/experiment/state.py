@@ -54,6 +54,9 @@ class Document(TypedDict):
     kind: str
     language: str | None
     domain: str | None
+    journal: str | None
+    doi: str | None
+    abstract: str
     passages: int
     summary_short: str
 
