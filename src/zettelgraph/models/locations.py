@@ -100,7 +100,8 @@ def _span(location: Mapping[str, Any], key: str) -> str | None:
 
 def location_label(location: Mapping[str, Any], *, page: str | None = None) -> str:
     """A short human form: "p. 12", "pp. 3–4", "slide 5 (notes)", "Intro > Setup, lines 4–9",
-    "3.1 Setup → 3.2 Usage, lines 40–58", "turn 3 (assistant)", "00:12:03–00:13:10 (Ann)".
+    "3.1 Setup → 3.2 Usage, lines 40–58", "turn 3 (assistant)", "turn 5 (user), of turns 3–8"
+    (a turn of a chat topic), "00:12:03–00:13:10 (Ann)".
     `page` is a book-note quote's own page field."""
     parts: list[str] = []
     headings = _headings(location)
@@ -125,6 +126,9 @@ def location_label(location: Mapping[str, Any], *, page: str | None = None) -> s
     if turns:
         speaker = location.get("speaker")
         parts.append(f"turn {turns}" + (f" ({speaker})" if speaker else ""))
+        topic = location.get("topic_turns")
+        if isinstance(topic, list) and len(topic) == 2:  # the turns of its topic
+            parts.append(f"of turns {topic[0]}–{topic[1]}")
     start, end = location.get("line_start"), location.get("line_end")
     if start is not None and not turns:
         parts.append(f"line {start}" if end in (None, start) else f"lines {start}–{end}")

@@ -12,10 +12,12 @@ from zettelgraph.ingest.booknotes import (
     ParsedQuote,
     parse_booknotes,
 )
+from zettelgraph.ingest.chat_topics import TOPIC_SIMILARITY, exchange_texts, merge_topics
 from zettelgraph.ingest.errors import KindChangeError
 from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
 from zettelgraph.ingest.reading import graph_inputs
+from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.models import (
     ChangeSet,
@@ -82,6 +84,7 @@ def parse_quotes(state: QuoteParseState, services: Services) -> QuoteParseState:
         title = (state.get("title_flag") or document.title or path.stem).strip()
         author = (state.get("author_flag") or document.author or "").strip() or None
         cid = document_content_id(document, title, author)
+        document = _chat_topics(document, services)
         parsed, sections, warnings = parse_document(document, cid, services.settings)
         warnings = [*document.warnings, *warnings]
         metadata: dict[str, Any] = {**document.metadata, "file_type": document.file_type}
@@ -131,6 +134,20 @@ def parse_quotes(state: QuoteParseState, services: Services) -> QuoteParseState:
         "quotes_added": len(added),
         "removed_quotes": removed,
     }
+
+
+def _chat_topics(document: ParsedDocument, services: Services) -> ParsedDocument:
+    """A transcript with its consecutive exchanges on one topic in one group
+    (`ingest/chat_topics.py`). Only with an embedder whose vectors carry meaning: word-overlap
+    vectors would join exchanges that merely share words."""
+    if document.file_type != "transcript" or not is_semantic(services.embedder):
+        return document
+    texts = exchange_texts(document.blocks)
+    if len(texts) < 2:
+        return document
+    vectors = services.embedder.embed(texts)
+    blocks = merge_topics(document.blocks, vectors, TOPIC_SIMILARITY)
+    return document.model_copy(update={"blocks": blocks})
 
 
 def _kind_name(kind: str) -> str:
