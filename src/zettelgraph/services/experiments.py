@@ -78,6 +78,17 @@ def focus_term(
     form, the JSON API and the MCP tool share. `domain` is the field the term belongs to
     (e.g. derecho, teología); the prompts show it beside the definition.
 
+    Args:
+        term: the term the experiment follows, e.g. honra.
+        definition: its baseline meaning, if given.
+        source: where the definition is from.
+        domain: the field the term belongs to.
+        anchors: words that pin the baseline meaning (blank ones dropped).
+        match: "stems" (as search finds words) or "exact" (the very word).
+
+    Returns:
+        The checked FocusTerm, every part trimmed.
+
     Raises:
         FocusTermError: a part is empty where it may not be, or too long; names the part.
     """

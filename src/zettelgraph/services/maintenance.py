@@ -64,6 +64,9 @@ def repair_pending_notes(services: Services) -> SyncReport:
     `vault_sync_pending`), as `serve` does before it listens: a note a failed commit left
     behind is repaired the next time the vault is opened for writing, without `vault sync`.
 
+    Args:
+        services: the open services (store and vault).
+
     Returns:
         The notes written or updated, and each that still could not be (its flag kept).
     """
