@@ -45,7 +45,7 @@ def test_list_shows_every_pack_where_it_is_and_whether_it_is_active(tmp_path: Pa
     assert listed["active"] == ["zettelkasten", "narrative", "research"]
     assert by_name["ships"]["source"] == "user" and not by_name["ships"]["active"]
     assert by_name["zettelkasten"]["entity_types"] == ["Concept"]
-    assert by_name["zettelkasten"]["relationship_types"] == 9
+    assert by_name["zettelkasten"]["relationship_types"] == 11
     text = run("packs", "list", home=tmp_path)
     assert text.exit_code == 0
     assert "* zettelkasten v1" in text.stdout and "  ships v2" in text.stdout

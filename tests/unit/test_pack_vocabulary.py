@@ -1,4 +1,4 @@
-"""The relation vocabulary comes from the active packs: today's nine types from the shipped
+"""The relation vocabulary comes from the active packs: today's eleven types from the shipped
 zettelkasten pack, and a changed pack changes the prompts, the store rules, the vault notes
 and the web colours (issue 14, "Done when")."""
 
@@ -30,13 +30,15 @@ from zettelgraph.store.base import IntegrityError
 from zettelgraph.vault.notes import ConceptNote, LinkedConcept
 from zettelgraph.web.app import create_app
 
-NINE = {
+CONCEPT_TYPES = {
     "GENERALIZES": ("SPECIFIC_OF", "agrees", "#2563eb"),
     "SPECIFIC_OF": ("GENERALIZES", "agrees", "#0891b2"),
     "PART_OF": ("HAS_PART", "agrees", "#7c3aed"),
     "HAS_PART": ("PART_OF", "agrees", "#a855f7"),
     "SUPPORTS": ("SUPPORTED_BY", "agrees", "#16a34a"),
     "SUPPORTED_BY": ("SUPPORTS", "agrees", "#65a30d"),
+    "PREREQUISITE_FOR": ("REQUIRES", "neutral", "#be185d"),
+    "REQUIRES": ("PREREQUISITE_FOR", "neutral", "#ec4899"),
     "OPPOSES": ("OPPOSES", "opposes", "#dc2626"),
     "SIMILAR_TO": ("SIMILAR_TO", "agrees", "#d97706"),
     "RELATES_TO": ("RELATES_TO", "neutral", "#64748b"),
@@ -44,16 +46,20 @@ NINE = {
 
 
 def test_the_zettelkasten_pack_is_the_concept_workflow_vocabulary() -> None:
-    assert DEFAULT_VOCABULARY.names == list(NINE)
-    for name, (reverse, stance, color) in NINE.items():
+    assert DEFAULT_VOCABULARY.names == list(CONCEPT_TYPES)
+    for name, (reverse, stance, color) in CONCEPT_TYPES.items():
         assert DEFAULT_VOCABULARY.reverse_of(name) == reverse
         assert DEFAULT_VOCABULARY.stance(name) == stance
         assert DEFAULT_VOCABULARY.color(name) == color
     assert DEFAULT_VOCABULARY.descriptions["OPPOSES"] == "A and B are in direct opposition."
     assert DEFAULT_VOCABULARY.phrase("SPECIFIC_OF", "es") == "es un caso particular de"
+    # What must be understood first (issue 31): a strict need, in the reader's words.
+    assert DEFAULT_VOCABULARY.phrase("PREREQUISITE_FOR", "en") == "is needed to understand"
+    assert DEFAULT_VOCABULARY.phrase("REQUIRES", "es") == "requiere entender antes"
+    assert "cannot be understood without" in DEFAULT_VOCABULARY.descriptions["REQUIRES"]
 
 
-def test_the_concept_part_of_all_shipped_packs_is_the_same_nine(tmp_path: Path) -> None:
+def test_the_concept_part_of_all_shipped_packs_is_the_same_eleven(tmp_path: Path) -> None:
     vocabulary = vocabulary_from(active_schema(Settings(home=tmp_path)))
     assert {"KNOWS", "WROTE", "CONTRADICTS", "BORN_IN"} <= vocabulary.types
     concepts = vocabulary.between("Concept", "Concept")
@@ -87,18 +93,20 @@ def test_the_relation_prompts_offer_exactly_the_vocabulary_in_its_order() -> Non
     assert issubclass(model, create_relations.CreatedRelations)
     assert model is create_relations.response_model(DEFAULT_VOCABULARY)  # built once
     enum = model.model_json_schema()["$defs"]["ProposedRelation"]["properties"]
-    assert enum["relation_type"]["enum"] == list(NINE)
+    assert enum["relation_type"]["enum"] == list(CONCEPT_TYPES)
     reply = {"target_concept_id": "c2", "explanation": "x", "confidence": 0.5}
     model.model_validate({"relations": [{**reply, "relation_type": "OPPOSES"}]})
     with pytest.raises(ValidationError):
         model.model_validate({"relations": [{**reply, "relation_type": "CAUSES"}]})
     queries = relation_queries.response_model(DEFAULT_VOCABULARY).model_json_schema()
-    assert queries["$defs"]["TypedQueries"]["properties"]["relation_type"]["enum"] == list(NINE)
+    assert queries["$defs"]["TypedQueries"]["properties"]["relation_type"]["enum"] == list(
+        CONCEPT_TYPES
+    )
     for patch in (refine_extraction.Refinement, incorporate_feedback.FeedbackPatch):
         typed = typed_patch(patch, DEFAULT_VOCABULARY)
         assert issubclass(typed, patch)
         change = typed.model_json_schema()["$defs"]["RelationChange"]["properties"]
-        assert change["relation_type"]["enum"] == list(NINE)
+        assert change["relation_type"]["enum"] == list(CONCEPT_TYPES)
 
 
 def test_the_prompt_text_comes_from_the_pack() -> None:
@@ -106,11 +114,16 @@ def test_the_prompt_text_comes_from_the_pack() -> None:
     data = create_relations.CreateRelationsInput(target=line, others=[], existing=[])
     system = str(create_relations.messages(data, DEFAULT_VOCABULARY)[0].content)
     assert "- OPPOSES: A and B are in direct opposition." in system
+    # The prerequisite is asked for strictly: precision over volume (issue 31).
+    assert "- PREREQUISITE_FOR: B cannot be understood without first understanding A" in system
     # The zettelkasten pack's example of SUPPORTS is the model answer shown.
     assert '"relation_type": "SUPPORTS"' in system and "don Quijote" in system
     ask = relation_queries.RelationQueriesInput(title="t", concept="c")
     human = str(relation_queries.messages(ask, DEFAULT_VOCABULARY)[1].content)
-    assert "(for GENERALIZES: more specific cases; for OPPOSES: contrary ideas; ...)" in human
+    assert (
+        "(for GENERALIZES: more specific cases; for PREREQUISITE_FOR: ideas that build on this "
+        "one; ...)" in human
+    )
 
 
 # --- a changed zettelkasten pack in the home folder ---------------------------------------------

@@ -6,7 +6,7 @@ such as BORN_IN) are written as given. Structural relations (authorship, quoting
 are no part of a vocabulary and have no automatic reverse.
 
 `vocabulary_from` turns a merged pack schema into a vocabulary; `DEFAULT_VOCABULARY` is the
-shipped `zettelkasten` pack's, the concept workflow's nine types.
+shipped `zettelkasten` pack's, the concept workflow's eleven types.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ IN_SECTION = "IN_SECTION"  # Quote (a document passage) -> Section (its parent c
 SECTION_OF = "SECTION_OF"  # Section -> Content
 CITES = "CITES"  # Answer -> Quote, LearningItem -> Quote
 TESTS = "TESTS"  # LearningItem -> Concept
+
+# The zettelkasten pack's "understand A before B" (Concept -> Concept, reverse REQUIRES):
+# Study shows A's new cards before B's.
+PREREQUISITE_FOR = "PREREQUISITE_FOR"
 
 STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS})
 # The entity type of Concept nodes in the packs (the zettelkasten pack defines it).
@@ -191,6 +195,6 @@ def _default_vocabulary() -> RelationVocabulary:
     return vocabulary_from(shipped_schema(("zettelkasten",)))
 
 
-# The shipped zettelkasten pack's nine types: what a store opened without the active packs
+# The shipped zettelkasten pack's eleven types: what a store opened without the active packs
 # enforces, and what code that is not given a vocabulary (tests, benchmarks) uses.
 DEFAULT_VOCABULARY = _default_vocabulary()

@@ -15,12 +15,10 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TypeVar
 
 from fsrs import Card, Rating, Scheduler
 
 from zettelgraph.models import (
-    DIFFICULTY_RANK,
     CardState,
     ItemStatus,
     LearningItem,
@@ -29,6 +27,7 @@ from zettelgraph.models import (
     review_log_id,
 )
 from zettelgraph.services.cards import CardError, ItemFilter, get_items
+from zettelgraph.services.study_order import needs_first, new_order
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import GraphStore, every_node
 
@@ -232,40 +231,11 @@ def study_queue(
         for log in deck.logs
         if log.state_before is None and start <= as_utc(log.reviewed_at) <= as_utc(now)
     )
-    fresh = new_order([i for i in items if not i.schedule])[: max(0, allowance - introduced)]
+    room = max(0, allowance - introduced)
+    fresh = [i for i in items if not i.schedule]
+    # What must be understood first is read only when new cards will be shown.
+    fresh = new_order(fresh, needs_first(store) if fresh and room else None)[:room]
     return StudyQueue(store, due_states=due, new_states=fresh)
-
-
-CardT = TypeVar("CardT", LearningItem, CardState)
-
-
-def new_order(items: list[CardT]) -> list[CardT]:
-    """New cards in the order to meet them: easy before hard, so a linked idea comes after
-    the ideas it links; and siblings apart: every concept's first card before any concept's
-    second, so a cloze does not follow the flashcard that just showed its quote.
-
-    Args:
-        items: new cards, whole or as study states.
-
-    Returns:
-        The same cards, re-ordered.
-    """
-    # Each card's key computed once (600 cards: the study page's and next card's largest
-    # cost after the store reads).
-    keyed = sorted(
-        (
-            ((DIFFICULTY_RANK[i.difficulty], i.content_ids[:1], i.created_at, i.id), i)
-            for i in items
-        ),
-        key=lambda pair: pair[0],
-    )
-    seen: dict[str, int] = {}
-    ranked = []
-    for plain, item in keyed:
-        sibling = seen.get(item.concept_ids[0], 0)
-        seen[item.concept_ids[0]] = sibling + 1
-        ranked.append((plain[0], sibling, plain, item))
-    return [item for *_, item in sorted(ranked, key=lambda row: row[:3])]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from zettelgraph.models import (
     Section,
 )
 from zettelgraph.store.base import COUNTED_DIRECTIONS, card_state, check_direction
-from zettelgraph.store.rules import sortable_time
+from zettelgraph.store.rules import RELATION_TYPE, sortable_time
 from zettelgraph.text.normalize import normalize_name
 
 NodeT = TypeVar("NodeT", bound=Node)
@@ -200,7 +200,11 @@ class CypherReads(ABC):
         where = "WHERE type(r) = $type" if relation_type is not None else ""
         params = {"id": node_id, "type": relation_type}
         ret = "RETURN s.id, type(r), t.id, r.data, r.created_at"
-        if node_id is None:
+        if node_id is None and relation_type is not None and RELATION_TYPE.match(relation_type):
+            # Every relation of one type (Study's prerequisites): the type in the pattern is
+            # read from the type's own store instead of filtering every relation.
+            queries = [f"MATCH (s:Node)-[r:{relation_type}]->(t:Node) {ret}"]
+        elif node_id is None:
             queries = [f"MATCH (s:Node)-[r]->(t:Node) {where} {ret}"]
         else:
             # Each side anchored on the id index rather than filtering every relation.

@@ -33,7 +33,7 @@ from zettelgraph.text.normalize import normalize_name
 from zettelgraph.text.stemming import STEMMERS, analyze
 
 # Relation types become Cypher relationship types, which cannot be query parameters.
-_RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 TOKEN = re.compile(r"\w+", re.UNICODE)
 # The labels that are embedded and full-text searched. Sections are kept whole for context
 # and Answers are a record of questions: searching them would return the passages again.
@@ -137,7 +137,7 @@ def relations_to_write(
     others = [r for r in relations if id(r) not in concept_keys]
     out = [*others, *vocabulary.with_reverses(concept_relations)]
     for relation in out:
-        if not _RELATION_TYPE.match(relation.type):
+        if not RELATION_TYPE.match(relation.type):
             raise IntegrityError(
                 f"relation type {relation.type!r} must be upper-case letters, digits and _"
             )
@@ -153,7 +153,7 @@ def check_deletions(changes: ChangeSet) -> None:
     if both:
         raise IntegrityError(f"nodes both written and deleted in one change set: {both[:5]}")
     for _, relation_type, _ in changes.delete_relations:
-        if not _RELATION_TYPE.match(relation_type):
+        if not RELATION_TYPE.match(relation_type):
             raise IntegrityError(
                 f"relation type {relation_type!r} must be upper-case letters, digits and _"
             )

@@ -27,13 +27,15 @@ from zettelgraph.vault.notes import (
     update_concept_note,
 )
 
-NINE = [
+CONCEPT_TYPES = [
     "GENERALIZES",
     "SPECIFIC_OF",
     "PART_OF",
     "HAS_PART",
     "SUPPORTS",
     "SUPPORTED_BY",
+    "PREREQUISITE_FOR",
+    "REQUIRES",
     "OPPOSES",
     "SIMILAR_TO",
     "RELATES_TO",
@@ -139,7 +141,7 @@ def test_a_note_without_relations_sources_or_analysis_has_no_empty_section() -> 
     front, body = parse_note(text)
     # The edited keys are there only once the reader edited the concept; no empty property.
     assert list(front) == ["entity_id", "entity_type", "tags", "summary", "short_summary"]
-    assert not any(kind.lower() in front for kind in NINE)
+    assert not any(kind.lower() in front for kind in CONCEPT_TYPES)
     assert note_state(text)["connections"] is None
     assert "## Análisis" not in body and "## Fuente" not in body
     assert body.endswith("## Concepto\nEl ejercicio aeróbico mejora la capacidad cardiovascular.\n")
@@ -410,7 +412,7 @@ def test_update_is_idempotent_on_any_text(text: str) -> None:
 
 
 def test_vocabulary_order_comes_from_the_vocabulary() -> None:
-    assert list(DEFAULT_VOCABULARY.reverses) == NINE
+    assert list(DEFAULT_VOCABULARY.reverses) == CONCEPT_TYPES
 
 
 def test_the_documented_example_is_what_render_writes() -> None:
