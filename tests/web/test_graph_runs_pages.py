@@ -224,3 +224,16 @@ def test_item_forms_and_api_decide_single_entities(web: Web) -> None:
     assert summary["counts"]["dropped"] == 1 and summary["counts"]["kept"] == 1
     # The dropped place takes the relationship to it along.
     assert summary["writes"] == {"entities": 1, "relationships": 0}
+
+
+def test_an_unsure_relationship_is_flagged_on_the_review_page(web: Web) -> None:
+    unsure = _relationship("Sancho", "LIVED_IN", "La Mancha", "Parece que vivía allí.")
+    unsure["args"]["confidence"] = 0.3
+    web.llm.replies["extract_graph"] = [{"calls": [*EXTRACTION["calls"][:2], unsure]}]
+    run_id = _start(web, web.content_id("El ingenioso hidalgo don Quijote de la Mancha"))
+    page = web.client.get(f"/graph-runs/{run_id}").text
+    item = page.split('id="item-r1"')[1].split("</li>")[0]
+    assert "is-doubtful" in page.split('id="item-r1"')[0].rsplit("<li", 1)[1]
+    assert "doubtful: the model was not sure of it" in item
+    assert "undecided · left out" in item and "the model's confidence 0.30" in item
+    assert "1 doubtful, left out unless you keep them" in page

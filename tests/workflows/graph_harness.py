@@ -48,10 +48,18 @@ def entity(name: str, type_: str, description: str = "", **properties: Any) -> d
 
 
 def relationship(
-    source: str, type_: str, target: str, description: str = "", **ids: str
+    source: str,
+    type_: str,
+    target: str,
+    description: str = "",
+    confidence: float | None = None,
+    **ids: str,
 ) -> dict[str, Any]:
-    """A relationship call by names; `source_id=`/`target_id=` give short ids instead."""
+    """A relationship call by names; `source_id=`/`target_id=` give short ids instead; with
+    the model's `confidence` when given."""
     args: dict[str, Any] = {"relationship_type": type_, "description": description}
+    if confidence is not None:
+        args["confidence"] = confidence
     args["source_id" if "source_id" in ids else "source_name"] = ids.get("source_id", source)
     args["target_id" if "target_id" in ids else "target_name"] = ids.get("target_id", target)
     return {"tool": "extract_relationship", "args": args}

@@ -75,7 +75,9 @@ def _print_report(console: Console, report: dict[str, Any], full: bool) -> None:
     if report["relationships"]:
         console.print(styled("\n[bold]Relationships[/]"))
         for r in report["relationships"]:
-            why = Text(f"  {r['description']}", "dim") if r["description"] else ""
+            why = Text(f"  {r['description']}", "dim") if r["description"] else Text()
+            if r.get("confidence") is not None:
+                why += Text(f" (confidence {r['confidence']:.2f})", "dim")
             key = f"{r['key']}. " if r.get("key") else ""
             shown = (r.get("decision") or {}).get("type") or r["type"]
             console.print(

@@ -3,8 +3,9 @@ passages, as calls of two tools.
 
 `extract_entity(name, type, description, properties)` records one entity the passages mention;
 `extract_relationship(source_name | source_id, target_name | target_id, relationship_type,
-description)` one relationship they state: by name for an entity extracted in the same answer,
-by the short id (`e1`, `e2`...) of an entity the graph already has, shown in the prompt.
+description, confidence)` one relationship they state, with how sure the model is of it (0..1):
+each end by name for an entity extracted in the same answer, by the short id (`e1`, `e2`...)
+of an entity the graph already has, shown in the prompt.
 
 Providers with tool calling get the tools bound (`tools()`, `llm/tools.py`); the others are
 asked for the same calls as one JSON object, `{"calls": [{"tool": ..., "args": ...}]}`
@@ -23,7 +24,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.llm.tools import Tool
@@ -52,6 +53,19 @@ PropertyValue = (
     | Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=20)]
     | None
 )
+
+
+CONFIDENCE = (
+    "How sure you are that the passages state it: 1 said in so many words, 0.5 read between "
+    "the lines, lower a guess."
+)
+
+
+def _bounded(value: Any) -> Any:
+    """A number into 0..1; anything else as given (validation then says what is wrong)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return min(1.0, max(0.0, float(value)))
+    return value
 
 
 class ExtractEntity(BaseModel):
@@ -91,6 +105,11 @@ class ExtractRelationship(BaseModel):
     )
     description: str = Field(
         default="", max_length=400, description="One sentence saying how the passages state it."
+    )
+    # Asked for always, bounded 0..1 (`_constrain_relationship`); a provider that leaves it
+    # out or goes past a bound loses nothing: missing is unknown, the rest is clamped.
+    confidence: Annotated[float | None, BeforeValidator(_bounded)] = Field(
+        default=None, description=CONFIDENCE
     )
 
 
@@ -215,6 +234,7 @@ def json_format(schema: PackSchema) -> str:
                     "target_name": target,
                     "relationship_type": spec.name,
                     "description": found["why"].strip(),
+                    "confidence": 0.9,
                 },
             },
         ]
@@ -237,7 +257,7 @@ def messages(data: ExtractGraphInput) -> list[BaseMessage]:
     rules = f"""You build a knowledge graph from passages a reader highlighted. You have two tools:
 - {ENTITY_TOOL}(name, type, description, properties): one call per entity the passages mention.
 - {RELATIONSHIP_TOOL}(source_name | source_id, target_name | target_id, relationship_type, \
-description): one call per relationship the passages state between two entities.
+description, confidence): one call per relationship the passages state between two entities.
 Rules:
 1. First call {ENTITY_TOOL} for every entity you find, then {RELATIONSHIP_TOOL}.
 2. An endpoint you extracted in this answer: give its exact name (source_name, target_name).
@@ -247,6 +267,8 @@ Rules:
 5. properties: only those listed for the type, each with a value of its kind.
 6. Only what the passages say, not what you know from elsewhere.
 7. Names as the passages write them; descriptions in {language_name(data.language)}.
+8. confidence (0 to 1): 1 when the passages say it in so many words, 0.5 when you read it
+   between the lines, lower when you guess; the reader checks the unsure ones.
 Entity types:
 {chr(10).join(_entity_line(spec) for spec in schema.entity_types.values())}
 Relationship types (source -> target):
@@ -312,6 +334,13 @@ def _constrain_relationship(schema: dict[str, Any], data: ExtractGraphInput) -> 
     props = schema["properties"]
     types = list(data.pack_schema.relationship_types)
     props["relationship_type"] = {**props["relationship_type"], "enum": types}
+    props["confidence"] = {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": CONFIDENCE,
+    }
+    schema["required"] = [*schema.get("required", []), "confidence"]
     ids = [e.id for e in data.existing]
     for end in ("source", "target"):
         if ids:

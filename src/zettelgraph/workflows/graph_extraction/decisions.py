@@ -4,9 +4,11 @@ packs allow between its two entities' types.
 
 Keys follow the proposal's order, but decisions are saved by what an item is (an entity's
 id; a relationship's ends and type): a feedback round extracts everything again, and a
-decision must stay with its item, not with a position. An undecided item is kept. Dropping an
-entity takes the run's relationships that touch it; a relationship to an entity already in
-the graph is written only when that entity is kept too (approving writes exactly what is kept).
+decision must stay with its item, not with a position. An undecided item is kept, except a
+relationship the model was unsure of (`doubtful`), which is left out unless the reader keeps
+it, as the concept review does with its doubtful items. Dropping an entity takes the run's
+relationships that touch it; a relationship to an entity already in the graph is written only
+when that entity is kept too (approving writes exactly what is kept).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from zettelgraph.guards.doubt import LOW_MEANS, Doubt
 from zettelgraph.packs.schema import PackSchema
 from zettelgraph.workflows.graph_extraction.state import (
     DraftRelationship,
@@ -29,6 +32,32 @@ from zettelgraph.workflows.review import DecisionError, ItemDecision, logged
 GRAPH_ACTIONS = ("keep", "drop", "retype", "undecide")
 # Which of a review's decisions an item's are.
 Kind = Literal["entities", "relationships"]
+
+
+# A relationship the model gave less than this confidence is doubtful. Not calibrated (no
+# graded graph runs yet): under one half the model itself rates it nearer a guess than a
+# statement of the passages, and an edge left out costs less than a wrong one in the graph.
+DOUBTFUL_BELOW = 0.5
+
+
+def doubt_of(relationship: Mapping[str, Any]) -> Doubt | None:
+    """The relationship's doubt, as the concept review shows one (score, doubtful, reasons),
+    from the model's confidence; None when the model gave none."""
+    confidence = relationship.get("confidence")
+    if confidence is None:
+        return None
+    doubtful = confidence < DOUBTFUL_BELOW
+    return {
+        "score": confidence,
+        "doubtful": doubtful,
+        "reasons": [LOW_MEANS["confidence"]] if doubtful else [],
+        "signals": {"confidence": confidence},
+    }
+
+
+def is_doubtful(relationship: Mapping[str, Any]) -> bool:
+    doubt = doubt_of(relationship)
+    return bool(doubt and doubt["doubtful"])
 
 
 def empty_graph_review() -> Review:
@@ -122,6 +151,12 @@ def kept_graph(proposal: Proposal, review: Review | None) -> tuple[Proposal, lis
         made = review["relationships"].get(relationship_id(r))
         source, target = names.get(r["source"], r["source"]), names.get(r["target"], r["target"])
         label = f"{source} {r['type']} {target}"
+        if made is None and is_doubtful(r):
+            left_out.append(
+                f"{label}: the model was not sure of it ({r.get('confidence'):.2f}); keep it "
+                "to write it"
+            )
+            continue
         if _verdict(made) == "drop":
             left_out.append(f"{label}: dropped by the reader")
             continue

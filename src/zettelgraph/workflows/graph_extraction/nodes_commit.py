@@ -99,6 +99,7 @@ def commit(state: GraphState, services: Services, packs: PackResolver) -> GraphS
                 properties={
                     **common,
                     "description": r["description"],
+                    **({"confidence": r["confidence"]} if r.get("confidence") is not None else {}),
                     "passages": r["passage_ids"],
                     "llm_calls": r["calls"],
                     "pack": pack,

@@ -196,6 +196,7 @@ def _relationship(args: extract_graph.ExtractRelationship) -> ProposedRelationsh
         "target_id": args.target_id,
         "relationship_type": args.relationship_type,
         "description": args.description,
+        "confidence": args.confidence,
     }
 
 

@@ -152,12 +152,13 @@ def resolve_relationships(state: GraphState, services: Services, packs: PackReso
                 drops.append(outcome)
                 continue
             spec, source, target, description = outcome
+            confidence = raw.get("confidence")
             names = [*source.names, *target.names]
             passages = mentioning(names, texts, result["passage_ids"])
             for end in (source, target):
                 if end.id not in drafted:
                     proposal["referenced"][end.id] = {"name": end.name, "type": end.type}
-            _add(kept, spec, source.id, target.id, description, passages, call)
+            _add(kept, spec, source.id, target.id, description, passages, call, confidence)
     for relationship in kept.values():
         if _stored(services.store, relationship):
             proposal["already_stored"].append(_label(relationship, entities, proposal))
@@ -245,9 +246,11 @@ def _add(
     description: str,
     passages: list[str],
     call: str,
+    confidence: float | None = None,
 ) -> None:
     """One relationship per pair and meaning: the same one again, the other way round for a
-    symmetric type, or as its reverse, adds its passages and call to the first."""
+    symmetric type, or as its reverse, adds its passages and call to the first, and its
+    confidence when surer (two batches that state it: the one that read it plainly wins)."""
     back = spec.name if spec.symmetric else spec.reverse
     twin = kept.get((source, spec.name, target)) or (
         kept.get((target, back, source)) if back else None
@@ -260,11 +263,14 @@ def _add(
             description=description,
             passage_ids=passages,
             calls=[call],
+            confidence=confidence,
         )
         return
     twin["passage_ids"] = list(dict.fromkeys([*twin["passage_ids"], *passages]))
     twin["calls"] = list(dict.fromkeys([*twin["calls"], call]))
     twin["description"] = twin["description"] or description
+    known = [c for c in (twin.get("confidence"), confidence) if c is not None]
+    twin["confidence"] = max(known) if known else None
 
 
 def _stored(store: GraphStore, relationship: DraftRelationship) -> bool:

@@ -9,7 +9,9 @@ from typing import Any
 
 from zettelgraph.context import Services
 from zettelgraph.workflows.graph_extraction.decisions import (
+    doubt_of,
     empty_graph_review,
+    is_doubtful,
     kept_graph,
     relationship_id,
 )
@@ -44,9 +46,10 @@ def build_report(state: GraphState) -> dict[str, Any]:
     review = state.get("review") or empty_graph_review()
     kept, left_out = kept_graph(proposal, review)
 
-    def decision(made: Verdict | None) -> dict[str, Any]:
+    def decision(made: Verdict | None, doubtful: bool = False) -> dict[str, Any]:
+        undecided = "drop" if doubtful else "keep"  # a doubtful one is left out unless kept
         shown: dict[str, Any] = {
-            "verdict": made["verdict"] if made else "keep",
+            "verdict": made["verdict"] if made else undecided,
             "decided": bool(made),
         }
         if made and made.get("type"):
@@ -81,13 +84,17 @@ def build_report(state: GraphState) -> dict[str, Any]:
         "relationships": [
             {
                 "key": f"r{number}",
-                "decision": decision(review["relationships"].get(relationship_id(r))),
+                "decision": decision(
+                    review["relationships"].get(relationship_id(r)), is_doubtful(r)
+                ),
                 "source": names.get(r["source"], r["source"]),
                 "type": r["type"],
                 "target": names.get(r["target"], r["target"]),
                 "source_id": r["source"],
                 "target_id": r["target"],
                 "description": r["description"],
+                "confidence": r.get("confidence"),
+                "doubt": doubt_of(r),
                 "passages": shown(r["passage_ids"]),
             }
             for number, r in enumerate(proposal["relationships"], 1)
@@ -112,7 +119,11 @@ def build_report(state: GraphState) -> dict[str, Any]:
                 "undecided": len(proposal["entities"])
                 + len(proposal["relationships"])
                 - len(decided),
-                "doubtful": 0,
+                "doubtful": sum(
+                    1
+                    for r in proposal["relationships"]
+                    if is_doubtful(r) and relationship_id(r) not in review["relationships"]
+                ),
             },
             "decisions": len(review["log"]),
             "writes": {

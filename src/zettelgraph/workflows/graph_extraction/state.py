@@ -57,6 +57,8 @@ class ProposedRelationship(TypedDict):
     target_id: str | None
     relationship_type: str
     description: str
+    # How sure the model was that the passages state it (0..1); None when it did not say.
+    confidence: NotRequired[float | None]
 
 
 class KnownEntity(TypedDict):
@@ -136,6 +138,9 @@ class DraftRelationship(TypedDict):
     description: str
     passage_ids: list[str]
     calls: list[str]
+    # The surest of the calls that stated it (0..1); None when none said (or a run
+    # checkpointed before relationships had one).
+    confidence: NotRequired[float | None]
 
 
 class Drop(TypedDict):
