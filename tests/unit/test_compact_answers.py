@@ -125,8 +125,12 @@ def test_a_compact_relation_answer_is_one_relation_without_notes() -> None:
     from zettelgraph.prompts import create_relations
 
     compact = create_relations.response_model(DEFAULT_VOCABULARY, compact=True)
-    assert "relation_notes" not in compact.model_fields
+    full = create_relations.response_model(DEFAULT_VOCABULARY)
     assert compact.model_json_schema()["properties"]["relations"]["maxItems"] == 1
-    assert "relation_notes" in create_relations.response_model(DEFAULT_VOCABULARY).model_fields
+    assert full.model_json_schema()["properties"]["relations"]["maxItems"] == 5
+    # No model is asked for relation notes: each relation's explanation says why (issue 31).
+    for model in (compact, full):
+        assert list(model.model_fields) == ["relations"]
+        assert "relation_notes" not in str(model.model_json_schema())
     # Both still narrow the relation types to the vocabulary's.
     assert "SUPPORTS" in str(compact.model_json_schema())

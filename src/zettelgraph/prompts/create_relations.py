@@ -28,7 +28,7 @@ class CreateRelationsInput(BaseModel):
     others: list[ConceptLine]  # other new concepts of this run
     existing: list[ConceptLine]  # candidates found by the relation queries
     language: str = "es"
-    compact: bool = False  # a small model: one relation at most, no notes
+    compact: bool = False  # a small model: one relation at most
 
 
 class ProposedRelation(BaseModel):
@@ -41,14 +41,17 @@ class ProposedRelation(BaseModel):
 
 
 class CreatedRelations(BaseModel):
-    # Few and sound: the proposal checks keep at most a handful per concept anyway.
+    # Few and sound: the proposal checks keep at most a handful per concept anyway. No
+    # `relation_notes` (the seed's "any observations about relation creation"): each relation
+    # already says why in its explanation, which the review shows and the edge keeps; a note
+    # per concept, tied to no relation and never explained to the model, cost up to 300
+    # characters of output a call for text no reader could place (issue 31).
     relations: list[ProposedRelation] = Field(max_length=5)
-    relation_notes: str = Field(default="", max_length=300)
 
 
-# What a small model is asked for: its one surest relation, no notes (they were never shown).
-# Asked for two, the 1.5B model wrote the same explanation for both, and the repeated-
-# explanation check dropped both: four of the nine relations of one run on examples/.
+# What a small model is asked for: its one surest relation. Asked for two, the 1.5B model
+# wrote the same explanation for both, and the repeated-explanation check dropped both: four
+# of the nine relations of one run on examples/.
 class CompactCreatedRelations(BaseModel):
     relations: list[ProposedRelation] = Field(max_length=1)
 
