@@ -10,13 +10,16 @@ from zettelgraph.guards.cards import (
     Span,
     cloze_candidates,
     cloze_problem,
+    code_blank_problem,
     distractor_problem,
     find_words,
     is_content_word,
     leaked_answer,
     mcq_problem,
     off_language,
+    option_in_passage,
     pick_cloze_word,
+    pick_code_blank,
     unsupported_answer,
 )
 from zettelgraph.models import Difficulty, ItemType, learning_item_id
@@ -351,3 +354,46 @@ def test_relation_cards_repeat_each_other_only_when_they_share_a_concept() -> No
     apart(scores, chains)
     assert scores[0, 1] == -1.0  # a to c and d to c are different questions
     assert scores[0, 2] == np.float32(0.99)  # a to c twice, through b and through d
+
+
+CODE = "def area(radius):\n    # a circle\n    pi = 3.14159\n    return pi * radius ** 2\n"
+
+
+@pytest.mark.parametrize(
+    ("blank", "problem"),
+    [
+        ("pi * radius ** 2", None),
+        ("3.14159", None),
+        ("", "no code given"),
+        ("pi = 3.14159\n    return", "several lines"),
+        ("tau * radius", "is not in the code"),
+        ("radius", "2 times in the code"),
+        ("  ", "no code given"),
+        (" = ", "holds no name or value"),
+    ],
+)
+def test_a_code_blank_is_copied_once_from_one_line(blank: str, problem: str | None) -> None:
+    found = code_blank_problem(blank, CODE)
+    assert found is None if problem is None else problem in (found or "")
+
+
+def test_a_code_blank_leaves_some_code_to_read() -> None:
+    assert "half the code or more" in (code_blank_problem("total(x)", "y = total(x)") or "")
+
+
+def test_the_code_blank_falls_back_on_the_last_value_set_or_returned() -> None:
+    span = pick_code_blank(CODE)
+    assert span is not None and span.text == "pi * radius ** 2"
+    assert CODE[span.start : span.end] == span.text
+    # Comments and brackets are never hidden; a value seen twice is not either.
+    assert pick_code_blank("# only a comment\n}\n") is None
+    js = "const x = a + b;\nconst y = a + b;\nlog(y);\n"
+    found = pick_code_blank(js)
+    assert found is not None and found.text == "log(y);"
+
+
+def test_a_wrong_option_the_passage_says_is_a_second_right_one() -> None:
+    passage = "El agua hierve a cien grados al nivel del mar."
+    assert "second right option" in (option_in_passage("cien grados", passage) or "")
+    assert option_in_passage("ochenta grados", passage) is None
+    assert option_in_passage("a", passage) is None  # no content word: not judged

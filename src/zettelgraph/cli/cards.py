@@ -70,11 +70,23 @@ def generate(
         typer.Option("--concept", help="Only this concept (repeat for several; id or prefix)."),
     ] = None,
     content: ContentOption = None,
+    from_passages: Annotated[
+        str | None,
+        typer.Option(
+            "--from-passages",
+            metavar="CONTENT",
+            help="Make cards straight from this content's passages (id or its first "
+            "characters), no concepts needed: flashcards, clozes, multiple choice, code "
+            "and figure cards, each citing its passage.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Propose cards for your reviewed concepts; they wait for your review.
+    """Propose cards for your reviewed concepts, or straight from what you read; they wait
+    for your review.
 
-    All concepts, one book's (--content), or the ones named (--concept).
+    All concepts, one book's (--content), the ones named (--concept), or one content's
+    passages (--from-passages).
     """
     from zettelgraph.cli.progress import step_progress
     from zettelgraph.services.card_generation import generate_cards
@@ -83,12 +95,17 @@ def generate(
     with open_cards(ctx) as services:
         require_same_embedder(services)
         content_id = _content(services, content)
+        passages_of = _content(services, from_passages)
         concept_ids = None
         if concept:
             concept_ids = [resolve_concept_id(services, c) for c in concept]
         with step_progress(stderr(), started) as step:
             report = generate_cards(
-                services, concept_ids=concept_ids, content_id=content_id, on_progress=step
+                services,
+                concept_ids=concept_ids,
+                content_id=content_id,
+                from_passages=passages_of,
+                on_progress=step,
             )
     if as_json:
         print_json(report.as_dict())
@@ -113,7 +130,9 @@ def _print_generated(report: GenerationReport) -> None:
         reasons = dict.fromkeys(str(d.get("reason")) for d in set_aside if d["guard"] == guard)
         table.add_row(f"dropped: {guard}", str(number), "; ".join(list(reasons)[:3]))
     table.add_row("duplicates", str(report.duplicates), "the best of each kept")
-    table.add_row("concepts skipped", str(report.skipped_concepts), "they have their cards")
+    table.add_row(
+        "concepts (or passages) skipped", str(report.skipped_concepts), "they have their cards"
+    )
     table.add_row("LLM calls", str(report.calls), "")
     out.print(table)
     if report.proposed:

@@ -15,7 +15,7 @@ from zettelgraph.cli.common import (
     stderr,
     stdout,
 )
-from zettelgraph.cli.output import count, id_table, print_error, styled
+from zettelgraph.cli.output import count, id_table, print_error, print_next, styled
 
 if TYPE_CHECKING:
     from zettelgraph.context import Services
@@ -42,13 +42,28 @@ def ingest(
             "document, or back), replacing its quotes; without it such a file is refused.",
         ),
     ] = False,
+    cards: Annotated[
+        bool,
+        typer.Option(
+            "--cards",
+            help="Also propose cards (flashcards, clozes, multiple choice, code and figure "
+            "cards) straight from the passages; they wait for `zettelgraph cards review`.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
     code, chat transcripts, images through OCR) into the graph: Contents, authors, sections
     and passages."""
     reports, errors, skipped = ingest_files(
-        ctx, paths, title, author, file_type=file_type, replace_kind=replace_kind, quiet=as_json
+        ctx,
+        paths,
+        title,
+        author,
+        file_type=file_type,
+        replace_kind=replace_kind,
+        cards=cards,
+        quiet=as_json,
     )
     if as_json:
         print_json({"contents": reports, "errors": errors, "skipped": skipped})
@@ -64,6 +79,7 @@ def ingest_files(
     *,
     file_type: str | None = None,
     replace_kind: bool = False,
+    cards: bool = False,
     quiet: bool,
     usage: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]], list[dict[str, str]]]:
@@ -99,6 +115,7 @@ def ingest_files(
                     author=author,
                     file_type=file_type,
                     replace_kind=replace_kind,
+                    cards=cards,
                     on_progress=show,
                 )
         except IngestError as exc:  # a path or file type given wrong: a usage error
@@ -136,6 +153,11 @@ def _print_report(
             out.print(styled("[yellow]warning:[/] {}", warning))
         for text in r["removed_quotes"]:
             out.print(styled("[yellow]removed from the file, kept in the store:[/] {}", text[:80]))
+    made = [r for r in reports if "cards" in r]
+    for r in made:
+        out.print(f"{r['title']}: {count(r['cards']['proposed'], 'card')} proposed")
+    if any(r["cards"]["proposed"] for r in made):
+        print_next(out, "zettelgraph cards review, then approve, drop or edit them")
     for item in skipped:
         out.print(f"skipped {item['path']}: {item['reason']}", style="dim")
     for error in errors:

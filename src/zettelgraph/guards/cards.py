@@ -22,7 +22,7 @@ from zettelgraph.text.normalize import Span, normalize_name, words_of
 from zettelgraph.text.stopwords import STOPWORDS
 
 # The checks a card can be dropped by, as the report names them.
-CardGuard = Literal["grounding", "leak", "language", "cloze", "mcq", "duplicate", "llm"]
+CardGuard = Literal["grounding", "leak", "language", "cloze", "mcq", "code", "duplicate", "llm"]
 
 # A cloze hides a short phrase: one idea the reader recalls, not half a sentence.
 CLOZE_MAX_WORDS = 4
@@ -225,3 +225,80 @@ def mcq_problem(
     if len(options) - 1 < MIN_DISTRACTORS:
         return f"{len(options) - 1} wrong option(s); at least {MIN_DISTRACTORS} are needed"
     return echoed_option(right, shown)
+
+
+def option_in_passage(option: str, passage: str) -> str | None:
+    """Why a wrong option of a card made from a passage may be right after all: the passage
+    says it, word for word (a content word at least; "no" or "de la" do not count)."""
+    if not any(is_content_word(w.text) for w in words_of(option)):
+        return None
+    span = find_words(option, passage)
+    if span is None:
+        return None
+    return f"the passage says «{span.text}» too: a second right option"
+
+
+# --- code completion -------------------------------------------------------------------
+
+# A blank is one expression or one line: longer is copying, not recall.
+CODE_BLANK_MAX_CHARS = 120
+_COMMENT_STARTS = ("#", "//", "--", "/*", "*", '"""', "'''")
+
+
+def code_blank_problem(blank: str, code: str) -> str | None:
+    """Why `blank` cannot be what a code-completion card hides: it must be copied exactly
+    from one line of the code (spaces at its ends aside), hold a letter or digit, be at most
+    CODE_BLANK_MAX_CHARS, and leave some of the code to read."""
+    wanted = blank.strip()
+    if not wanted:
+        return "no code given to blank"
+    if "\n" in wanted:
+        return "the blank spans several lines; a code card hides one expression or one line"
+    if len(wanted) > CODE_BLANK_MAX_CHARS:
+        return f"the blank is {len(wanted)} characters; at most {CODE_BLANK_MAX_CHARS}"
+    if not any(ch.isalnum() for ch in wanted):
+        return f"«{wanted}» holds no name or value"
+    if wanted not in code:
+        return f"«{wanted}» is not in the code (it must be copied exactly)"
+    if code.count(wanted) > 1:
+        return f"«{wanted}» is {code.count(wanted)} times in the code: the rest gives it away"
+    if len(wanted) * 2 >= len(code.strip()):
+        return f"«{wanted}» is half the code or more"
+    return None
+
+
+def pick_code_blank(code: str) -> Span | None:
+    """The part of the code to hide when the model's blank fails its check: the value of the
+    last assignment or return (`x = VALUE`, `return VALUE`), else the last line that is not
+    a comment or a lone bracket; None when no part passes `code_blank_problem`."""
+    lines: list[tuple[int, str]] = []
+    offset = 0
+    for line in code.splitlines(keepends=True):
+        lines.append((offset, line.rstrip("\r\n")))
+        offset += len(line)
+    candidates: list[Span] = []
+    for start, line in lines:
+        body = line.strip()
+        if not body or body.startswith(_COMMENT_STARTS) or not any(c.isalnum() for c in body):
+            continue
+        lead = start + len(line) - len(line.lstrip())
+        value = _value_of(body)
+        at = lead + body.index(value) if value else lead
+        text = value or body
+        candidates.append(Span(at, at + len(text), text))
+    for span in reversed(candidates):
+        if code_blank_problem(span.text, code) is None:
+            return span
+    return None
+
+
+def _value_of(line: str) -> str:
+    """What an assignment gives or a return returns, when the line is one (else "")."""
+    for keyword in ("return ", "yield "):
+        if line.startswith(keyword):
+            return line[len(keyword) :].strip().rstrip(";")
+    if "=" in line and not line.startswith(("if ", "elif ", "while ", "for ", "def ", "class ")):
+        left, _, right = line.partition("=")
+        if left and left[-1] not in "=!<>" and right and right[0] != "=":
+            return right.strip().rstrip(";")
+    return ""

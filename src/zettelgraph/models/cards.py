@@ -3,12 +3,12 @@ the ratings of each study session."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from zettelgraph.models.base import Node, stable_id
 from zettelgraph.text.normalize import normalize_name
@@ -16,12 +16,15 @@ from zettelgraph.text.normalize import normalize_name
 
 class ItemType(StrEnum):
     """What a learning item asks: recall an idea, fill a gap in the reader's own quote, pick
-    the one right option, or say how two ideas relate."""
+    the one right option, say how two ideas relate, complete a line of code the reader read,
+    or say what a figure shows."""
 
     FLASHCARD = "flashcard"
     CLOZE = "cloze"
     MCQ = "mcq"
     RELATION = "relation"
+    CODE_COMPLETION = "code_completion"
+    DIAGRAM = "diagram"
 
 
 class ItemStatus(StrEnum):
@@ -46,7 +49,9 @@ DIFFICULTY_RANK: dict[str, int] = {Difficulty.EASY: 0, Difficulty.MEDIUM: 1, Dif
 
 
 class LearningItem(Node):
-    """A card made from reviewed concepts, citing the concepts and quotes it tests.
+    """A card made from reviewed concepts, or straight from a content's passages, citing the
+    concepts it tests and the quotes it rests on (a passage card tests no concept: it cites
+    its passage, and `subject_ids` are its quotes).
 
     `front` is what the learner sees and `back` the answer: for a cloze, `front` is the quote
     with the deleted words shown as [...] and `cloze` the same text in Anki's
@@ -65,7 +70,7 @@ class LearningItem(Node):
     explanation: str = Field(default="", max_length=2000)
     difficulty: Difficulty = Difficulty.EASY
     language: str = "es"
-    concept_ids: list[str] = Field(min_length=1, max_length=3)
+    concept_ids: list[str] = Field(default_factory=list, max_length=3)
     quote_ids: list[str] = Field(default_factory=list, max_length=6)
     content_ids: list[str] = Field(default_factory=list, max_length=6)
     status: ItemStatus = ItemStatus.PROPOSED
@@ -77,6 +82,19 @@ class LearningItem(Node):
     provenance: dict[str, Any] = Field(default_factory=dict)
     schedule: dict[str, Any] = Field(default_factory=dict)
     due: datetime | None = None
+
+    @model_validator(mode="after")
+    def _tests_or_cites(self) -> LearningItem:
+        if not self.concept_ids and not self.quote_ids:
+            raise ValueError(
+                "a card must test a concept (concept_ids) or cite a passage (quote_ids)"
+            )
+        return self
+
+    @property
+    def subject_ids(self) -> list[str]:
+        """What the card is about: its concepts, or the passages of a card made from them."""
+        return self.concept_ids or self.quote_ids
 
 
 @dataclass(frozen=True)
@@ -95,6 +113,8 @@ class CardState:
     created_at: datetime
     schedule: dict[str, Any]
     due: datetime | None
+    # What the card is about, as LearningItem.subject_ids: its concepts, else its passages.
+    subject_ids: list[str] = field(default_factory=list)
 
 
 class ReviewLog(Node):
@@ -110,9 +130,10 @@ class ReviewLog(Node):
     due: datetime | None = None
 
 
-def learning_item_id(item_type: str, concept_ids: list[str], front: str) -> str:
-    """The same item asked of the same concepts twice is one item (a re-run never repeats)."""
-    return stable_id("item", item_type, *sorted(concept_ids), normalize_name(front))
+def learning_item_id(item_type: str, subject_ids: list[str], front: str) -> str:
+    """The same item asked of the same concepts (or, made from passages, the same passages)
+    twice is one item (a re-run never repeats)."""
+    return stable_id("item", item_type, *sorted(subject_ids), normalize_name(front))
 
 
 def review_log_id(item_id: str, reviewed_at: datetime) -> str:

@@ -1,5 +1,6 @@
-"""Generate learning items (cards) from reviewed concepts: what `zettelgraph cards generate`,
-the web app and the after-approval hook (services/extraction_runs.py) call.
+"""Generate learning items (cards) from reviewed concepts, or straight from a content's
+passages: what `zettelgraph cards generate`, `ingest --cards`, the web app, the MCP server
+and the after-approval hook (services/extraction_runs.py) call.
 
 The cards are written as `proposed` and wait for the reader's bulk review (services/cards.py:
 approve / drop / edit); only approved ones are studied and exported. Running it again makes
@@ -95,24 +96,37 @@ def generate_cards(
     *,
     concept_ids: Sequence[str] | None = None,
     content_id: str | None = None,
+    from_passages: str | None = None,
     on_progress: Callable[[str], None] | None = None,
 ) -> GenerationReport:
     """Propose cards for reviewed concepts: the ones named, or one book's, or all of them
-    (both given: the named ones of that book).
+    (both given: the named ones of that book); or, with `from_passages`, straight from one
+    content's passages, before any concept is extracted (each card cites its passage).
 
     Args:
         services: the open services.
         concept_ids: the concepts to make cards for.
         content_id: the book whose concepts get cards.
+        from_passages: a content's full id whose passages get cards (no concepts then).
         on_progress: told each finished step's name.
 
     Returns:
         What the generation proposed, set aside and skipped.
 
     Raises:
-        CardError: a concept or content that does not exist, or one with no reviewed concepts yet.
+        CardError: a concept or content that does not exist, one with no reviewed concepts
+            (or, with `from_passages`, no passages) yet, or concepts and passages asked at once.
     """
-    ids = target_concepts(services.store, concept_ids, content_id)
+    inputs: dict[str, Any]
+    if from_passages is not None:
+        if concept_ids is not None or content_id is not None:
+            raise CardError(
+                "cards come from concepts or from passages, not both: drop --concept and "
+                "--content, or --from-passages"
+            )
+        inputs = {"quote_ids": target_passages(services.store, from_passages)}
+    else:
+        inputs = {"concept_ids": target_concepts(services.store, concept_ids, content_id)}
     services.check_embedder()
     started = time.perf_counter()
     generation_id = f"{GENERATION_PREFIX}{uuid.uuid4().hex[:12]}"
@@ -124,7 +138,7 @@ def generate_cards(
     final: dict[str, Any] = {}
     graph = build_learning_items_graph(services)
     for mode, chunk in graph.stream(
-        {"concept_ids": ids, "generation_id": generation_id},
+        {**inputs, "generation_id": generation_id},
         config,
         stream_mode=["updates", "values"],
     ):
@@ -203,6 +217,31 @@ def target_concepts(
     if not inside:
         raise CardError(f"none of the concepts given comes from '{content.title}'")
     return inside
+
+
+def target_passages(store: GraphStore, content_id: str) -> list[str]:
+    """The ids of a content's passages, in reading order, for cards made straight from them.
+
+    Args:
+        store: the graph store to read.
+        content_id: the content's full id.
+
+    Returns:
+        Its passages' ids, in reading order.
+
+    Raises:
+        CardError: an unknown content, or one without passages.
+    """
+    content = store.get_content(content_id)
+    if content is None:
+        raise CardError(f"no content {content_id!r}: `zettelgraph contents` lists them")
+    quotes = sorted(store.quotes_of(content.id), key=lambda q: (q.position, q.id))
+    if not quotes:
+        raise CardError(
+            f"'{content.title}' has no passages to make cards from: ingest it again "
+            "(`zettelgraph ingest FILE`)"
+        )
+    return [q.id for q in quotes]
 
 
 def concepts_of(store: GraphStore, content_id: str) -> list[str]:

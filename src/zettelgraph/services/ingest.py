@@ -116,6 +116,7 @@ def ingest_paths(
     author: str | None = None,
     file_type: str | None = None,
     replace_kind: bool = False,
+    cards: bool = False,
     on_progress: Progress | None = None,
 ) -> IngestResult:
     """Ingest files and folders; each file's failure is reported and the others go on.
@@ -128,6 +129,8 @@ def ingest_paths(
         file_type: read every file as this type (one of FILE_TYPES); by its name otherwise.
         replace_kind: a file may turn a stored content into another kind (book notes into
             a document); without it such a file is refused with what to do.
+        cards: also propose cards straight from each content's passages (`cards generate
+            --from-passages`); each report then holds what was proposed under `cards`.
         on_progress: told (files done, files in all, what is happening) at each step.
 
     Returns:
@@ -147,8 +150,30 @@ def ingest_paths(
     for report in result.reports:
         content = services.store.get_content(report["id"])
         report["processed"] = bool(content and content.processed_date)
+    if cards:
+        for report in result.reports:
+            report["cards"] = _passage_cards(services, report)
     result.errors.extend(file_set.folders_without_notes(result.skipped))
     return result
+
+
+def _passage_cards(services: Services, report: dict[str, Any]) -> dict[str, Any]:
+    """Cards proposed from one ingested content's passages, in a few numbers; a content the
+    cards cannot be made from says why in its warnings."""
+    from zettelgraph.services.card_generation import generate_cards
+    from zettelgraph.services.cards import CardError
+
+    try:
+        made = generate_cards(services, from_passages=report["id"])
+    except CardError as exc:
+        report["warnings"].append(f"no cards: {exc}")
+        return {"proposed": 0, "per_type": {}, "dropped": 0}
+    return {
+        "generation_id": made.generation_id,
+        "proposed": len(made.proposed),
+        "per_type": made.per_type,
+        "dropped": len(made.dropped),
+    }
 
 
 def _run(

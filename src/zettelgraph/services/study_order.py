@@ -77,8 +77,10 @@ def plain_order(items: list[CardT]) -> list[CardT]:
     seen: dict[str, int] = {}
     ranked = []
     for plain, item in keyed:
-        sibling = seen.get(item.concept_ids[0], 0)
-        seen[item.concept_ids[0]] = sibling + 1
+        # A passage card's siblings are the other cards of its passage.
+        subject = item.subject_ids[0] if item.subject_ids else item.id
+        sibling = seen.get(subject, 0)
+        seen[subject] = sibling + 1
         ranked.append((plain[0], sibling, plain, item))
     return [item for *_, item in sorted(ranked, key=lambda row: row[:3])]
 

@@ -310,4 +310,5 @@ def card_state(record: dict[str, Any]) -> CardState:
         created_at=datetime.fromisoformat(record["created_at"]),
         schedule={"state": schedule.get("state")} if schedule else {},
         due=datetime.fromisoformat(due) if due else None,
+        subject_ids=list(record["concept_ids"] or record.get("quote_ids") or []),
     )

@@ -254,7 +254,7 @@ class SQLiteReads:
             "SELECT id, "
             + ", ".join(f"json_extract(data, '$.{name}')" for name in fields)
             + ", json_extract(data, '$.concept_ids'), json_extract(data, '$.content_ids'), "
-            "json_extract(data, '$.schedule.state') "
+            "json_extract(data, '$.schedule.state'), json_extract(data, '$.quote_ids') "
             "FROM nodes WHERE label = 'LearningItem' ORDER BY id"
         ).fetchall()
         return [
@@ -265,6 +265,7 @@ class SQLiteReads:
                     "concept_ids": json.loads(row[6]),
                     "content_ids": json.loads(row[7] or "[]"),
                     "schedule": {"state": row[8]} if row[8] is not None else {},
+                    "quote_ids": json.loads(row[9] or "[]"),
                 }
             )
             for row in rows

@@ -38,6 +38,9 @@ WORDING: dict[str, dict[str, str]] = {
         "right": "La cita expresa «{a}».",
         "neighbour": "«{b}» es una idea vecina: {summary}",
         "idea": "«{title}»: {summary}",
+        "passage": "De «{title}», {place}.",
+        "figure": "Figura de {place}:",
+        "code": "Completa el código:",
     },
     "en": {
         "mcq": "Which idea does this quote express?",
@@ -46,6 +49,9 @@ WORDING: dict[str, dict[str, str]] = {
         "right": "The quote expresses «{a}».",
         "neighbour": "«{b}» is a neighbouring idea: {summary}",
         "idea": "«{title}»: {summary}",
+        "passage": "From «{title}», {place}.",
+        "figure": "Figure at {place}:",
+        "code": "Complete the code:",
     },
 }
 

@@ -29,25 +29,28 @@ from zettelgraph.guards.cards import (
 from zettelgraph.guards.grounding import concept_text, cosine
 from zettelgraph.llm.embeddings import is_semantic
 from zettelgraph.models import Difficulty, ItemStatus, ItemType, LearningItem
-from zettelgraph.prompts import card_question
+from zettelgraph.prompts import card_question, passage_card
 from zettelgraph.workflows.learning_items.items import (
-    Made,
     card,
     card_record,
     cloze_card,
     excerpt,
     wording,
 )
+from zettelgraph.workflows.learning_items.nodes_passages import passage_outcomes
 from zettelgraph.workflows.learning_items.state import (
     DroppedItem,
     GenerationState,
     QuestionResult,
-    QuoteView,
     Target,
 )
-
-# A card (None when there is nothing to show) and why a check dropped it (None: it passed).
-Outcome = tuple[LearningItem | None, DroppedItem | None]
+from zettelgraph.workflows.learning_items.targets import (
+    Outcome,
+    dropped_item,
+    idea,
+    made_for,
+    tested,
+)
 
 
 def check_items(state: GenerationState, services: Services) -> GenerationState:
@@ -62,14 +65,17 @@ def check_items(state: GenerationState, services: Services) -> GenerationState:
             "generator": "llm",
             "model": models.get(target["id"]),
             "calls": 1,
-            "call": card_question.NAME,
+            "call": passage_card.NAME if target["passage_kind"] else card_question.NAME,
             "generation": state["generation_id"],
         }
         outcomes = []
-        if "flashcard" in target["make"] and result is not None:
-            outcomes.append(flashcard(target, result, services, base))
+        for kind in ("flashcard", "diagram"):
+            if kind in target["make"] and result is not None:
+                outcomes.append(flashcard(target, result, services, base, ItemType(kind)))
         if "cloze" in target["make"] and target["quotes"]:
             outcomes.append(cloze(target, result, services, base))
+        if target["passage_kind"]:
+            outcomes.extend(passage_outcomes(target, result, services, base))
         for item, drop in outcomes:
             if drop is not None:
                 dropped.append(drop)
@@ -87,7 +93,8 @@ def check_items(state: GenerationState, services: Services) -> GenerationState:
         if problem is None:
             kept.append(item)
         else:
-            dropped.append(_dropped(item.front, item.item_type, "mcq", problem, item.concept_ids))
+            drop = dropped_item(item.front, item.item_type, "mcq", problem, item.concept_ids)
+            dropped.append(drop)
     return {
         "items": [card_record(i) for i in kept],
         "rejected": [card_record(i) for i in rejected],
@@ -109,13 +116,18 @@ def set_aside(item: LearningItem, drop: DroppedItem) -> LearningItem:
 
 
 def flashcard(
-    target: Target, result: QuestionResult, services: Services, base: dict[str, Any]
+    target: Target,
+    result: QuestionResult,
+    services: Services,
+    base: dict[str, Any],
+    item_type: ItemType = ItemType.FLASHCARD,
 ) -> Outcome:
-    """The question-and-answer card of one concept, and why a check dropped it (if it did)."""
-    ids = [target["id"]]
+    """The question-and-answer card of one concept or passage (a diagram card: the question
+    about a figure), and why a check dropped it (if it did)."""
+    ids = tested(target)
     if result["failed"]:
-        reason = f"the {card_question.NAME} call failed"
-        return None, _dropped(target["title"], ItemType.FLASHCARD, "llm", reason, ids)
+        reason = f"the {base['call']} call failed"
+        return None, dropped_item(target["title"], item_type, "llm", reason, ids)
     question, answer = result["question"], result["answer"]
     settings = services.settings
     shown = target["quotes"][: card_question.MAX_QUOTES]
@@ -146,18 +158,15 @@ def flashcard(
         checks["grounding"] = round(scores[quote["id"]], 4)
         unsupported = unsupported_answer(vectors[0], vectors[1 + shown.index(quote)], threshold)
         problem = ("grounding", unsupported) if unsupported is not None else None
-    made = _made(target, quote, services, {**base, "checks": checks}, warnings)
-    item = card(
-        ItemType.FLASHCARD,
-        Difficulty.EASY,
-        question,
-        answer,
-        made,
-        explanation=_idea(target, services),
-    )
+    made = made_for(target, quote, services, {**base, "checks": checks}, warnings)
+    front = question
+    if item_type == ItemType.DIAGRAM:
+        front = f"{wording(settings.concept_language)['figure'].format(place=target['place'])}"
+        front += f"\n\n{question}"
+    item = card(item_type, Difficulty.EASY, front, answer, made, explanation=idea(target, services))
     if problem is None:
         return item, None
-    return item, _dropped(question, ItemType.FLASHCARD, problem[0], problem[1], ids)
+    return item, dropped_item(question, item_type, problem[0], problem[1], ids)
 
 
 def cloze(
@@ -184,54 +193,22 @@ def cloze(
         ]
         candidates = inside or candidates
         if candidates:
-            vectors = services.embedder.embed([concept_text(target), *(c.text for c in candidates)])
+            # A passage has no concept: the word closest to what the model answered, else
+            # to the passage as a whole.
+            about = concept_text(target)
+            if target["passage_kind"]:
+                about = result["answer"] if usable and result is not None else quote["text"]
+            vectors = services.embedder.embed([about, *(c.text for c in candidates)])
             scores = [cosine(vectors[0], v) for v in vectors[1:]]
             span = pick_cloze_word(candidates, scores)
         if span is None:
             reason = f"{problem}; no word of the quote can be hidden instead"
             front = excerpt(quote["text"])
-            return None, _dropped(front, ItemType.CLOZE, "cloze", reason, [target["id"]])
+            return None, dropped_item(front, ItemType.CLOZE, "cloze", reason, tested(target))
         where = "of those words" if inside else "of the quote"
-        warnings.append(
-            f"cloze: {problem}; hid «{span.text}», the word {where} closest to the concept"
-        )
+        near = "its answer" if target["passage_kind"] else "the concept"
+        warnings.append(f"cloze: {problem}; hid «{span.text}», the word {where} closest to {near}")
         provenance.update(generator="graph", calls=0, model=None)
         provenance.pop("call", None)
-    made = _made(target, quote, services, provenance, warnings)
-    return cloze_card(quote["text"], span, made, _idea(target, services)), None
-
-
-def _made(
-    target: Target,
-    quote: QuoteView,
-    services: Services,
-    provenance: dict[str, Any],
-    warnings: list[str],
-) -> Made:
-    return Made(
-        concept_ids=[target["id"]],
-        quote_ids=[quote["id"]],
-        content_ids=[*target["content_ids"], quote["content_id"]],
-        language=services.settings.concept_language,
-        provenance=provenance,
-        warnings=tuple(warnings),
-    )
-
-
-def _idea(target: Target, services: Services) -> str:
-    """The concept a recall card is about, shown with the answer."""
-    return wording(services.settings.concept_language)["idea"].format(
-        title=target["title"], summary=target["summary_short"] or target["concept"]
-    )
-
-
-def _dropped(
-    front: str, item_type: ItemType, guard: str, reason: str, concept_ids: list[str]
-) -> DroppedItem:
-    return DroppedItem(
-        front=front,
-        item_type=str(item_type),
-        guard=guard,
-        reason=reason,
-        concept_ids=concept_ids,
-    )
+    made = made_for(target, quote, services, provenance, warnings)
+    return cloze_card(quote["text"], span, made, idea(target, services)), None

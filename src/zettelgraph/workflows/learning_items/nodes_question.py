@@ -3,16 +3,39 @@ answer and cloze words. The checks come later, on every branch's result at once.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TypeVar
+
+from pydantic import BaseModel
+
 from zettelgraph.context import Services
 from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.workflows.calls import ask
+from zettelgraph.workflows.calls import Asked, ask
 from zettelgraph.workflows.learning_items.state import (
     GenerationState,
     QuestionPayload,
     QuestionResult,
     Target,
 )
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def ask_card(
+    services: Services, call: ModuleType, data: BaseModel, response_model: type[T], subject: str
+) -> Asked[T]:
+    """One card-writing call (`call` a prompts module: its NAME, messages and SAMPLING), on
+    the fast model: a card is a short answer, asked once per concept or passage."""
+    return ask(
+        services,
+        name=call.NAME,
+        messages=call.messages(data),
+        response_model=response_model,
+        sampling=call.SAMPLING,
+        subject=subject,
+        fast=True,
+    )
 
 
 def write_question(payload: QuestionPayload, services: Services) -> GenerationState:
@@ -37,16 +60,10 @@ def write_question(payload: QuestionPayload, services: Services) -> GenerationSt
         quote_id=None,
         cloze_words="",
         failed=True,
+        wrong_answers=[],
+        code_blank="",
     )
-    asked = ask(
-        services,
-        name=card_question.NAME,
-        messages=card_question.messages(data),
-        response_model=card_question.CardQuestion,
-        sampling=card_question.SAMPLING,
-        subject=target["id"],
-        fast=True,
-    )
+    asked = ask_card(services, card_question, data, card_question.CardQuestion, target["id"])
     if asked.answer is None:
         # The cloze can still be made from the quote alone; the flashcard cannot.
         return asked.failed(GenerationState(questions=[failed]), f"{where} failed, no flashcard")
@@ -66,6 +83,8 @@ def write_question(payload: QuestionPayload, services: Services) -> GenerationSt
                 quote_id=quote_id,
                 cloze_words=result.cloze_words.strip(),
                 failed=False,
+                wrong_answers=[],
+                code_blank="",
             )
         ],
         "warnings": warnings,

@@ -175,4 +175,4 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 def _reading_order(item: LearningItem) -> tuple[str, str, str]:
-    return (item.concept_ids[0], str(item.item_type), item.id)
+    return (item.subject_ids[0], str(item.item_type), item.id)

@@ -19,9 +19,9 @@ from typing_extensions import TypedDict
 from zettelgraph.workflows.calls import CallFields
 from zettelgraph.workflows.records import MIRROR, JSONObject
 
-# The cards a concept can get, each at most once per concept (a relation card once per pair).
-Kind = Literal["flashcard", "cloze", "mcq", "relation", "chain"]
-KINDS: tuple[Kind, ...] = ("flashcard", "cloze", "mcq", "relation", "chain")
+# The cards a concept (or a passage) can get, each at most once per concept or passage (a
+# relation card once per pair).
+Kind = Literal["flashcard", "cloze", "mcq", "relation", "chain", "code_completion", "diagram"]
 
 
 class QuoteView(TypedDict):
@@ -33,7 +33,9 @@ class QuoteView(TypedDict):
 
 class Target(TypedDict):
     """A reviewed concept cards are made for, with its quotes (the closest to it first) and
-    the kinds of card it does not have yet."""
+    the kinds of card it does not have yet; or a passage cards are made from straight away
+    (`passage_kind` set: its id is the passage's, `quotes` holds it alone, `title` is its
+    content's and `place` where in it the passage is)."""
 
     id: str
     title: str
@@ -42,6 +44,8 @@ class Target(TypedDict):
     content_ids: list[str]
     quotes: list[QuoteView]
     make: list[Kind]
+    passage_kind: str  # "" for a concept; "text", "code" or "figure" for a passage
+    place: str
 
 
 class QuestionResult(TypedDict):
@@ -53,6 +57,8 @@ class QuestionResult(TypedDict):
     quote_id: str | None  # a real Quote id, resolved from the model's local id
     cloze_words: str
     failed: bool
+    wrong_answers: list[str]  # a passage's multiple choice; [] for a concept
+    code_blank: str  # what a code passage's completion card hides; "" otherwise
 
 
 class DroppedItem(TypedDict):
@@ -119,7 +125,8 @@ class QuestionPayload(TypedDict):
 
 
 class GenerationInput(TypedDict, total=False):
-    concept_ids: list[str]  # required: the concepts to make cards for (checked by the caller)
+    concept_ids: list[str]  # the concepts to make cards for (checked by the caller)
+    quote_ids: list[str]  # or the passages to make cards from straight away
     generation_id: str  # required: recorded in every item's provenance
 
 
