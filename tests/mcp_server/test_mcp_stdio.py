@@ -4,6 +4,7 @@ home where the examples were ingested, Meditations' run approved and Walden's le
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -69,6 +70,8 @@ def serve(home: Path, **settings: str) -> Client:
         "ZETTELGRAPH_LLM": "fake",
         "ZETTELGRAPH_EMBEDDINGS": "hash",
         **{f"ZETTELGRAPH_{name.upper()}": value for name, value in settings.items()},
+        # The SDK passes the server only a few variables: keep the package under test.
+        **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     }
     command = "from zettelgraph.cli.app import main; main()"
     return Client(
@@ -222,6 +225,12 @@ def test_ingest_inside_roots_then_extract_and_approve_when_allowed(
             assert done["errors"] == []
             [content] = done["contents"]
             assert content["title"] == "Ensayos" and content["passages"] == 1
+            assert content.get("cards_proposed") is None  # cards only when asked for
+            carded = data(
+                await client.call_tool("ingest_notes", {"paths": ["ensayos.md"], "cards": True})
+            )
+            # Straight from the passage, before any concept: they wait for the reader.
+            assert carded["contents"][0]["cards_proposed"] >= 1
 
             steps: list[str | None] = []
 

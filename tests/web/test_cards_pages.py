@@ -690,3 +690,31 @@ def test_two_ratings_sent_at_once_for_one_page_are_stored_once(
             thread.join()
         assert sorted(outcomes) == ["already", "rated"], item_id
         assert [log.item_id for log in logs(web)].count(item_id) == 1
+
+
+def test_generate_from_passages_page_and_api(web: Web) -> None:
+    """Cards straight from a content's passages (issue 31): no concepts extracted first."""
+    content = web.content_id()
+    form = web.client.get("/cards/generate").text
+    assert 'name="from_passages"' in form and f'<option value="{content}">Meditations' in form
+    token = form_token(web.client.get("/cards").text)
+    page = web.client.post("/cards/generate", data={"csrf_token": token, "from_passages": content})
+    assert page.status_code == 200, page.text
+    proposed = [i for i in all_items(web.services.store) if i.status == ItemStatus.PROPOSED]
+    assert proposed and all(i.concept_ids == [] and len(i.quote_ids) == 1 for i in proposed)
+    assert web.concept_count() == 0
+    again = web.client.post(
+        "/api/cards/generate", json={"from_passages": content}, headers=web.csrf()
+    )
+    assert again.status_code == 200, again.text
+    assert again.json()["proposed"] == [] and again.json()["calls"] == 0
+    missing = web.client.post(
+        "/api/cards/generate", json={"from_passages": "nope"}, headers=web.csrf()
+    )
+    assert missing.status_code == 404
+    both = web.client.post(
+        "/api/cards/generate",
+        json={"from_passages": content, "content_id": content},
+        headers=web.csrf(),
+    )
+    assert both.status_code == 400 and "not both" in both.json()["detail"]

@@ -235,7 +235,7 @@ def test_passage_cards_face_the_concept_cards_checks(reading: Callable[..., Read
     assert cloze.warnings and cloze.back != "no verá crecer nada en su"
     # What a check dropped is kept, dropped, so the passage is not asked again.
     set_aside = {str(i.item_type) for i in report.set_aside}
-    assert set_aside == {"flashcard", "diagram"}
+    assert set_aside == {"flashcard", "diagram", "mcq"}
     assert all(i.status == ItemStatus.DROPPED for i in report.set_aside)
 
 

@@ -187,6 +187,9 @@ class IngestedContent(BaseModel):
     processed: bool = Field(description="True when concepts were already extracted from it.")
     uri: str
     warnings: list[str] = Field(default_factory=list)
+    cards_proposed: int | None = Field(
+        default=None, description="Cards proposed from its passages (asked with `cards`)."
+    )
 
 
 class IngestOut(BaseModel):

@@ -62,12 +62,19 @@ def ingest_notes(
     title: str | None = None,
     author: str | None = None,
     on_progress: Progress | None = None,
+    cards: bool = False,
 ) -> IngestOut:
-    """Ingest files and folders inside the allowed roots (ZETTELGRAPH_MCP_ROOTS)."""
+    """Ingest files and folders inside the allowed roots (ZETTELGRAPH_MCP_ROOTS); with
+    `cards`, also propose cards straight from their passages."""
     with tool_failures():
         chosen = allowed_paths(state.settings, paths)
         result = ingest_paths(
-            state.services, chosen, title=title, author=author, on_progress=on_progress
+            state.services,
+            chosen,
+            title=title,
+            author=author,
+            cards=cards,
+            on_progress=on_progress,
         )
     contents = [
         IngestedContent(
@@ -80,6 +87,7 @@ def ingest_notes(
             processed=bool(report.get("processed")),
             uri=CONTENT_URI.format(report["id"]),
             warnings=list(report.get("warnings", [])),
+            cards_proposed=report["cards"]["proposed"] if "cards" in report else None,
         )
         for report in result.reports
     ]
@@ -229,12 +237,22 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         ctx: Context[Any, Any],
         title: Annotated[str | None, Field(max_length=500)] = None,
         author: Annotated[str | None, Field(max_length=300)] = None,
+        cards: Annotated[
+            bool,
+            Field(
+                description="Also propose cards straight from the passages (flashcards, "
+                "clozes, multiple choice, code and figure cards); they wait for the reader's "
+                "review."
+            ),
+        ] = False,
     ) -> IngestOut:
         """Read book notes (Markdown with a '# Citas' / '# Quotes' section), PDFs, Word,
         PowerPoint, text and transcripts into the reader's store as sources and passages.
         Only inside the folders the reader listed in ZETTELGRAPH_MCP_ROOTS (none by default:
         then this refuses). Concepts are not extracted: start_extraction does that."""
-        return ingest_notes(state, paths, title, author, on_progress=file_progress(ctx))
+        return ingest_notes(
+            state, paths, title, author, on_progress=file_progress(ctx), cards=cards
+        )
 
     @server.tool(name="pending_reviews", annotations=READ_ONLY)
     def pending_reviews_tool() -> PendingReviews:

@@ -53,7 +53,9 @@ class CardOut(Open):
     """A LearningItem as stored, with its concepts, quotes and books resolved."""
 
     id: str
-    item_type: str = Field(description="flashcard, cloze, mcq or relation")
+    item_type: str = Field(
+        description="flashcard, cloze, mcq, relation, code_completion or diagram"
+    )
     front: str
     back: str
     cloze: str
@@ -136,6 +138,10 @@ class StatsOut(DeckOut):
 class GenerateIn(BaseModel):
     content_id: str | None = Field(default=None, description="Only this book's concepts.")
     concept_ids: list[str] | None = Field(default=None, max_length=10_000)
+    from_passages: str | None = Field(
+        default=None,
+        description="A content whose passages get cards straight away (no concepts needed).",
+    )
 
 
 class GenerationOut(Open):
@@ -194,17 +200,22 @@ def edit(item_id: str, body: EditIn, web: Web) -> dict[str, Any]:
 @router.post("/cards/generate", response_model=GenerationOut, dependencies=Csrf)
 def generate(body: GenerateIn, web: Web) -> dict[str, Any]:
     """Propose cards for every reviewed concept, one book's, or the ones named (both given:
-    the named ones of that book), as `zettelgraph cards generate --json`. The cards are
-    written as proposed; the report says what the checks set aside and why."""
+    the named ones of that book), or straight from one content's passages
+    (`from_passages`), as `zettelgraph cards generate --json`. The cards are written as
+    proposed; the report says what the checks set aside and why."""
     store = web.services.store
-    if body.content_id is not None and store.get_content(body.content_id) is None:
-        raise HTTPException(status_code=404, detail=f"no content with id {body.content_id!r}")
+    for given in (body.content_id, body.from_passages):
+        if given is not None and store.get_content(given) is None:
+            raise HTTPException(status_code=404, detail=f"no content with id {given!r}")
     unknown = [c for c in body.concept_ids or [] if store.get_concept(c) is None]
     if unknown:
         raise HTTPException(status_code=404, detail=f"no concept with id {unknown[0]!r}")
     with actions.model_failures("no card was written"), card_errors():
         report = generate_cards(
-            web.services, concept_ids=body.concept_ids, content_id=body.content_id
+            web.services,
+            concept_ids=body.concept_ids,
+            content_id=body.content_id,
+            from_passages=body.from_passages,
         )
     return report.as_dict()
 

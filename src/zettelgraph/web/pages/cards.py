@@ -178,8 +178,9 @@ def _generate_page(
     error: str | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
-    books = [row for row in browse.content_rows(web.services.store) if row["processed_date"]]
-    books.sort(key=lambda row: (row["title"].casefold(), row["id"]))
+    rows = browse.content_rows(web.services.store)
+    every = sorted(rows, key=lambda row: (row["title"].casefold(), row["id"]))
+    books = [row for row in every if row["processed_date"]]
     return render(
         request,
         "cards_generate.html",
@@ -187,6 +188,7 @@ def _generate_page(
         status_code=status_code,
         content=content,
         books=books,
+        contents=every,
         report=report,
         proposed=proposed or [],
         error=error,
@@ -202,11 +204,16 @@ def generate_page(
 
 
 @router.post("/cards/generate", response_class=HTMLResponse, dependencies=Csrf)
-def generate(request: Request, web: Web, content: ContentField = "") -> HTMLResponse:
-    """Propose cards for every reviewed concept, or one book's; show what was proposed and
-    what the checks set aside, and why."""
+def generate(
+    request: Request, web: Web, content: ContentField = "", from_passages: ContentField = ""
+) -> HTMLResponse:
+    """Propose cards for every reviewed concept, or one book's, or straight from one
+    content's passages; show what was proposed and what the checks set aside, and why."""
     try:
-        report = generate_cards(web.services, content_id=content or None)
+        if from_passages:
+            report = generate_cards(web.services, from_passages=from_passages)
+        else:
+            report = generate_cards(web.services, content_id=content or None)
     except CardError as exc:
         return _generate_page(request, web, content=content, error=str(exc), status_code=400)
     except MODEL_ERRORS as exc:

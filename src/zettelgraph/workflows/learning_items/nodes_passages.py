@@ -105,8 +105,6 @@ def multiple_choice(
             (p for w in result["wrong_answers"] if (p := option_in_passage(w, passage["text"]))),
             None,
         )
-    if problem is not None:
-        return None, dropped_item(question, ItemType.MCQ, "mcq", problem, [])
     item = card(
         ItemType.MCQ,
         Difficulty.MEDIUM,
@@ -117,7 +115,10 @@ def multiple_choice(
         correct=options.index(right),
         explanation=idea(target, services),
     )
-    return item, None
+    if problem is None:
+        return item, None
+    # Kept as dropped, like a flashcard a check drops: the call is not paid for again.
+    return item, dropped_item(question, ItemType.MCQ, "mcq", problem, [])
 
 
 def code_completion(
