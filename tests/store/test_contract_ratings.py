@@ -150,3 +150,17 @@ def test_card_states_are_what_the_study_rules_read(store: GraphStore, make: Buil
     assert studied.difficulty == "hard"
     assert studied.schedule == {"state": 2}
     assert studied.due == WHEN
+
+
+def test_a_card_made_from_a_passage_reads_back_citing_it(store: GraphStore, make: Builders) -> None:
+    """A card made straight from a passage (issue 31) tests no concept: it reads back whole,
+    and its study state names its passage as what it is about (siblings are kept apart)."""
+    passage = _card(store, make, item_type=ItemType.CODE_COMPLETION, concept_ids=[])
+    assert store.get_learning_items([passage.id]) == [passage]
+    concept_card = _card(store, make, front="¿Qué es la neurogénesis?")
+    states = {state.id: state for state in store.card_states()}
+    assert (
+        states[passage.id].concept_ids == [] and states[passage.id].item_type == "code_completion"
+    )
+    assert states[passage.id].subject_ids == passage.quote_ids
+    assert states[concept_card.id].subject_ids == concept_card.concept_ids
