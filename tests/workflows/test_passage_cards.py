@@ -82,11 +82,11 @@ def scripted(answers: dict[str, dict[str, Any]]) -> Callable[[str], dict[str, An
 class Reading:
     """Services on a SQLite store with one content of three passages, as ingest stores them."""
 
-    def __init__(self, home: Path, answers: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, home: Path, answers: dict[str, dict[str, Any]], **faults: Any) -> None:
         settings = Settings(
             home=home, llm="fake", embeddings="hash", llm_backoff=0.0, card_grounding_threshold=0.1
         )
-        self.llm = FakeChatModel(replies={passage_card.NAME: [scripted(answers)]})
+        self.llm = FakeChatModel(replies={passage_card.NAME: [scripted(answers)]}, **faults)
         self.services: Services = open_services(
             settings,
             llms=ChatModels(settings, preset={"fake": self.llm}),
@@ -134,8 +134,8 @@ class Reading:
 def reading(tmp_path: Path) -> Iterator[Callable[..., Reading]]:
     made: list[Reading] = []
 
-    def make(answers: dict[str, dict[str, Any]] | None = None) -> Reading:
-        made.append(Reading(tmp_path / f"home{len(made)}", answers or ANSWERS))
+    def make(answers: dict[str, dict[str, Any]] | None = None, **faults: Any) -> Reading:
+        made.append(Reading(tmp_path / f"home{len(made)}", answers or ANSWERS, **faults))
         return made[-1]
 
     yield make
@@ -237,6 +237,23 @@ def test_passage_cards_face_the_concept_cards_checks(reading: Callable[..., Read
     set_aside = {str(i.item_type) for i in report.set_aside}
     assert set_aside == {"flashcard", "diagram", "mcq"}
     assert all(i.status == ItemStatus.DROPPED for i in report.set_aside)
+
+
+def test_a_model_that_fails_still_gives_the_cards_made_without_it(
+    reading: Callable[..., Reading],
+) -> None:
+    """Every passage_card call fails: the cloze and the code card, made from the passage
+    alone, are still proposed; the rest is reported, nothing is half-written, and the next
+    run (with a working model) asks again."""
+    book = reading(transient_rate=1.0)
+    report = generate_cards(book.services, from_passages=book.content.id)
+    assert {str(i.item_type) for i in report.proposed} == {"cloze", "code_completion"}
+    assert all(i.provenance["generator"] == "graph" and i.warnings for i in report.proposed)
+    assert any("passage_card" in w and "failed" in w for w in report.summary["warnings"])
+    assert report.set_aside == []
+    book.llm.transient_rate = 0.0
+    again = generate_cards(book.services, from_passages=book.content.id)
+    assert {str(i.item_type) for i in again.proposed} == {"flashcard", "mcq", "diagram"}
 
 
 def test_bad_requests_say_what_to_do(reading: Callable[..., Reading], tmp_path: Path) -> None:

@@ -130,9 +130,7 @@ def _print_generated(report: GenerationReport) -> None:
         reasons = dict.fromkeys(str(d.get("reason")) for d in set_aside if d["guard"] == guard)
         table.add_row(f"dropped: {guard}", str(number), "; ".join(list(reasons)[:3]))
     table.add_row("duplicates", str(report.duplicates), "the best of each kept")
-    table.add_row(
-        "concepts (or passages) skipped", str(report.skipped_concepts), "they have their cards"
-    )
+    table.add_row("concepts skipped", str(report.skipped_concepts), "they have their cards")
     table.add_row("LLM calls", str(report.calls), "")
     out.print(table)
     if report.proposed:
@@ -148,7 +146,8 @@ def list_cards(
     content: ContentOption = None,
     concept: Annotated[str | None, typer.Option("--concept", help="Only this concept.")] = None,
     item_type: Annotated[
-        str | None, typer.Option("--type", help="flashcard, cloze, mcq or relation.")
+        str | None,
+        typer.Option("--type", help="flashcard, cloze, mcq, relation, code_completion or diagram."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
