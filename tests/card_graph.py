@@ -86,6 +86,24 @@ def item(item_type: ItemType, front: str, concepts: list[Concept], **fields: Any
     )
 
 
+def put_code_card(graph: CardGraph) -> LearningItem:
+    """An approved code-completion card made straight from a passage (no concept), as
+    `code`: its front is code whose lines and indentation matter."""
+    front = "Completa el código:\n\ndef area(r):\n    return ____"
+    passage = graph.quotes["simple"].id
+    return graph.put(
+        "code",
+        LearningItem(
+            id=learning_item_id(str(ItemType.CODE_COMPLETION), [passage], front),
+            item_type=ItemType.CODE_COMPLETION,
+            front=front,
+            back="3.14 * r * r",
+            quote_ids=[passage],
+            status=ItemStatus.APPROVED,
+        ),
+    )
+
+
 def card_graph(folder: Path) -> CardGraph:
     """The graph above in a new SQLite store under `folder` (the caller closes the store)."""
     store = open_store(f"sqlite:///{folder / 'cards.db'}")

@@ -16,7 +16,7 @@ from typing import Any
 import genanki
 import pytest
 
-from card_graph import DELIBERATE, CardGraph, card_graph, item
+from card_graph import DELIBERATE, CardGraph, card_graph, item, put_code_card
 from zettelgraph.export import (
     BASIC_MODEL,
     CLOZE_MODEL,
@@ -348,3 +348,17 @@ def test_csv_cells_never_run_as_spreadsheet_formulas(graph: CardGraph, tmp_path:
     with (tmp_path / "cards.csv").open(encoding="utf-8", newline="") as handle:
         row = next(r for r in csv.DictReader(handle) if r["id"] == graph.items["flashcard"].id)
     assert row["front"] == '\'=HYPERLINK("http://x","y")' and row["back"] == "'+1"
+
+
+def test_a_code_card_keeps_its_lines_and_cites_its_passage(
+    graph: CardGraph, tmp_path: Path
+) -> None:
+    """A code-completion card made from a passage (issue 31): its front keeps the code's
+    lines and indentation; its back shows the passage it cites, with no concept."""
+    put_code_card(graph)
+    export_apkg(graph.store, tmp_path / "deck.apkg")
+    fields = read_apkg(tmp_path / "deck.apkg", tmp_path).fields(guid(graph, "code"))
+    assert fields["Front"] == (
+        '<div class="zg-code">Completa el código:<br><br>def area(r):<br>    return ____</div>'
+    )
+    assert "Simplifica, simplifica." in fields["Quote"] and fields["Concept"] == ""

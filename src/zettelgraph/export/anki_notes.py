@@ -46,6 +46,7 @@ blockquote { margin: .8em 0; padding-left: .8em; border-left: 3px solid #8c959f;
 cite { display: block; font-size: .8em; font-style: normal; color: #57606a; }
 .zg-source, .zg-concept { font-size: .8em; color: #57606a; }
 .zg-explanation { margin-top: .6em; }
+.zg-code { font-family: ui-monospace, monospace; font-size: .85em; white-space: pre-wrap; }
 .cloze { font-weight: bold; color: #0969da; }
 .zg-options li { margin: .2em 0; }
 .zg-revealed .zg-correct { font-weight: bold; color: #1a7f37; }
@@ -239,5 +240,9 @@ def _basic_note(card: CardSources) -> tuple[genanki.Model, list[str]]:
     # still a question with an answer.
     item = card.item
     back = text_html(item.back) + _explanation_html(item.explanation)
-    fields = [text_html(item.front), back, _quotes_html(card), source_html(card)]
+    front = text_html(item.front)
+    if item.item_type == ItemType.CODE_COMPLETION:
+        # Code reads by its lines and indentation, which HTML would collapse.
+        front = f'<div class="zg-code">{front}</div>'
+    fields = [front, back, _quotes_html(card), source_html(card)]
     return BASIC_MODEL, [*fields, concepts_html(card)]

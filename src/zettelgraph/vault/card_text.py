@@ -201,6 +201,18 @@ def card_lines(card: CardSources, links: Mapping[str, NoteLink]) -> list[str]:
     return lines
 
 
+def code_lines(text: str) -> list[str]:
+    """Code as card lines: one a line (no empty one, which would end the card), its
+    indentation kept as no-break spaces, which the line's Markdown escaping leaves alone."""
+    out = []
+    for line in text.splitlines():
+        body = inline_text(line)
+        if body:
+            indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            out.append("\u00a0" * indent + body)
+    return out
+
+
 def _gives_away(hidden: list[str], title: str) -> bool:
     """Whether a title shows a hidden word (or a longer form of it: "bosque", "Bosques")."""
     words = [w for phrase in hidden for w in normalize_name(phrase).split() if len(w) >= 3]
@@ -210,6 +222,8 @@ def _gives_away(hidden: list[str], title: str) -> bool:
 def _question_lines(card: CardSources, links: Mapping[str, NoteLink]) -> list[str]:
     item = card.item
     front, back = [_line(item.front) or "…"], [_line(item.back) or "…"]
+    if item.item_type == ItemType.CODE_COMPLETION:
+        front = code_lines(item.front) or front
     correct = item.correct
     if item.item_type == ItemType.MCQ and correct is not None and correct < len(item.options):
         front += [f"{_LETTERS[n]}. {inline_text(o)}" for n, o in enumerate(item.options)]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from card_graph import DELIBERATE, CardGraph, card_graph, item
+from card_graph import DELIBERATE, CardGraph, card_graph, item, put_code_card
 from zettelgraph.context import open_services
 from zettelgraph.models import ChangeSet, ItemStatus, ItemType
 from zettelgraph.services.cards import decide, refresh_vault
@@ -275,3 +275,15 @@ def test_approving_and_dropping_cards_refreshes_the_vault(graph: CardGraph, tmp_
     on_walden = [i.id for i in graph.items.values() if i.content_ids == [graph.walden.id]]
     decide(services, on_walden, ItemStatus.DROPPED)
     assert not walden.exists() and (tmp_path / "v" / CARDS_DIR / "Spark.md").exists()
+
+
+def test_a_code_card_keeps_its_lines_in_the_card_file(graph: CardGraph, vault: Vault) -> None:
+    """A code-completion card from a passage (issue 31): one line per line of code, the
+    indentation as no-break spaces, no empty line (it would end the card), the passage cited."""
+    put_code_card(graph)
+    write_card_files(graph.store, vault)
+    [card] = [b for b in blocks(cards_file(vault).read_text("utf-8")) if marker(graph, "code") in b]
+    assert card.startswith(
+        "Completa el código:\ndef area(r):\n\u00a0\u00a0\u00a0\u00a0return ____\n?\n"
+    )
+    assert "> Simplifica, simplifica. — p. 40" in card
