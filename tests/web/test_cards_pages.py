@@ -718,3 +718,16 @@ def test_generate_from_passages_page_and_api(web: Web) -> None:
         headers=web.csrf(),
     )
     assert both.status_code == 400 and "not both" in both.json()["detail"]
+    # A code card's front keeps its indentation on the page.
+    passage = proposed[0].quote_ids[0]
+    front = "def area(r):\n    return ____"
+    code = LearningItem(
+        id=learning_item_id("code_completion", [passage], front),
+        item_type=ItemType.CODE_COMPLETION,
+        front=front,
+        back="3.14 * r * r",
+        quote_ids=[passage],
+    )
+    web.services.store.apply(ChangeSet(learning_items=[code]))
+    listing = web.client.get("/cards?status=proposed").text
+    assert '<p class="item-front code">def area(r):\n    return ____</p>' in listing
