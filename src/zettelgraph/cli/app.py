@@ -101,6 +101,7 @@ def root(
 
 app.command("ingest")(ingest.ingest)
 app.command("show")(contents.show)
+app.command("passage")(contents.passage)
 app.command("config")(admin.config)
 app.command("doctor")(admin.doctor)
 app.command("reindex")(admin.reindex)

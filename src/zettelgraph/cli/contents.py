@@ -71,3 +71,30 @@ def show(
             out.print(styled("\n[bold cyan]## {}[/]", section or "(no section)"))
         page = styled("  [dim](p. {})[/]", quote.page) if quote.page else ""
         out.print(styled("- {}", quote.text) + page)
+
+
+def passage(
+    ctx: typer.Context,
+    passage_id: Annotated[str, typer.Argument(help="Passage id (search prints it).")],
+    around: Annotated[
+        int, typer.Option("--around", min=0, max=20, help="Passages to show on each side.")
+    ] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a passage in context: the passages read just before and after it."""
+    from zettelgraph.services.browse import UnknownPassageError, passage_in_context
+
+    with command_services(ctx, UnknownPassageError) as services:
+        view = passage_in_context(services.store, passage_id, around)
+    if as_json:
+        print_json(view)
+        return
+    out = stdout()
+    here = view["passage"]
+    where = ", ".join(part for part in (here["content"], here["location_label"]) if part)
+    out.print(styled("[bold]{}[/]", where))
+    for row in view["before"]:
+        out.print(row["text"], style="dim")
+    out.print(styled("[bold]{}[/]", here["text"]))
+    for row in view["after"]:
+        out.print(row["text"], style="dim")

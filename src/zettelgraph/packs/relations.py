@@ -28,12 +28,14 @@ IN_SECTION = "IN_SECTION"  # Quote (a document passage) -> Section (its parent c
 SECTION_OF = "SECTION_OF"  # Section -> Content
 CITES = "CITES"  # Answer -> Quote, LearningItem -> Quote
 TESTS = "TESTS"  # LearningItem -> Concept
+# Quote -> the Quote that follows it in its Content's reading (the file as last read).
+NEXT = "NEXT"
 
 # The zettelkasten pack's "understand A before B" (Concept -> Concept, reverse REQUIRES):
 # Study shows A's new cards before B's.
 PREREQUISITE_FOR = "PREREQUISITE_FOR"
 
-STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS})
+STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS, NEXT})
 # The entity type of Concept nodes in the packs (the zettelkasten pack defines it).
 CONCEPT_TYPE = "Concept"
 # A type the vocabulary gives no colour gets one of these, by a hash of its name.

@@ -115,6 +115,37 @@ def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]
     return out
 
 
+def passage_in_context(store: GraphStore, passage_id: str, around: int = 1) -> dict[str, Any]:
+    """A passage with the passages read just before and after it in its source (along the
+    `NEXT` edges of the file as last read).
+
+    Args:
+        store: the graph store to read.
+        passage_id: the passage (a quote or document passage) to show.
+        around: how many passages to show on each side (0-20).
+
+    Returns:
+        `before` and `after` (lists of `passage_view` dicts, in reading order) and `passage`.
+
+    Raises:
+        UnknownPassageError: no passage has this id.
+        ValueError: `around` is out of 0-20.
+    """
+    walk = store.passages_around(passage_id, before=around, after=around)
+    if not walk:
+        raise UnknownPassageError(
+            f"no passage {passage_id!r}: search prints each passage's id, and so does "
+            "`zettelgraph show CONTENT --json`"
+        )
+    views = passage_views(store, walk)
+    at = next(i for i, quote in enumerate(walk) if quote.id == passage_id)
+    return {"before": views[:at], "passage": views[at], "after": views[at + 1 :]}
+
+
+class UnknownPassageError(LookupError):
+    """No passage has the id asked for."""
+
+
 def pointing_here(
     outgoing: list[Relation], incoming: list[Relation], vocabulary: RelationVocabulary
 ) -> list[Relation]:

@@ -105,6 +105,19 @@ def check_direction(direction: str, allowed: Sequence[str] = DIRECTIONS) -> None
         raise ValueError(f"direction must be {', '.join(names[:-1])} or {names[-1]}")
 
 
+# How far `passages_around` walks each way: a reading view, not a way to read a whole book.
+MAX_PASSAGES_AROUND = 20
+
+
+def check_around(before: int, after: int) -> None:
+    """Refuse a walk `passages_around` does not take, the same in every backend."""
+    for name, steps in (("before", before), ("after", after)):
+        if not 0 <= steps <= MAX_PASSAGES_AROUND:
+            raise ValueError(
+                f"{name} must be between 0 and {MAX_PASSAGES_AROUND} passages, not {steps}"
+            )
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """A graph of Contents, Persons, Quotes, Concepts, Sections, Answers, LearningItems,
@@ -178,6 +191,10 @@ class GraphStore(Protocol):
 
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
         """The known Quotes among `quote_ids`, once each, in the order asked."""
+
+    def passages_around(self, quote_id: str, *, before: int = 1, after: int = 1) -> list[Quote]:
+        """The passage `quote_id` with up to `before` passages before it and `after` after it
+        along its Content's `NEXT` edges, in reading order; [] for an unknown passage."""
 
     def sections_of(self, content_id: str) -> list[Section]:
         """Sections of a Content in their reading order (position, then id)."""

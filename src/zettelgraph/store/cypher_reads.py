@@ -34,7 +34,7 @@ from zettelgraph.models import (
     ReviewLog,
     Section,
 )
-from zettelgraph.store.base import COUNTED_DIRECTIONS, card_state, check_direction
+from zettelgraph.store.base import COUNTED_DIRECTIONS, card_state, check_around, check_direction
 from zettelgraph.store.rules import RELATION_TYPE, sortable_time
 from zettelgraph.text.normalize import normalize_name
 
@@ -130,6 +130,22 @@ class CypherReads(ABC):
 
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
         return self._get_many(Quote, NodeLabel.QUOTE, quote_ids)
+
+    def passages_around(self, quote_id: str, *, before: int = 1, after: int = 1) -> list[Quote]:
+        check_around(before, after)
+        # Path bounds cannot be parameters; check_around made them small ints. Each walk is
+        # anchored on the id index; step 0 (the passage itself) comes from the first.
+        found: dict[int, Quote] = {}
+        walks = [
+            (f"MATCH p = (:Node {{id: $id}})-[:NEXT*0..{after}]->(n:Quote)", 1),
+            (f"MATCH p = (n:Quote)-[:NEXT*1..{before}]->(:Node {{id: $id}})", -1),
+        ]
+        for match, sign in walks[: 2 if before else 1]:
+            for steps, data in self._read(f"{match} RETURN length(p), n.data", {"id": quote_id}):
+                found[sign * int(steps)] = Quote.model_validate_json(data)
+        if 0 not in found:
+            return []
+        return [found[step] for step in sorted(found)]
 
     def sections_of(self, content_id: str) -> list[Section]:
         return self._children(Section, NodeLabel.SECTION, content_id)

@@ -37,6 +37,7 @@ from zettelgraph.store.base import (
     COUNTED_DIRECTIONS,
     EmbeddingInfo,
     card_state,
+    check_around,
     check_direction,
 )
 from zettelgraph.store.read_memo import ReadMemo
@@ -210,6 +211,22 @@ class SQLiteReads:
     @locked
     def get_quotes(self, quote_ids: Sequence[str]) -> list[Quote]:
         return self._get_many(Quote, NodeLabel.QUOTE, quote_ids)
+
+    @locked
+    def passages_around(self, quote_id: str, *, before: int = 1, after: int = 1) -> list[Quote]:
+        check_around(before, after)
+        # Both walks along NEXT from the passage (step 0), bounded by steps; the primary key
+        # (source_id first) and edges_target make each step one indexed lookup.
+        rows = self._db.execute(
+            "WITH RECURSIVE ahead(id, step) AS (SELECT ?1, 0 UNION ALL SELECT e.target_id, "
+            "step + 1 FROM edges e JOIN ahead ON e.source_id = ahead.id AND e.type = 'NEXT' "
+            "WHERE step < ?2), behind(id, step) AS (SELECT ?1, 0 UNION ALL SELECT e.source_id, "
+            "step - 1 FROM edges e JOIN behind ON e.target_id = behind.id AND e.type = 'NEXT' "
+            "WHERE step > -?3) SELECT n.data FROM (SELECT * FROM ahead UNION SELECT * FROM "
+            "behind) AS walk JOIN nodes n ON n.id = walk.id AND n.label = 'Quote' ORDER BY step",
+            (quote_id, after, before),
+        ).fetchall()
+        return self._load(Quote, rows)
 
     @locked
     def sections_of(self, content_id: str) -> list[Section]:

@@ -3,6 +3,7 @@ partial update; only `write_to_db` writes, in one store transaction."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from zettelgraph.models import (
     quote_id,
     sha256_text,
 )
-from zettelgraph.packs.relations import AUTHORED_BY, IN_SECTION, QUOTED_IN, SECTION_OF
+from zettelgraph.packs.relations import AUTHORED_BY, IN_SECTION, NEXT, QUOTED_IN, SECTION_OF
 from zettelgraph.prompts import author_bio, book_summary
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.calls import ask
@@ -261,6 +262,15 @@ def get_or_create_author(state: QuoteParseState, services: Services) -> QuotePar
     }
 
 
+def reading_chain(quotes: list[Quote]) -> list[Relation]:
+    """`NEXT` from each passage to the one after it in the file as read now. A passage no
+    longer in the file loses its edges (the write deletes them), so the chain is always one
+    reading, never two spliced."""
+    return [
+        Relation(source_id=a.id, target_id=b.id, type=NEXT) for a, b in itertools.pairwise(quotes)
+    ]
+
+
 def write_to_db(state: QuoteParseState, services: Services) -> QuoteParseState:
     """Content, author, quotes, vectors and their relations in one transaction."""
     store = services.store
@@ -304,6 +314,13 @@ def write_to_db(state: QuoteParseState, services: Services) -> QuoteParseState:
         for q in quotes
         if q.parent_id is not None
     ]
+    chain = reading_chain(quotes)
+    relations += chain
+    stale = [
+        r.key
+        for r in store.relations_of(list(stored), direction="out")
+        if r.type == NEXT and r.key not in {c.key for c in chain}
+    ]
     persons: list[Person] = []
     if state.get("new_author"):
         persons.append(Person.model_validate(state["new_author"]))
@@ -317,6 +334,7 @@ def write_to_db(state: QuoteParseState, services: Services) -> QuoteParseState:
             quotes=quotes,
             relations=relations,
             vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
+            delete_relations=stale,
         )
     )
     warnings: list[str] = []
