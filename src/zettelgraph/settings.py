@@ -208,8 +208,11 @@ class Settings(BaseSettings):
     chunk_tokens: int = Field(
         default=256, ge=16, le=4096, description="Tokens per document passage (child chunk)."
     )
-    chunk_overlap: int = Field(
-        default=32, ge=0, le=1024, description="Tokens a passage repeats from the one before."
+    chunk_overlap: int | None = Field(
+        default=None,
+        ge=0,
+        le=1024,
+        description="Tokens a passage repeats from the one before (unset: 20% of chunk_tokens).",
     )
     search_recipe: str = Field(
         default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf."
@@ -275,7 +278,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> Settings:
-        if self.chunk_overlap >= self.chunk_tokens:
+        if self.chunk_overlap is not None and self.chunk_overlap >= self.chunk_tokens:
             raise ValueError(
                 f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_tokens "
                 f"({self.chunk_tokens}): lower ZETTELGRAPH_CHUNK_OVERLAP"

@@ -16,6 +16,8 @@ from zettelgraph.ingest.chunking import (
 from zettelgraph.ingest.parsed import Block, ParsedDocument
 from zettelgraph.models import Quote
 from zettelgraph.models.locations import location_label, merge_locations, page_label, quote_place
+from zettelgraph.settings import Settings
+from zettelgraph.workflows.quote_parse.documents import chunking_config
 
 
 def _doc(*blocks: Block, file_type: str = "pdf") -> ParsedDocument:
@@ -35,6 +37,19 @@ def test_sentences_split_at_ends_but_not_after_abbreviations_or_initials() -> No
         "¡Nada!",
         "Ver p. 12 y sigue.",
     ]
+
+
+def test_default_overlap_repeats_a_sentence_of_a_fifth_of_a_passage() -> None:
+    # 45-token sentences: five fill a 256-token passage; the default overlap (20%, 51 tokens)
+    # repeats the fifth at the start of the next passage, where 12.5% (32) repeated none.
+    sentences = [_sentence(i, words=44) for i in range(10)]
+    block = Block(text=" ".join(sentences), group="g")
+    chunked = chunk_document(_doc(block), ChunkingConfig())
+    texts = [p.text for p in chunked.passages]
+    assert texts[0] == " ".join(sentences[0:5])
+    assert texts[1].startswith(sentences[4])
+    assert ChunkingConfig().overlap == chunking_config(Settings()).overlap == 51
+    assert ChunkingConfig(child_tokens=100).overlap == 20
 
 
 def test_count_tokens_counts_words_and_punctuation() -> None:
