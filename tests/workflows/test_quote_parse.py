@@ -249,6 +249,16 @@ def test_named_markdown_without_quotes_is_a_document(services: Services, tmp_pat
     assert section.title == "Notas"
 
 
+def test_passages_keep_their_key_words_and_token_count(services: Services, tmp_path: Path) -> None:
+    result = ingest(services, write(tmp_path / "baroja.md", NOTES))
+    science, will = services.store.quotes_of(result["content_id"])
+    # What sets each quote apart from the other, as written there, at most five.
+    assert science.keywords == ["ciencia", "instrumento", "conocer", "mundo", "explique"]
+    assert "voluntad" in will.keywords and "ciencia" not in will.keywords
+    assert science.token_count == 18 and will.token_count == 16
+    assert science.images == []
+
+
 def test_other_embedder_is_refused_before_writing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = make_services(home)

@@ -34,7 +34,7 @@ from typing import Any
 
 from zettelgraph.ingest.parsed import Block, ParsedDocument
 from zettelgraph.ingest.subtitles import PAUSE_SECONDS, clock_seconds
-from zettelgraph.models.locations import merge_locations
+from zettelgraph.models.locations import merge_locations, picture_label
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # A sentence ends at . ! ? or … (with closing quotes/brackets) before a space and a capital,
@@ -99,6 +99,8 @@ class ChunkedPassage:
     text: str
     location: dict[str, Any]
     section: int
+    # The pictures its OCR text was read from (`picture_label`), in reading order.
+    images: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -218,8 +220,16 @@ class _Packer:
         if self.fresh == 0:
             return
         text = self.render(self.units) if self.render else " ".join(u[0] for u in self.units)
-        location = merge_locations([unit[2] for unit in self.units])
-        self.out.append(ChunkedPassage(text=text, location=location, section=self.section))
+        locations = [unit[2] for unit in self.units]
+        pictures = (picture_label(location) for location in locations)
+        self.out.append(
+            ChunkedPassage(
+                text=text,
+                location=merge_locations(locations),
+                section=self.section,
+                images=list(dict.fromkeys(p for p in pictures if p)),
+            )
+        )
         self.fresh = 0
 
     def flush(self) -> None:

@@ -159,6 +159,15 @@ def _headings(location: Mapping[str, Any]) -> str:
     return f"{' > '.join(first)} → {' > '.join(last[shared:] or last)}"
 
 
+def picture_label(location: Mapping[str, Any]) -> str | None:
+    """The picture a block's text was read from by OCR, by place ("page 4, image 2",
+    "slide 3, image 1", "image 5" in a Word file); None for text that was not."""
+    if not location.get("ocr"):
+        return None
+    places = [f"{unit} {location[unit]}" for unit in ("page", "slide") if unit in location]
+    return ", ".join([*places, f"image {location.get('image', 1)}"])
+
+
 def page_label(page: str) -> str:
     """A page as written in a citation: "p. 12", "pp. 3–4"; a reference that already says
     what it is ("loc 142", "p. 9") is kept as it is."""

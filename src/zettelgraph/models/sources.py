@@ -61,6 +61,16 @@ class Quote(Node):
     location: dict[str, Any] = Field(default_factory=dict)
     # The Section (parent chunk) a document passage was cut from; None for book-note quotes.
     parent_id: str | None = None
+    # What sets the passage apart from the rest of its Content (`text.keywords.key_words`),
+    # at most five, as written there: shown with it (`zettelgraph passage`); search does not
+    # weigh them (measured: docs/design.md, "Documents").
+    keywords: list[str] = Field(default_factory=list, max_length=5)
+    # Its size in tokens (`ingest.chunking.count_tokens`: words and punctuation marks), as the
+    # chunker counted it to size passages and an embedder reads it; None if stored before.
+    token_count: int | None = Field(default=None, ge=0)
+    # The pictures whose text (read by OCR) the passage holds, by place ("page 4, image 2",
+    # "slide 3, image 1"), so a citation can point at a figure, not only at a page.
+    images: list[str] = Field(default_factory=list)
 
 
 class Section(Node):

@@ -71,7 +71,8 @@ def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
 
     Returns:
         A dict: the passage's `id`, `text`, `page`, `section`, `location`, `location_label`,
-        `content_id`, `content` (its source's title), `author` and `section_id`.
+        `content_id`, `content` (its source's title), `author`, `section_id`, `keywords` and
+        `images` (the pictures its OCR text was read from).
     """
     return passage_views(store, [quote])[0]
 
@@ -110,6 +111,8 @@ def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]
                 "content": title,
                 "author": author_name,
                 "section_id": quote.parent_id,
+                "keywords": quote.keywords,
+                "images": quote.images,
             }
         )
     return out

@@ -185,7 +185,7 @@ def text_of(node: AnyNode) -> str | None:
     Only `SEARCHED_LABELS` have one: a Section's text is its passages' text again, and an
     Answer is not a source.
     """
-    if isinstance(node, Quote):
+    if isinstance(node, Quote):  # not its key words: they did not help (docs/design.md)
         return node.text
     if isinstance(node, Concept):
         return " ".join((node.title, node.concept, node.analysis, node.summary))

@@ -52,6 +52,23 @@ def test_default_overlap_repeats_a_sentence_of_a_fifth_of_a_passage() -> None:
     assert ChunkingConfig(child_tokens=100).overlap == 20
 
 
+def test_passages_name_the_pictures_their_ocr_text_was_read_from() -> None:
+    read = {"ocr": True, "region": [0, 0, 10, 10], "confidence": 90}
+    blocks = [
+        Block(text="Texto de la diapositiva.", location={"slide": 3}, group="s3"),
+        Block(text="Leído del diagrama.", location={"slide": 3, "image": 1, **read}, group="s3"),
+        Block(text="Leído de la foto.", location={"slide": 3, "image": 2, **read}, group="s3"),
+        Block(text="Una página escaneada.", location={"page": 4, **read}, group="p4"),
+        Block(text="Texto corriente.", location={"page": 5}, group="p5"),
+    ]
+    passages = chunk_document(_doc(*blocks, file_type="pptx"), ChunkingConfig()).passages
+    assert [p.images for p in passages] == [
+        ["slide 3, image 1", "slide 3, image 2"],
+        ["page 4, image 1"],
+        [],
+    ]
+
+
 def test_count_tokens_counts_words_and_punctuation() -> None:
     assert count_tokens("Hola, mundo.") == 4
 

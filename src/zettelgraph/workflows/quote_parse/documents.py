@@ -83,6 +83,7 @@ def parse_document(
                 "page": _page_field(passage.location),
                 "location": passage.location,
                 "parent_id": section["id"],
+                "images": passage.images,
             }
         )
     return passages, sections, warnings

@@ -14,6 +14,7 @@ from zettelgraph.ingest.booknotes import (
     parse_booknotes,
 )
 from zettelgraph.ingest.chat_topics import TOPIC_SIMILARITY, exchange_texts, merge_topics
+from zettelgraph.ingest.chunking import count_tokens
 from zettelgraph.ingest.errors import KindChangeError
 from zettelgraph.ingest.ocr import ocr_config
 from zettelgraph.ingest.parsed import DocumentError, ParsedDocument
@@ -34,6 +35,7 @@ from zettelgraph.models import (
 )
 from zettelgraph.packs.relations import AUTHORED_BY, IN_SECTION, NEXT, QUOTED_IN, SECTION_OF
 from zettelgraph.prompts import author_bio, book_summary
+from zettelgraph.text.keywords import key_words
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.quote_parse.documents import (
@@ -299,8 +301,16 @@ def write_to_db(state: QuoteParseState, services: Services) -> QuoteParseState:
     stored = {q.id: q for q in store.quotes_of(cid)} if existing is not None else {}
     sections = [Section(content_id=cid, **item) for item in state.get("sections", [])]
     quotes: list[Quote] = []
-    for position, item in enumerate(state["parsed_quotes"]):
-        quote = Quote(content_id=cid, position=position, **item)
+    items = state["parsed_quotes"]
+    keywords = key_words([item["text"] for item in items])
+    for position, (item, words) in enumerate(zip(items, keywords, strict=True)):
+        quote = Quote(
+            content_id=cid,
+            position=position,
+            keywords=words,
+            token_count=count_tokens(item["text"]),
+            **item,
+        )
         if quote.id in stored:
             quote = quote.model_copy(update={"created_at": stored[quote.id].created_at})
         quotes.append(quote)

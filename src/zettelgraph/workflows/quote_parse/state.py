@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 # typing_extensions: pydantic (LangGraph Studio's input and output schemas) reads only this
 # TypedDict on Python < 3.12.
@@ -23,6 +23,7 @@ class ParsedPassage(TypedDict):
     page: str | None
     location: JSONObject  # where it is in the file: a note's line, a document's page, slide...
     parent_id: str | None  # the Section it is in (a document's)
+    images: NotRequired[list[str]]  # the pictures its OCR text was read from (a document's)
 
 
 class ParsedSection(TypedDict):
