@@ -36,6 +36,8 @@ from zettelgraph.ingest.parsed import Block, DocumentError, ParsedDocument
 _T = TypeVar("_T")
 _HEADING_STYLE = re.compile(r"heading\s*([1-9])\b", re.IGNORECASE)
 _MARK = r"cont(?:inued|['’]d|d)?\.?"
+# Where a title's topic ends and its subtopic starts: "Topic: sub", "Topic – sub", "Topic - sub".
+_TOPIC_END = re.compile(r":\s+|\s+[–—-]\s+")
 # "Results (cont.)", "Results (continued)", "Results – cont'd": the slide goes on.
 _CONTINUED = re.compile(rf"(?:\s*[(\[]\s*{_MARK}\s*[)\]]|[\s,:;–—-]+{_MARK})\s*$", re.IGNORECASE)
 
@@ -286,12 +288,18 @@ def read_pptx(data: bytes, path: Path, ocr: Ocr | None = None) -> ParsedDocument
         title = slides[number][0]
         base = _CONTINUED.sub("", title).strip() if title else ""
         last = number
-        # "Results (cont.)" after "Results": one group, one parent chunk.
+        # One topic, one group and one parent chunk: "Results (cont.)" after "Results", and
+        # "Photosynthesis: the Calvin cycle" after "Photosynthesis: light reactions".
         while base and last + 1 < len(slides):
             after = slides[last + 1][0]
-            if not after or _fold(_CONTINUED.sub("", after)) != _fold(base):
+            if not after or _topic(after) != _topic(base):
                 break
             last += 1
+        if any(
+            _fold(_CONTINUED.sub("", slides[i][0] or "")) != _fold(base)
+            for i in range(number, last + 1)
+        ):
+            base = _TOPIC_END.split(base, maxsplit=1)[0].strip()
         label = f"Slide {number + 1}" if last == number else f"Slides {number + 1}–{last + 1}"
         group_title = f"{label}: {base}" if base else label
         for index in range(number, last + 1):
@@ -345,6 +353,12 @@ def read_pptx(data: bytes, path: Path, ocr: Ocr | None = None) -> ParsedDocument
 
 def _fold(title: str) -> str:
     return " ".join(title.split()).casefold()
+
+
+def _topic(title: str) -> str:
+    """What a slide title is about: the title without "(cont.)", up to the first ": " or
+    dash between words ("Photosynthesis" in "Photosynthesis – light reactions"), folded."""
+    return _fold(_TOPIC_END.split(_CONTINUED.sub("", title), maxsplit=1)[0])
 
 
 def _slide(slide: Any) -> tuple[str | None, str, str, list[bytes]]:

@@ -278,6 +278,39 @@ def test_pptx_slides_notes_and_continued_groups(deck_pptx: Path) -> None:
     assert groups == ["slide-1", "slide-1", "slide-2", "slide-2", "slide-2", "slide-4"]
 
 
+def test_pptx_slides_on_one_topic_form_one_group(tmp_path: Path) -> None:
+    import pptx
+
+    deck = pptx.Presentation()
+    for title in (
+        "Fotosíntesis: fase luminosa",
+        "Fotosíntesis – ciclo de Calvin",
+        "fotosíntesis (cont.)",
+        "Respiración celular",
+        "Respiración celular: glucólisis",
+        "Resumen",
+    ):
+        page = deck.slides.add_slide(deck.slide_layouts[1])
+        page.shapes.title.text = title
+        page.placeholders[1].text_frame.text = f"Texto de {title}."
+    path = tmp_path / "biologia.pptx"
+    deck.save(str(path))
+
+    document = read(path)
+    titles = [(block.location["slide"], block.group_title) for block in document.blocks]
+    assert titles == [
+        (1, "Slides 1–3: Fotosíntesis"),
+        (2, "Slides 1–3: Fotosíntesis"),
+        (3, "Slides 1–3: Fotosíntesis"),
+        (4, "Slides 4–5: Respiración celular"),
+        (5, "Slides 4–5: Respiración celular"),
+        (6, "Slide 6: Resumen"),
+    ]
+    assert [block.group for block in document.blocks] == ["slide-1"] * 3 + ["slide-4"] * 2 + [
+        "slide-6"
+    ]
+
+
 # --- Markdown -----------------------------------------------------------------------------
 
 GARDEN_MD = """
