@@ -22,7 +22,15 @@ from zettelgraph.cli.app import app
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-READ_TOOLS = {"search", "ask", "list_concepts", "get_concept", "neighbours", "list_contents"}
+READ_TOOLS = {
+    "search",
+    "ask",
+    "list_concepts",
+    "get_concept",
+    "neighbours",
+    "list_contents",
+    "passage_in_context",
+}
 RUN_TOOLS = {"ingest_notes", "pending_reviews", "start_extraction"}
 NOTE = """---
 title: Ensayos
@@ -135,6 +143,17 @@ def test_reading_tools_and_resources(home: Path) -> None:
             assert all(node["hops"] >= 1 for node in around["nodes"])
             missing = await client.call_tool("get_concept", {"concept_id": "nope"})
             assert "list_concepts" in error_text(missing)
+
+            cited = concept["quotes"][0]
+            read = data(
+                await client.call_tool("passage_in_context", {"passage_id": cited["passage_id"]})
+            )
+            assert read["passage"]["text"] == cited["text"]
+            assert read["before"] or read["after"]  # Meditations has three passages
+            for near in (*read["before"], *read["after"]):
+                assert near["content_title"] == "Meditations" and near["text"] != cited["text"]
+            missing = await client.call_tool("passage_in_context", {"passage_id": "nope"})
+            assert "no passage 'nope'" in error_text(missing)
 
             sources = data(await client.call_tool("list_contents", {}))["contents"]
             assert {s["title"] for s in sources} >= {"Meditations", "Walden; or, Life in the Woods"}

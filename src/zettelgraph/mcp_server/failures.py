@@ -11,6 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from zettelgraph.mcp_server.access import AccessError
 from zettelgraph.services.ask import FilterError, UnknownChatError
+from zettelgraph.services.browse import UnknownPassageError
 from zettelgraph.services.errors import MODEL_ERRORS, model_error_message
 from zettelgraph.services.ids import IdError
 from zettelgraph.services.ingest import IngestError
@@ -35,5 +36,6 @@ def tool_failures(then: str = "") -> Iterator[None]:
         FilterError,
         UnknownChatError,
         IdError,
+        UnknownPassageError,
     ) as exc:
         raise ToolError(str(exc)) from exc

@@ -125,6 +125,12 @@ class ContentList(BaseModel):
     contents: list[ContentRow]
 
 
+class PassageInContext(BaseModel):
+    before: list[Passage] = Field(description="The passages read just before it, in order.")
+    passage: Passage
+    after: list[Passage] = Field(description="The passages read just after it, in order.")
+
+
 class RelationOut(BaseModel):
     direction: Literal["out", "in"] = Field(
         description="out: this concept -TYPE-> other; in: other -TYPE-> this concept."

@@ -33,6 +33,7 @@ from zettelgraph.mcp_server.results import (
     GraphNode,
     Neighbourhood,
     Passage,
+    PassageInContext,
     RelationOut,
     SearchOut,
 )
@@ -220,6 +221,17 @@ def list_contents(state: McpState) -> ContentList:
     )
 
 
+def passage_in_context(state: McpState, passage_id: str, around: int = 1) -> PassageInContext:
+    """A passage with the passages read just before and after it in its source."""
+    with tool_failures():
+        view = browse.passage_in_context(state.services.store, passage_id, around)
+    return PassageInContext(
+        before=[Passage.of_view(row) for row in view["before"]],
+        passage=Passage.of_view(view["passage"]),
+        after=[Passage.of_view(row) for row in view["after"]],
+    )
+
+
 def register(server: MCPServer[Any], state: McpState) -> None:
     """Bind the read tools to `state`; their docstrings are what the client's model reads."""
 
@@ -292,6 +304,16 @@ def register(server: MCPServer[Any], state: McpState) -> None:
         `depth` relations away, with the typed relations among them (GENERALIZES, PART_OF,
         SUPPORTS, OPPOSES, SIMILAR_TO, ...) and why each holds."""
         return neighbours(state, concept_id, depth, limit)
+
+    @server.tool(name="passage_in_context", annotations=READ_ONLY)
+    def passage_in_context_tool(
+        passage_id: Annotated[str, Field(min_length=1, description="A passage's passage_id.")],
+        around: Annotated[int, Field(ge=0, le=20, description="Passages on each side.")] = 1,
+    ) -> PassageInContext:
+        """A passage (from search, ask or get_concept) with the passages read just before
+        and after it in its source, each with its citation: read it when a passage alone is
+        too short to be sure what it says."""
+        return passage_in_context(state, passage_id, around)
 
     @server.tool(name="list_contents", annotations=READ_ONLY)
     def list_contents_tool() -> ContentList:
