@@ -10,8 +10,17 @@ from typing import Any
 from zettelgraph.context import Services, open_services
 from zettelgraph.llm.factory import ChatModels
 from zettelgraph.llm.fake import FakeChatModel
-from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
-from zettelgraph.packs.relations import QUOTED_IN
+from zettelgraph.models import (
+    ChangeSet,
+    Content,
+    Quote,
+    Relation,
+    Section,
+    content_id,
+    quote_id,
+    section_id,
+)
+from zettelgraph.packs.relations import IN_SECTION, QUOTED_IN, SECTION_OF
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.settings import Settings
@@ -35,7 +44,7 @@ class Harness:
         self._checkpoints = open_checkpointer(self.settings)
         self.runs = ExtractionRuns(self.services, self._checkpoints.__enter__())
 
-    def add_content(self, title: str, quotes: list[str]) -> str:
+    def add_content(self, title: str, quotes: list[str], kind: str = "book") -> str:
         cid = content_id(title, None)
         store = self.services.store
         store.ensure_embedder(self.services.embedder.name, self.services.embedder.dim)
@@ -46,10 +55,57 @@ class Harness:
         vectors = self.services.embedder.embed(quotes) if quotes else []
         store.apply(
             ChangeSet(
-                contents=[Content(id=cid, title=title)],
+                contents=[Content(id=cid, title=title, kind=kind)],
                 quotes=items,
                 relations=[Relation(source_id=q.id, target_id=cid, type=QUOTED_IN) for q in items],
                 vectors={q.id: vectors[i] for i, q in enumerate(items)},
+            )
+        )
+        return cid
+
+    def add_document(self, title: str, sections: list[tuple[str, str, list[str]]]) -> str:
+        """A PDF's content: per section its title, its own text before its passages (what
+        only the section shows) and its passages, stored as ingest stores them."""
+        cid = content_id(title, None)
+        store = self.services.store
+        store.ensure_embedder(self.services.embedder.name, self.services.embedder.dim)
+        parents: list[Section] = []
+        quotes: list[Quote] = []
+        for position, (heading, lead, passages) in enumerate(sections):
+            text = " ".join([lead, *passages])
+            parent = Section(
+                id=section_id(cid, position, text),
+                content_id=cid,
+                title=heading,
+                text=text,
+                position=position,
+            )
+            parents.append(parent)
+            quotes += [
+                Quote(
+                    id=quote_id(cid, t),
+                    content_id=cid,
+                    text=t,
+                    position=len(quotes) + i,
+                    page=str(position + 1),
+                    parent_id=parent.id,
+                )
+                for i, t in enumerate(passages)
+            ]
+        vectors = self.services.embedder.embed([q.text for q in quotes])
+        store.apply(
+            ChangeSet(
+                contents=[Content(id=cid, title=title, kind="pdf")],
+                sections=parents,
+                quotes=quotes,
+                relations=[Relation(source_id=q.id, target_id=cid, type=QUOTED_IN) for q in quotes]
+                + [Relation(source_id=s.id, target_id=cid, type=SECTION_OF) for s in parents]
+                + [
+                    Relation(source_id=q.id, target_id=q.parent_id, type=IN_SECTION)
+                    for q in quotes
+                    if q.parent_id
+                ],
+                vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
             )
         )
         return cid

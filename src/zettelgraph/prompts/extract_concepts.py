@@ -9,6 +9,8 @@ the quote's, one idea per concept, and the graph's language whatever the quote's
 from __future__ import annotations
 
 import json
+from functools import partial
+from itertools import groupby
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -26,6 +28,12 @@ from zettelgraph.prompts.small_tasks import (
     OLD_TITLE,
     READING,
     STATEMENT_RULE,
+)
+from zettelgraph.prompts.source_reading import (
+    HOW_TO_READ,
+    PromptSection,
+    SourceKind,
+    section_header,
 )
 from zettelgraph.settings import SmallModelTask
 
@@ -45,11 +53,17 @@ class PromptQuote(BaseModel):
     # Shown under the quote when set: its modern gloss (task `gloss`) or its translation into
     # the graph's language (task `titles`, a quote in another language).
     reading: str = ""
+    # The local id (s1..) of the document section it was cut from, when the call shows it.
+    section_id: str | None = None
 
 
 class ExtractConceptsInput(BaseModel):
     title: str
     author: str | None
+    kind: SourceKind = "book"
+    # A document's sections its passages were cut from, shown as context (never to small
+    # models, whose every token counts); empty for book notes.
+    sections: list[PromptSection] = Field(default_factory=list)
     quotes: list[PromptQuote]
     suggestions: str | None = None
     language: str = "es"
@@ -284,6 +298,20 @@ def render_quotes(
     return "\n".join(lines)
 
 
+def render_passages(data: ExtractConceptsInput, task: SmallModelTask) -> str:
+    """The call's quotes; a document's under the section each was cut from, in reading order."""
+    render = partial(render_quotes, language=data.language, key_words=data.compact, task=task)
+    sections = {s.id: s for s in data.sections}
+    if not sections:
+        return render(data.quotes)
+    blocks = []
+    for section_id, group in groupby(data.quotes, key=lambda q: q.section_id):
+        shown = sections.get(section_id or "")
+        quotes = render(list(group))
+        blocks.append(f"{section_header(shown)}\n{quotes}" if shown else quotes)
+    return "\n".join(blocks)
+
+
 def worked_example(
     task: SmallModelTask, one_quote: bool
 ) -> tuple[list[PromptQuote], dict[str, list[dict[str, Any]]]]:
@@ -346,12 +374,13 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
     # A blank line before them, as before the quotes.
     suggestions = suggestions_block(data.suggestions)
     suggestions = "\n" + suggestions if suggestions else ""
-    quotes = render_quotes(data.quotes, language, key_words=compact, task=task)
+    quotes = render_passages(data, task)
     return [
         SystemMessage(content=rules),
         HumanMessage(
             content=f"Source: {data.title}"
             + (f", by {data.author}" if data.author else "")
+            + f"\nWhat it is: {HOW_TO_READ[data.kind]}."
             + f"\nQuotes:\n{quotes}\n{suggestions}"
             # Last, where a small model weighs it most.
             + final().format(language=language_name(language))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, NotRequired, TypeVar
 
 from pydantic import ConfigDict, TypeAdapter
 
@@ -26,6 +26,8 @@ class ContentInfo(TypedDict):
 
     title: str
     author: str | None  # the author's name; None when the content has none
+    # `Content.kind` ("book", "pdf", "pptx"...); absent in runs checkpointed before it.
+    kind: NotRequired[str]
 
 
 # One adapter per record type: building one costs far more than a validation.

@@ -12,6 +12,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.prompts import detect_duplicate, extract_concepts
 from zettelgraph.prompts.ids import LocalIds
+from zettelgraph.prompts.source_reading import source_kind
 from zettelgraph.text.keywords import key_words
 from zettelgraph.text.summaries import short_summary, tidy_statement
 from zettelgraph.workflows.calls import ask
@@ -21,6 +22,7 @@ from zettelgraph.workflows.concept_extraction.proposal import (
     title_key,
     unattributed,
 )
+from zettelgraph.workflows.concept_extraction.sections import SectionContext, section_context
 from zettelgraph.workflows.concept_extraction.small_tasks import (
     draft_fields,
     gloss_rationale,
@@ -50,7 +52,11 @@ def check_content_processed(state: ExtractionState, services: Services) -> Extra
         )
     author = services.store.author_of(content.id)
     update: ExtractionState = {
-        "content": {"title": content.title, "author": author.name if author else None},
+        "content": {
+            "title": content.title,
+            "author": author.name if author else None,
+            "kind": content.kind,
+        },
         "status": "running",
         "proposal": empty_proposal(),
         "phase_1_iteration": 0,
@@ -96,7 +102,14 @@ def load_content_quotes(state: ExtractionState, services: Services) -> Extractio
     )
     only = set(state.get("open_only") or [])
     quotes = [
-        QuoteItem(id=q.id, text=q.text, section=q.section, page=q.page, key_words=found)
+        QuoteItem(
+            id=q.id,
+            text=q.text,
+            section=q.section,
+            page=q.page,
+            key_words=found,
+            parent_id=q.parent_id,
+        )
         for q, found in zip(stored, words, strict=True)
         if not only or q.id in only
     ]
@@ -113,9 +126,12 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
     """Extract candidate concepts from one batch of quotes (a `Send` branch)."""
     quotes = payload["quotes"]
     qmap = quote_map(payload["all_quotes"])
+    compact = services.llms.main_profile.compact
+    sections = SectionContext() if compact else section_context(quotes, services)
     data = extract_concepts.ExtractConceptsInput(
         title=payload["content"]["title"],
         author=payload["content"]["author"],
+        kind=source_kind(payload["content"].get("kind", "book")),
         quotes=[
             extract_concepts.PromptQuote(
                 id=qmap.local(q["id"]),
@@ -123,12 +139,14 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
                 section=q["section"],
                 page=q["page"],
                 key_words=q.get("key_words", []),
+                section_id=sections.local(q.get("parent_id") or ""),
             )
             for q in quotes
         ],
+        sections=sections.shown,
         suggestions=payload.get("suggestions"),
         language=services.settings.concept_language,
-        compact=services.llms.main_profile.compact,
+        compact=compact,
         task=services.llms.main_profile.task,
     )
     where = f"{extract_concepts.NAME} (batch {payload['index'] + 1})"

@@ -7,6 +7,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from zettelgraph.workflows.concept_extraction.proposal import quote_texts
+from zettelgraph.workflows.concept_extraction.sections import batches_of
 from zettelgraph.workflows.concept_extraction.state import (
     BatchPayload,
     DuplicatePayload,
@@ -33,7 +34,8 @@ def after_commit(state: ExtractionState) -> Literal["write_vault", "__end__"]:
 
 
 def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal["__end__"]:
-    """Fan-out of the extraction: one branch per batch of quotes."""
+    """Fan-out of the extraction: one branch per batch of quotes (a document's kept with the
+    others of their section, `sections.batches_of`)."""
     quotes = state.get("quotes", [])
     if not quotes:
         return "__end__"
@@ -41,14 +43,14 @@ def to_batches(state: ExtractionState, batch_size: int) -> list[Send] | Literal[
         Send(
             "extract_batch",
             BatchPayload(
-                index=i // batch_size,
-                quotes=quotes[i : i + batch_size],
+                index=index,
+                quotes=batch,
                 all_quotes=[{"id": q["id"]} for q in quotes],
                 content=state["content"],
                 suggestions=state.get("suggestions"),
             ),
         )
-        for i in range(0, len(quotes), batch_size)
+        for index, batch in enumerate(batches_of(quotes, batch_size))
     ]
 
 

@@ -38,6 +38,9 @@ class QuoteItem(TypedDict):
     # Words the quote turns on (text_analysis.key_words), shown to small models; empty for
     # other models, absent in runs checkpointed before them.
     key_words: NotRequired[list[str]]
+    # The document section (parent chunk) it was cut from; None for book notes, absent in
+    # runs checkpointed before it.
+    parent_id: NotRequired[str | None]
 
 
 class BatchCandidate(TypedDict):
