@@ -91,6 +91,8 @@ def test_every_node_type_reads_back_exactly(store: GraphStore, make: Builders) -
         summary_short="Crear desde el caos.",
         language="es",
         vault_sync_pending=True,
+        synonyms=["Estrella danzarina", "Caos fecundo"],  # issue 31, item 18
+        first_appearance="Prólogo, pp. 12-13",
     )
     store.apply(
         ChangeSet(

@@ -163,6 +163,10 @@ def print_report(console: Console, report: dict[str, Any], *, full: bool = False
             console.print(styled("  [dim]{}:[/] {}", labels.analysis, concept["analysis"]))
         if concept["rationale"]:
             console.print(styled("  [dim]{}:[/] {}", labels.why, concept["rationale"]))
+        if concept.get("synonyms"):
+            console.print(styled("  [dim]Also called:[/] {}", ", ".join(concept["synonyms"])))
+        if concept.get("first_appearance"):
+            console.print(styled("  [dim]First appears:[/] {}", concept["first_appearance"]))
         for quote in concept["quotes"]:
             page = f" (p. {quote['page']})" if quote.get("page") else ""
             key = f"{quote['key']} " if quote.get("key") else ""

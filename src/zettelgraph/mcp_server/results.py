@@ -150,6 +150,10 @@ class ConceptOut(BaseModel):
     summary: str
     summary_short: str
     language: str
+    synonyms: list[str] = Field(default_factory=list, description="Other names it goes by.")
+    first_appearance: str = Field(
+        default="", description="Where in its source the idea first appears (page, slide...)."
+    )
     uri: str
     relations: list[RelationOut]
     quotes: list[Passage] = Field(description="The passages this concept is drawn from.")

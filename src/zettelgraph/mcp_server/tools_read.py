@@ -177,6 +177,8 @@ def get_concept(state: McpState, concept_id: str) -> ConceptOut:
         summary=concept.summary,
         summary_short=concept.summary_short,
         language=concept.language,
+        synonyms=concept.synonyms,
+        first_appearance=concept.first_appearance,
         uri=CONCEPT_URI.format(concept.id),
         relations=relations,
         quotes=[Passage.of_view(view) for view in detail["quotes"]],

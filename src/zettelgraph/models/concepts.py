@@ -33,6 +33,10 @@ class ConceptRevision(BaseModel):
     replaced_in: Literal["review", "graph"]
 
 
+# Other names a concept is searched by: a few, as a glossary gives them.
+MAX_SYNONYMS = 5
+
+
 class Concept(Node):
     """One atomic idea in the configured concept language."""
 
@@ -42,6 +46,12 @@ class Concept(Node):
     summary: str = ""
     summary_short: str = ""
     language: str = "es"
+    # Other names the reader may search it by (the vault note's `aliases`; full-text search
+    # reads them with its text).
+    synonyms: list[str] = Field(default_factory=list, max_length=MAX_SYNONYMS)
+    # Where in its content the idea first appears: the location of the earliest passage it
+    # cites ("p. 12", "slide 5", "Intro > Setup, lines 4–9"), as its run saw it.
+    first_appearance: str = ""
     vault_sync_pending: bool = False
     # Where it came from: run (thread id), LLM calls, source quotes, the human decision.
     provenance: dict[str, Any] = Field(default_factory=dict)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from functools import partial
 from itertools import groupby
-from typing import Any
+from typing import Annotated, Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from zettelgraph.llm.structured import Sampling
+from zettelgraph.models.concepts import MAX_SYNONYMS
 from zettelgraph.prompts.ids import QuoteRef
 from zettelgraph.prompts.quality import language_name
 from zettelgraph.prompts.small_tasks import (
@@ -83,6 +84,11 @@ class CandidateConcept(BaseModel):
     summary: str = Field(default="", max_length=900, description="At most 100 words.")
     rationale: str = Field(
         default="", max_length=600, description="Why these quotes form this concept."
+    )
+    synonyms: list[Annotated[str, Field(max_length=80)]] = Field(
+        default_factory=list,
+        max_length=MAX_SYNONYMS,
+        description="Other names a reader may search this idea by.",
     )
 
 
@@ -199,6 +205,7 @@ EXAMPLE_ANSWER: dict[str, list[dict[str, Any]]] = {
             "analysis": "La imagen del huerto vale para cualquier aprendizaje lento.",
             "summary_short": "Sin paciencia no hay resultados que valgan la pena.",
             "source_quote_ids": ["q1"],
+            "synonyms": ["Paciencia"],
         }
     ],
     "unattributed_quotes": [{"quote_id": "q2", "reason": "Solo narra una llegada."}],
@@ -242,10 +249,13 @@ NO_CONCEPT = {
     },
     True: {"es": "no escribas ninguno para ella", "en": "write none for it"},
 }
-# Only the full answer has notes: the compact one (small models) keeps to the concepts.
+# Only the full answer has notes and synonyms: the compact one (small models) keeps to the
+# concepts.
 NOTES_RULE = {
-    "es": "\n- extraction_notes: lo que el lector deba saber (dudas, decisiones), o nada.",
-    "en": "\n- extraction_notes: what the reader should know (doubts, choices), or nothing.",
+    "es": "\n- synonyms: otros nombres con que un lector buscaría la idea (pocos, o ninguno)."
+    "\n- extraction_notes: lo que el lector deba saber (dudas, decisiones), o nada.",
+    "en": "\n- synonyms: other names a reader would search the idea by (a few, or none)."
+    "\n- extraction_notes: what the reader should know (doubts, choices), or nothing.",
 }
 # The compact answer (small models) has neither: the workflow cuts summary_short from concept.
 SHORT_FIELDS = {
@@ -337,7 +347,8 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
     if compact:
         # No short summary; no ids either when the call shows one quote (nor the example's
         # second quote, which its answer would have to tell apart by id).
-        left_out = {"analysis", "summary_short"} | ({"source_quote_ids"} if one_quote else set())
+        left_out = {"analysis", "summary_short", "synonyms"}
+        left_out |= {"source_quote_ids"} if one_quote else set()
         example = {
             "candidate_concepts": [
                 {k: v for k, v in c.items() if k not in left_out}

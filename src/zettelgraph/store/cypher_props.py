@@ -87,4 +87,5 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
         )
     elif isinstance(node, Concept):
         props.update(title=node.title, summary_short=node.summary_short, language=node.language)
+        props.update(synonyms=node.synonyms, first_appearance=node.first_appearance)
     return props

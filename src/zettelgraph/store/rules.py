@@ -188,7 +188,7 @@ def text_of(node: AnyNode) -> str | None:
     if isinstance(node, Quote):  # not its key words: they did not help (docs/design.md)
         return node.text
     if isinstance(node, Concept):
-        return " ".join((node.title, node.concept, node.analysis, node.summary))
+        return " ".join((node.title, *node.synonyms, node.concept, node.analysis, node.summary))
     if isinstance(node, Entity):
         return " ".join((node.name, node.description))
     return None

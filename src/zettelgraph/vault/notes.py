@@ -101,10 +101,11 @@ def _distinct(values: list[str]) -> list[str]:
 
 
 def _aliases(note: ConceptNote) -> list[str]:
-    """The concept's title when its note has another name, and its earlier titles, so
-    Obsidian's link search finds it by any of them."""
+    """The concept's title when its note has another name, its earlier titles and its
+    synonyms, so Obsidian's link search finds it by any of them."""
     title = _title_line(note.concept.title)
     names = [title] + [_title_line(revision.title) for revision in note.concept.revisions]
+    names += [_title_line(name) for name in note.concept.synonyms]
     # The note's name is found by Obsidian anyway; a note without one is named by its title.
     shown = note.note_name if note.note_name is not None else title
     return [yaml_text(name) for name in _distinct(names) if name and name != shown]

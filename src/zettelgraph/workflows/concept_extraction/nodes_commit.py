@@ -23,6 +23,7 @@ from zettelgraph.store.base import ConflictError
 from zettelgraph.text.summaries import SHORT_SUMMARY_WORDS, SUMMARY_WORDS, clip_words, short_summary
 from zettelgraph.vault.report import REPAIR
 from zettelgraph.workflows.concept_extraction.kept import READER, kept_outcome, verdict
+from zettelgraph.workflows.concept_extraction.proposal import first_appearance, other_names
 from zettelgraph.workflows.concept_extraction.state import (
     Committed,
     DraftConcept,
@@ -75,6 +76,8 @@ def commit(state: ExtractionState, services: Services) -> ExtractionState:
                 # The model's text first: a reader's edit is a revision of it (below).
                 **_texts(model_texts.get(c["key"], c) if c["key"] in outcome.model_texts else c),
                 language=services.settings.concept_language,
+                synonyms=other_names(c["title"], c.get("synonyms", [])),
+                first_appearance=first_appearance(c["quote_ids"], state.get("quotes", [])),
                 vault_sync_pending=True,  # cleared once its note is written
                 provenance={
                     "run": run_id,

@@ -1,4 +1,4 @@
-"""Load the Content, extract candidates per batch, merge, de-duplicate."""
+"""Load the Content, extract candidates per batch, merge them across batches."""
 
 from __future__ import annotations
 
@@ -8,19 +8,19 @@ from typing import Any
 import numpy as np
 
 from zettelgraph.context import Services
-from zettelgraph.models import NodeLabel
+from zettelgraph.models.locations import quote_place
 from zettelgraph.packs.relations import SUPPORTS
-from zettelgraph.prompts import detect_duplicate, extract_concepts
+from zettelgraph.prompts import extract_concepts
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.source_reading import source_kind
 from zettelgraph.text.keywords import key_words
 from zettelgraph.text.summaries import short_summary, tidy_statement
 from zettelgraph.workflows.calls import ask
 from zettelgraph.workflows.concept_extraction.proposal import (
+    other_names,
     quote_map,
     resolve_quotes,
     title_key,
-    unattributed,
 )
 from zettelgraph.workflows.concept_extraction.sections import SectionContext, section_context
 from zettelgraph.workflows.concept_extraction.small_tasks import (
@@ -29,13 +29,10 @@ from zettelgraph.workflows.concept_extraction.small_tasks import (
     prepare,
 )
 from zettelgraph.workflows.concept_extraction.state import (
-    Attribution,
     BatchCandidate,
     BatchPayload,
     BatchResult,
     DraftConcept,
-    DuplicateDecision,
-    DuplicatePayload,
     ExtractionState,
     QuoteItem,
     empty_proposal,
@@ -109,6 +106,7 @@ def load_content_quotes(state: ExtractionState, services: Services) -> Extractio
             page=q.page,
             key_words=found,
             parent_id=q.parent_id,
+            place=quote_place(q),
         )
         for q, found in zip(stored, words, strict=True)
         if not only or q.id in only
@@ -208,6 +206,7 @@ def extract_batch(payload: BatchPayload, services: Services) -> ExtractionState:
                 summary_short=made["summary_short"],
                 rationale=made["rationale"],
                 quote_ids=ids,
+                synonyms=other_names(made["title"], made.get("synonyms", [])),
             )
         )
     # An answer whose every concept cited quotes it was not shown is a failed call, not an
@@ -285,7 +284,9 @@ def merge_candidates(state: ExtractionState, services: Services) -> ExtractionSt
     )
     for index, item in enumerate(items):
         vector = embedded[index] if embedded is not None else None
-        twin = titles.get(title_key(item["title"]))
+        # A title another batch gave as a synonym (or the reverse) names the same idea.
+        names = [item["title"], *item.get("synonyms", [])]
+        twin = next((titles[k] for n in names if (k := title_key(n)) in titles), None)
         if twin is None and vector is not None and vectors:
             scores = np.stack(vectors) @ vector
             best = int(np.argmax(scores))
@@ -295,8 +296,10 @@ def merge_candidates(state: ExtractionState, services: Services) -> ExtractionSt
             kept = merged[twin]
             kept["quote_ids"] = list(dict.fromkeys([*kept["quote_ids"], *item["quote_ids"]]))
             kept["history"].append("merged across batches")
+            kept["synonyms"] = other_names(kept["title"], [*kept.get("synonyms", []), *names])
             continue
-        titles[title_key(item["title"])] = len(merged)
+        for name in names:
+            titles.setdefault(title_key(name), len(merged))
         if vector is not None:
             vectors.append(vector / (np.linalg.norm(vector) or 1.0))
         merged.append(
@@ -311,95 +314,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> ExtractionSt
                 quote_ids=item["quote_ids"],
                 rationale=item["rationale"],
                 history=[extract_concepts.NAME],
+                synonyms=item.get("synonyms", []),
             )
         )
     return {"candidates": merged, "extraction_notes": notes, "unattributed_reasons": reasons}
-
-
-def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> ExtractionState:
-    """Is one candidate a duplicate of an existing concept (a `Send` branch), tiered to skip
-    the LLM when it can."""
-    candidate: DraftConcept = payload["candidate"]
-    settings = services.settings
-    decision = DuplicateDecision(key=candidate["key"], duplicate_of=None, llm=False, reason="")
-    if not payload["graph_has_concepts"]:
-        return {"duplicate_decisions": [{**decision, "reason": "empty graph"}]}
-    vector = services.embedder.embed([f"{candidate['title']}. {candidate['summary_short']}"])[0]
-    hits = services.store.vector_search(
-        NodeLabel.CONCEPT, vector, settings.duplicate_top_k, min_score=settings.duplicate_threshold
-    )
-    if not hits:
-        return {"duplicate_decisions": [{**decision, "reason": "no similar concept"}]}
-    emap = LocalIds("e", (h.id for h in hits))
-    existing = {c.id: c for c in (services.store.get_concept(h.id) for h in hits) if c}
-    qmap = quote_map({"id": q} for q in payload["all_quote_ids"])
-    data = detect_duplicate.DetectDuplicateInput(
-        title=candidate["title"],
-        concept=candidate["concept"],
-        analysis=candidate["analysis"],
-        quote_ids=[qmap.local(q) for q in candidate["quote_ids"]],
-        existing=[
-            detect_duplicate.ExistingConcept(
-                id=emap.local(cid), title=c.title, summary_short=c.summary_short
-            )
-            for cid, c in existing.items()
-        ],
-    )
-    where = f"{detect_duplicate.NAME} ({candidate['title']!r})"
-    asked = ask(
-        services,
-        name=detect_duplicate.NAME,
-        messages=detect_duplicate.messages(data),
-        response_model=detect_duplicate.DuplicateDecision,
-        subject=candidate["key"],
-    )
-    if asked.answer is None:
-        unchecked: ExtractionState = {
-            "duplicate_decisions": [{**decision, "llm": True, "reason": "check failed"}]
-        }
-        return asked.failed(unchecked, f"{where} failed, kept as new")
-    result = asked.answer
-    warnings: list[str] = []
-    decision["llm"] = True
-    decision["reason"] = result.reasoning
-    decision["confidence"] = result.confidence
-    if result.is_duplicate:
-        target = emap.real(result.existing_concept_id or "")
-        if target is None or target not in existing:
-            warnings.append(f"{where}: duplicate of an id not in the prompt; kept as new")
-        else:
-            moved = resolve_quotes(result.quote_ids_to_transfer, qmap, where, warnings)
-            moved = [q for q in moved if q in candidate["quote_ids"]] or candidate["quote_ids"]
-            decision["duplicate_of"] = target
-            decision["title"] = existing[target].title
-            decision["quote_ids"] = moved
-    return {"duplicate_decisions": [decision], "warnings": warnings, "llm_calls": [asked.record]}
-
-
-def collect_duplicates(state: ExtractionState, services: Services) -> ExtractionState:
-    """Fan-in: novel candidates become the proposal; duplicates attribute quotes instead."""
-    decisions = {d["key"]: d for d in state.get("duplicate_decisions", [])}
-    proposal = empty_proposal()
-    attributions: dict[str, Attribution] = {}
-    for candidate in state.get("candidates", []):
-        decision = decisions.get(candidate["key"])
-        target = decision["duplicate_of"] if decision is not None else None
-        if decision is None or target is None:
-            proposal["concepts"].append(candidate)
-            continue
-        entry = attributions.setdefault(
-            target,
-            Attribution(
-                concept_id=target,
-                title=decision.get("title", ""),
-                quote_ids=[],
-                reason=decision["reason"],
-                history=[detect_duplicate.NAME],
-            ),
-        )
-        entry["quote_ids"] = list(dict.fromkeys([*entry["quote_ids"], *decision["quote_ids"]]))
-    proposal["attributions"] = list(attributions.values())
-    proposal["unattributed_quote_ids"] = unattributed(
-        proposal, (q["id"] for q in state.get("quotes", []))
-    )
-    return {"proposal": proposal}

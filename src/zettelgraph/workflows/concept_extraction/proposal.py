@@ -8,9 +8,10 @@ between two existing concepts is dropped with a warning, never guessed.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from zettelgraph.models.concepts import MAX_SYNONYMS
 from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.prompts.proposal_patch import ProposalPatch, RelationChange
@@ -19,6 +20,7 @@ from zettelgraph.workflows.concept_extraction.state import (
     DraftConcept,
     DraftRelation,
     Proposal,
+    QuoteItem,
 )
 
 
@@ -208,6 +210,7 @@ def apply_patch(
             quote_ids=quote_ids,
             rationale=old["rationale"] if old else f"added by {call}",
             history=[*(old["history"] if old else []), call],
+            synonyms=other_names(change.title, old.get("synonyms", []) if old else []),
         )
     result["concepts"] = list(by_key.values())
     keys = set(by_key)
@@ -298,3 +301,27 @@ def number_of(key: str, prefix: str) -> int | None:
 
 def title_key(title: str) -> str:
     return normalize_name(title).strip(" .")
+
+
+def other_names(title: str, synonyms: Iterable[str]) -> list[str]:
+    """A concept's synonyms as kept: trimmed, none repeating its title or one another (case,
+    accents and spacing aside), at most `MAX_SYNONYMS`."""
+    seen = {title_key(title)}
+    kept: list[str] = []
+    for name in synonyms:
+        name = " ".join(name.split())
+        if name and title_key(name) not in seen:
+            seen.add(title_key(name))
+            kept.append(name)
+    return kept[:MAX_SYNONYMS]
+
+
+def first_appearance(quote_ids: Iterable[str], quotes: Sequence[QuoteItem]) -> str:
+    """Where a concept first appears in its content: the place of the earliest quote it
+    cites, the run's quotes being in reading order; empty when that quote has no place (or
+    its run was checkpointed before quotes had one)."""
+    cited = set(quote_ids)
+    earliest = next((q for q in quotes if q["id"] in cited), None)
+    if earliest is None:
+        return ""
+    return earliest.get("place", "")

@@ -11,7 +11,11 @@ from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.store.base import GraphStore
 from zettelgraph.workflows.concept_extraction.decisions import quote_keys
 from zettelgraph.workflows.concept_extraction.kept import is_doubtful, kept_outcome, verdict
-from zettelgraph.workflows.concept_extraction.proposal import referenced_existing, with_keys
+from zettelgraph.workflows.concept_extraction.proposal import (
+    first_appearance,
+    referenced_existing,
+    with_keys,
+)
 from zettelgraph.workflows.concept_extraction.state import (
     Doubt,
     ExtractionState,
@@ -95,6 +99,8 @@ def build_report(
                 "analysis": edit.get("analysis", c["analysis"]),
                 "summary_short": "" if "concept" in edit else c["summary_short"],
                 "rationale": c["rationale"],
+                "synonyms": c.get("synonyms", []),
+                "first_appearance": first_appearance(quote_ids, state.get("quotes", [])),
                 "quotes": cited,
                 "decision": decision_of(c["key"]),
                 "doubt": doubt_of(c["key"]),

@@ -41,6 +41,8 @@ class QuoteItem(TypedDict):
     # The document section (parent chunk) it was cut from; None for book notes, absent in
     # runs checkpointed before it.
     parent_id: NotRequired[str | None]
+    # Where it is, for a citation (`models.locations.quote_place`); absent in older runs.
+    place: NotRequired[str]
 
 
 class BatchCandidate(TypedDict):
@@ -53,6 +55,7 @@ class BatchCandidate(TypedDict):
     summary_short: str
     rationale: str
     quote_ids: list[str]  # real Quote ids, of the batch
+    synonyms: NotRequired[list[str]]
 
 
 class BatchResult(TypedDict):
@@ -160,6 +163,8 @@ class DraftConcept(TypedDict):
     quote_ids: list[str]  # real Quote ids
     rationale: str
     history: list[str]  # the LLM calls that produced or changed it
+    # Other names a reader may search it by (never its title); absent in older runs.
+    synonyms: NotRequired[list[str]]
 
 
 class Attribution(TypedDict):
