@@ -89,6 +89,11 @@ class Settings(BaseSettings):
         min_length=1,
         description="Active template packs, comma-separated: shipped ones or files in home/packs.",
     )
+    # Off by default: one more (small) model call per 20 passages at ingest, for a line a
+    # reader may never look at.
+    passage_summaries: bool = Field(
+        default=False, description="Write a one-line summary of each document passage at ingest."
+    )
     extraction_batch_size: int | None = Field(
         default=None, ge=1, le=500, description="Quotes per call; default 40, or 1 on local models."
     )

@@ -82,6 +82,7 @@ def test_every_node_type_reads_back_exactly(store: GraphStore, make: Builders) -
         section="Prólogo",
         page="12-13",
         location={"slide": None, "heading_path": ["I", "5"], "offsets": [10, 82]},
+        summary="El caos interior precede a la creación.",  # issue 31, item 6
     )
     concept = make.concept(
         "Caos creativo",

@@ -71,6 +71,9 @@ class Quote(Node):
     # The pictures whose text (read by OCR) the passage holds, by place ("page 4, image 2",
     # "slide 3, image 1"), so a citation can point at a figure, not only at a page.
     images: list[str] = Field(default_factory=list)
+    # One line saying what a document passage says, written at ingest when
+    # ZETTELGRAPH_PASSAGE_SUMMARIES is on; empty otherwise.
+    summary: str = ""
 
 
 class Section(Node):

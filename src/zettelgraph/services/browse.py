@@ -71,8 +71,9 @@ def passage_view(store: GraphStore, quote: Quote) -> dict[str, Any]:
 
     Returns:
         A dict: the passage's `id`, `text`, `page`, `section`, `location`, `location_label`,
-        `content_id`, `content` (its source's title), `author`, `section_id`, `keywords` and
-        `images` (the pictures its OCR text was read from).
+        `content_id`, `content` (its source's title), `author`, `section_id`, `keywords`,
+        `images` (the pictures its OCR text was read from) and `summary` (its one line,
+        empty unless ZETTELGRAPH_PASSAGE_SUMMARIES wrote one).
     """
     return passage_views(store, [quote])[0]
 
@@ -113,6 +114,7 @@ def passage_views(store: GraphStore, quotes: list[Quote]) -> list[dict[str, Any]
                 "section_id": quote.parent_id,
                 "keywords": quote.keywords,
                 "images": quote.images,
+                "summary": quote.summary,
             }
         )
     return out

@@ -17,7 +17,7 @@ from langgraph.types import RetryPolicy
 
 from zettelgraph.context import Services
 from zettelgraph.llm.structured import is_transient
-from zettelgraph.workflows.quote_parse import nodes, routes
+from zettelgraph.workflows.quote_parse import nodes, nodes_summaries, routes
 from zettelgraph.workflows.quote_parse.state import (
     QuoteParseInput,
     QuoteParseOutput,
@@ -45,6 +45,7 @@ def build_quote_parse_graph(
             "read_file": nodes.read_file,
             "parse_quotes": nodes.parse_quotes,
             "make_summary": nodes.make_summary,
+            "summarize_passages": nodes_summaries.summarize_passages_node,
             "get_or_create_author": nodes.get_or_create_author,
         },
         retry=None,
@@ -55,7 +56,8 @@ def build_quote_parse_graph(
     builder.add_conditional_edges(
         "parse_quotes", routes.after_parse, ["make_summary", "write_to_db", END]
     )
-    builder.add_edge("make_summary", "get_or_create_author")
+    builder.add_edge("make_summary", "summarize_passages")
+    builder.add_edge("summarize_passages", "get_or_create_author")
     builder.add_edge("get_or_create_author", "write_to_db")
     builder.add_edge("write_to_db", END)
     return builder.compile(checkpointer=checkpointer, name="quote_parse")

@@ -24,6 +24,7 @@ class ParsedPassage(TypedDict):
     location: JSONObject  # where it is in the file: a note's line, a document's page, slide...
     parent_id: str | None  # the Section it is in (a document's)
     images: NotRequired[list[str]]  # the pictures its OCR text was read from (a document's)
+    summary: NotRequired[str]  # its one line (ZETTELGRAPH_PASSAGE_SUMMARIES), when written
 
 
 class ParsedSection(TypedDict):
