@@ -18,6 +18,7 @@ def concept(title: str, text: str, quote_id: str) -> dict[str, Any]:
         "analysis": "",
         "summary_short": text,
         "source_quote_ids": [quote_id],
+        "synonyms": [f"{title} (otro nombre)"],
     }
 
 
@@ -59,9 +60,11 @@ def token(page: str) -> str:
 def test_per_item_forms_decide_without_javascript(make_web: MakeWeb) -> None:
     web, run_id = started(make_web)
     page = web.client.get(f"/runs/{run_id}").text
-    assert "0 kept, 0 dropped, 0 edited, 3 undecided" in " ".join(
-        re.sub("<[^>]+>", "", page).split()
-    )
+    text = " ".join(re.sub("<[^>]+>", "", page).split())
+    assert "0 kept, 0 dropped, 0 edited, 3 undecided" in text
+    # Each concept's other names and where it first appears (issue 31, item 18).
+    assert "Also called: Preparar el día (otro nombre)" in text
+    assert "First appears: Book II, p. 11" in text
     form = {"csrf_token": token(page)}
     kept = web.client.post(
         f"/runs/{run_id}/items",

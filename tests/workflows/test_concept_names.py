@@ -5,7 +5,9 @@ of every backend, in the vault note's `aliases`, and in full-text search."""
 from __future__ import annotations
 
 from harness import PASSING_CRITIQUE, QUOTES, MakeHarness, concept_reply
+from rich.console import Console
 
+from zettelgraph.cli.report_view import print_report
 from zettelgraph.models import NodeLabel
 from zettelgraph.vault.markdown import parse_note
 
@@ -30,6 +32,11 @@ def test_synonyms_and_first_appearance_reach_the_review_the_store_and_the_vault(
     assert proposed["synonyms"] == ["Escepticismo metódico", "Duda cartesiana"]
     # The earliest cited quote in reading order, not the first one cited: the first quote.
     assert proposed["first_appearance"] == "p. 1"
+    console = Console(record=True, width=200)
+    print_report(console, view.report)
+    shown = console.export_text()
+    assert "Also called: Escepticismo metódico, Duda cartesiana" in shown
+    assert "First appears: p. 1" in shown
 
     h.runs.answer(view.run_id, "approve")
     store = h.services.store
