@@ -148,7 +148,8 @@ def test_a_missing_file_of_each_kind_is_named_by_kind_and_written_back_the_same(
 def test_an_edited_card_file_experiment_note_and_entity_note_are_put_back(home: Path) -> None:
     before = vault_bytes(home)
     cards, experiment = one(home, CARDS_DIR), one(home, EXPERIMENTS_DIR)
-    cards.write_text(cards.read_text("utf-8").replace("\n?\n", "\n?\nMi respuesta\n", 1), "utf-8")
+    # The reader's own line in the file, whatever kind of card the fake model's answers made.
+    cards.write_text(cards.read_text("utf-8") + "\nMi respuesta\n", "utf-8")
     experiment.write_text(experiment.read_text("utf-8") + "\nAñadido a mano.\n", "utf-8")
     chart = one(home, f"{EXPERIMENTS_DIR}/{ATTACHMENTS_DIR}", "*.png")
     chart.write_bytes(b"not a picture")
@@ -187,7 +188,7 @@ def test_cards_dropped_in_the_store_alone_are_written_as_the_drop_writes_them(
     settings = Settings(home=home, llm="fake", embeddings="hash")
     services = open_services(settings)
     try:
-        approved = list_items(services.store)
+        approved = [i for i in list_items(services.store) if i.status == ItemStatus.APPROVED]
         first = approved[0]
         # What a `cards drop` killed after its store write leaves: the file still has the card.
         services.store.apply(
@@ -198,12 +199,16 @@ def test_cards_dropped_in_the_store_alone_are_written_as_the_drop_writes_them(
     assert cli(dropped, "cards", "drop", first.id).exit_code == 0
 
     report = check(home)
-    assert [(d["kind"], d["reason"]) for d in report["drift"]] == [("card file", "file differs")]
+    # The file keeps the other approved cards; with none left, it should be gone (how many the
+    # fake model's answers leave approved depends on its prompts).
+    reason = "file differs" if len(approved) > 1 else "no approved cards"
+    assert [(d["kind"], d["reason"]) for d in report["drift"]] == [("card file", reason)]
     repair(home)
-    assert (
-        vault_bytes(home)[f"{CARDS_DIR}/{one(home, CARDS_DIR).name}"]
-        == (vault_bytes(dropped)[f"{CARDS_DIR}/{one(dropped, CARDS_DIR).name}"])
-    )
+
+    def card_files(at: Path) -> dict[str, bytes]:
+        return {k: v for k, v in vault_bytes(at).items() if k.startswith(f"{CARDS_DIR}/")}
+
+    assert card_files(home) == card_files(dropped)
 
 
 def test_a_note_that_cannot_be_written_is_named_by_its_path(home: Path) -> None:
