@@ -373,18 +373,6 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def mask_url_password(url: str) -> str:
-    """Hide the password of `scheme://user:password@host` URLs."""
-    if "://" not in url or "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    credentials, host = rest.rsplit("@", 1)
-    if ":" in credentials:
-        user = credentials.split(":", 1)[0]
-        return f"{scheme}://{user}:********@{host}"
-    return url
-
-
 # Providers' own keys, read under their usual names (their clients read them too); only
 # whether each is set is told, never its value.
 PROVIDER_KEYS = {

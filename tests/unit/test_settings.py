@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from zettelgraph.services.configuration import masked
-from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.settings import Settings
+from zettelgraph.text.masking import mask_url_password
 
 
 @pytest.fixture

@@ -37,8 +37,8 @@ def copy(
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
     from zettelgraph.services.maintenance import copy_graph
-    from zettelgraph.settings import mask_url_password
     from zettelgraph.store.base import StoreError
+    from zettelgraph.text.masking import mask_url_password
 
     # A passing line per phase: the counts that matter are the verified ones at the end, and
     # an error (a target that is not empty) is not preceded by a list of numbers.

@@ -5,7 +5,7 @@ locations.
 `read_documents` is the one entry point. It checks the file (present, not empty, under the
 size limit), takes its type from the suffix and confirms it by content (`detect_type`),
 because a mislabelled file otherwise fails deep inside a library with a message nobody can
-act on. Then the reader for the type runs (`readers_office`, `readers_text`,
+act on. Then the reader for the type runs (`readers_office`, `readers_slides`, `readers_text`,
 `transcripts`, `subtitles`). A markdown or text file that is mostly speaker turns is read
 as a transcript, a text file of SRT cues as subtitles. Every failure is a DocumentError that
 names the file and says what to do.
@@ -25,8 +25,9 @@ from zettelgraph.ingest.ocr import Ocr, OcrConfig
 from zettelgraph.ingest.parsed import DocumentError, FileType, ParsedDocument
 from zettelgraph.ingest.readers_code import read_code
 from zettelgraph.ingest.readers_image import IMAGE_SUFFIXES, read_image, sniff_image
-from zettelgraph.ingest.readers_office import read_docx, read_pptx
+from zettelgraph.ingest.readers_office import read_docx
 from zettelgraph.ingest.readers_pdf import read_pdf
+from zettelgraph.ingest.readers_slides import read_pptx
 from zettelgraph.ingest.readers_text import decode_text, read_markdown, read_text
 from zettelgraph.ingest.subtitles import SUBTITLE_SUFFIXES, looks_like_subtitles, read_subtitles
 from zettelgraph.ingest.transcripts import looks_like_transcript, read_turns

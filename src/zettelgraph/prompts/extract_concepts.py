@@ -36,6 +36,7 @@ from zettelgraph.prompts.source_reading import (
     SourceKind,
     section_header,
 )
+from zettelgraph.prompts.suggestions import suggestions_block
 from zettelgraph.settings import SmallModelTask
 
 NAME = "extract_concepts"
@@ -397,13 +398,3 @@ def messages(data: ExtractConceptsInput) -> list[BaseMessage]:
             + final().format(language=language_name(language))
         ),
     ]
-
-
-def suggestions_block(suggestions: str | None, *, keep: bool = False, end: str = "") -> str:
-    """The reader's suggestions as every proposal prompt shows them (extraction, critique,
-    refinement), ending in a newline and `end`; empty without any. `keep`: the proposal
-    already follows them, and a rewrite must not undo that."""
-    if not suggestions or not suggestions.strip():
-        return ""
-    how = "keep following them; do not undo what they ask for" if keep else "follow them"
-    return f"The reader's suggestions ({how}):\n{suggestions.strip()}\n{end}"

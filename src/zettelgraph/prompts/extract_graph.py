@@ -28,7 +28,8 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from zettelgraph.llm.structured import Sampling
 from zettelgraph.llm.tools import Tool
-from zettelgraph.packs.schema import EntityType, PackSchema, RelationshipType
+from zettelgraph.packs.schema import PackSchema
+from zettelgraph.prompts.pack_lines import entity_line, relationship_lines
 from zettelgraph.prompts.quality import language_name
 
 NAME = "extract_graph"
@@ -159,50 +160,6 @@ class ExtractGraphInput(BaseModel):
     max_calls: int = Field(default=MAX_CALLS, ge=1, le=MAX_CALLS)
 
 
-def _sentence(text: str) -> str:
-    """`text` ending with one full stop, whatever it ended with."""
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else f"{text}."
-
-
-def _entity_line(spec: EntityType) -> str:
-    line = f"- {spec.name}: {_sentence(spec.description)}"
-    if spec.properties:
-        props = "; ".join(
-            f"{p.name} ({p.type}{', required' if p.required else ''})"
-            + (f": {p.description.strip().rstrip('.')}" if p.description else "")
-            for p in spec.properties
-        )
-        line += f" Properties: {props}."
-    if spec.examples:
-        line += f" E.g. {'; '.join(spec.examples[:4])}."
-    return line
-
-
-def _relationship_lines(schema: PackSchema) -> list[str]:
-    """One line per type; a type and its reverse are one line (the graph adds the reverse)."""
-    lines: list[str] = []
-    shown: set[str] = set()
-    for spec in schema.relationship_types.values():
-        if spec.name in shown:
-            continue
-        shown.add(spec.name)
-        lines.append(_relationship_line(spec))
-        if spec.reverse:
-            shown.add(spec.reverse)
-            lines[-1] += f" (its reverse {spec.reverse} is added by the graph)"
-    return lines
-
-
-def _relationship_line(spec: RelationshipType) -> str:
-    sources, targets = " | ".join(spec.source_types), " | ".join(spec.target_types)
-    way = ", either way" if spec.symmetric else ""
-    line = f"- {spec.name}: {sources} -> {targets}{way}. {_sentence(spec.description)}"
-    if spec.examples:
-        line += f" E.g. {' '.join(_sentence(e) for e in spec.examples[:2])}"
-    return line
-
-
 EMPTY = 'An empty {"calls": []} is right when the passages name no entity of these types.'
 # A pack's relationship example reads "Source -> Target: why".
 _EXAMPLE = re.compile(r"^\s*(?P<source>[^>]+?)\s*->\s*(?P<target>[^:]+?)\s*:\s*(?P<why>.+)$")
@@ -270,9 +227,9 @@ Rules:
 8. confidence (0 to 1): 1 when the passages say it in so many words, 0.5 when you read it
    between the lines, lower when you guess; the reader checks the unsure ones.
 Entity types:
-{chr(10).join(_entity_line(spec) for spec in schema.entity_types.values())}
+{chr(10).join(entity_line(spec) for spec in schema.entity_types.values())}
 Relationship types (source -> target):
-{chr(10).join(_relationship_lines(schema))}"""
+{chr(10).join(relationship_lines(schema))}"""
     if hints:
         rules += "\nHints:\n" + "\n".join(f"- {hint}" for hint in hints)
     if not data.tool_calling:

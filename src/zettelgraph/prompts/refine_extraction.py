@@ -8,9 +8,9 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from zettelgraph.prompts.extract_concepts import suggestions_block
 from zettelgraph.prompts.proposal_patch import PATCH_GUIDE, ProposalPatch
 from zettelgraph.prompts.quality import atomicity_guide, checklist
+from zettelgraph.prompts.suggestions import suggestions_block
 
 NAME = "refine_extraction"
 

@@ -9,8 +9,8 @@ from typing import Literal, get_args
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from zettelgraph.prompts.extract_concepts import suggestions_block
 from zettelgraph.prompts.quality import checklist
+from zettelgraph.prompts.suggestions import suggestions_block
 
 NAME = "self_critique"
 Criterion = Literal[

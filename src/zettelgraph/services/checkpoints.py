@@ -16,8 +16,9 @@ from urllib.parse import unquote
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.settings import Settings
 from zettelgraph.system.extras import require
+from zettelgraph.text.masking import mask_url_password
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # A server that does not answer is reported after this many seconds instead of hanging a run.

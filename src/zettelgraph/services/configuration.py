@@ -8,7 +8,8 @@ from pydantic import SecretStr
 from zettelgraph.ingest.ocr import OcrUnavailableError, find_tesseract
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.profile import ModelProfile
-from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.settings import Settings
+from zettelgraph.text.masking import mask_url_password
 
 NO_MODEL = "(none: no LLM is configured and no local model is installed)"
 NO_TESSERACT = "(not found: text in images and scans cannot be read)"

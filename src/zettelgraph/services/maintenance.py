@@ -12,11 +12,12 @@ from zettelgraph.packs.relations import vocabulary_from
 from zettelgraph.packs.schema import PackError
 from zettelgraph.services.checkpoints import CheckpointError
 from zettelgraph.services.experiment_notes import vault_notes
-from zettelgraph.settings import Settings, mask_url_password
+from zettelgraph.settings import Settings
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.copy import CopyError, CopyReport, copy_store
 from zettelgraph.system.extras import MissingExtraError
+from zettelgraph.text.masking import mask_url_password
 from zettelgraph.vault.cards import sync_card_files
 from zettelgraph.vault.experiments import sync_experiment_notes
 from zettelgraph.vault.report import EXPERIMENT_NOTE

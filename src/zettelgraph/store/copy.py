@@ -31,9 +31,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from zettelgraph.models import NodeLabel
-from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import EmbedderMismatchError, GraphStore, Snapshots, StoreError
 from zettelgraph.store.copy_sync import LABEL_FIELDS, PHASES, Pass, PassResult, Progress
+from zettelgraph.text.masking import mask_url_password
 
 __all__ = ["LABEL_FIELDS", "PHASES", "CopyError", "CopyReport", "CopyState", "copy_store"]
 

@@ -30,13 +30,13 @@ from urllib.parse import unquote, urlsplit
 
 from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
 from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 from zettelgraph.store.falkordb_query import bm25, with_params
 from zettelgraph.system.extras import require
+from zettelgraph.text.masking import mask_url_password
 
 DEFAULT_GRAPH = "zettelgraph"
 DEFAULT_PORT = 6379

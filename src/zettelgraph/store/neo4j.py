@@ -29,12 +29,12 @@ import numpy as np
 
 from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
-from zettelgraph.settings import mask_url_password
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
 from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 from zettelgraph.system.extras import require
+from zettelgraph.text.masking import mask_url_password
 
 _BATCH = 1_000
 
