@@ -220,7 +220,7 @@ class Settings(BaseSettings):
         description="Tokens a passage repeats from the one before (unset: 20% of chunk_tokens).",
     )
     search_recipe: str = Field(
-        default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf."
+        default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf, propositions."
     )
     search_k: int = Field(default=5, ge=1, le=100, description="Results of search and ask.")
     study_retention: float = Field(

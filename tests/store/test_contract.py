@@ -184,6 +184,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "ReviewLog": 0,
         "Entity": 0,
         "Removal": 0,
+        "Proposition": 0,
         "relations": 0,
         "vectors": 0,
     }
@@ -203,6 +204,7 @@ def test_counts(store: GraphStore, make: Builders) -> None:
         "ReviewLog": 0,
         "Entity": 0,
         "Removal": 0,
+        "Proposition": 0,
         # Book: AUTHORED_BY + 3 QUOTED_IN + 3 Quote -> Concept SUPPORTS. Document: 2
         # SECTION_OF + 3 QUOTED_IN + 3 IN_SECTION + 2 CITES (none has a reverse).
         "relations": 7 + 10,
@@ -423,7 +425,7 @@ def test_learning_items_and_review_logs_read_back_exactly(
     assert (counts["LearningItem"], counts["ReviewLog"]) == (2, 3)
     # Cards are not sources: never searched, and a vector for one is refused.
     assert store.text_search("deliberadamente", 10, label=NodeLabel.LEARNING_ITEM) == []
-    with pytest.raises(IntegrityError, match="only for Quotes, Concepts and Entities"):
+    with pytest.raises(IntegrityError, match="Entities and Propositions"):
         store.apply(ChangeSet(vectors={item.id: np.ones(16, dtype=np.float32)}))
 
 
@@ -549,7 +551,7 @@ def test_a_vector_for_a_section_or_answer_writes_nothing(
     node = doc.sections[0] if which == "section" else doc.answers[0]
     vectors = {**doc.vectors, node.id: np.ones(16, dtype=np.float32)}
 
-    with pytest.raises(IntegrityError, match="only for Quotes, Concepts and Entities"):
+    with pytest.raises(IntegrityError, match="Entities and Propositions"):
         store.apply(doc.model_copy(update={"vectors": vectors}))
 
     assert snapshot(store) == snapshot_of_empty()
@@ -717,6 +719,7 @@ def snapshot_of_empty() -> dict[str, Any]:
             "ReviewLog": 0,
             "Entity": 0,
             "Removal": 0,
+            "Proposition": 0,
             "relations": 0,
             "vectors": 0,
         },

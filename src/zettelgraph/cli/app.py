@@ -21,6 +21,7 @@ from zettelgraph.cli import (
     links,
     mcp,
     packs,
+    propositions,
     review,
     search,
     serve,
@@ -129,6 +130,7 @@ app.add_typer(cards.cards_app, name="cards")
 app.add_typer(packs.packs_app, name="packs")
 app.add_typer(export.export_app, name="export")
 app.add_typer(experiments.experiment_app, name="experiment")
+app.add_typer(propositions.propositions_app, name="propositions")
 
 
 def main() -> None:

@@ -50,6 +50,14 @@ def ingest(
             "cards) straight from the passages; they wait for `zettelgraph cards review`.",
         ),
     ] = False,
+    propositions: Annotated[
+        bool,
+        typer.Option(
+            "--propositions",
+            help="Also split each passage into self-contained statements for search "
+            "(one call of the fast model per passage; `propositions make` later does the same).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
 ) -> None:
     """Read book notes ('# Citas' section) and documents (PDF, Word, slides, Markdown, text,
@@ -65,8 +73,16 @@ def ingest(
         cards=cards,
         quiet=as_json,
     )
+    made: list[dict[str, Any]] = []
+    if propositions and reports:
+        from zettelgraph.cli.propositions import make_for_contents
+
+        made = make_for_contents(ctx, [r["id"] for r in reports], quiet=as_json)
     if as_json:
-        print_json({"contents": reports, "errors": errors, "skipped": skipped})
+        out: dict[str, Any] = {"contents": reports, "errors": errors, "skipped": skipped}
+        if propositions:
+            out["propositions"] = made
+        print_json(out)
     if errors:
         raise typer.Exit(1)
 

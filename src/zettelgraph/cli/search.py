@@ -29,7 +29,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 RecipeOption = Annotated[
     str | None,
-    typer.Option("--recipe", help="hybrid (default), fulltext, vector or rrf."),
+    typer.Option(
+        "--recipe",
+        help="hybrid (default), fulltext, vector, rrf, or propositions (hybrid plus the "
+        "passages' statements: `propositions make`).",
+    ),
 ]
 KOption = Annotated[int | None, typer.Option("-k", min=1, max=100, help="How many passages.")]
 ContentOption = Annotated[

@@ -55,12 +55,16 @@ from zettelgraph.models.search import (
     SearchResult,
 )
 from zettelgraph.models.sources import (
+    MAX_PROPOSITION_CHARS,
+    MAX_PROPOSITIONS,
     Content,
     Person,
+    Proposition,
     Quote,
     Section,
     content_id,
     person_id,
+    proposition_id,
     quote_id,
     section_id,
 )
@@ -68,6 +72,8 @@ from zettelgraph.text.normalize import normalize_name, normalize_text
 
 __all__ = [
     "DIFFICULTY_RANK",
+    "MAX_PROPOSITIONS",
+    "MAX_PROPOSITION_CHARS",
     "NAMESPACE",
     "NODE_TYPES",
     "Answer",
@@ -88,6 +94,7 @@ __all__ = [
     "Person",
     "PlaceRange",
     "PlaceUnit",
+    "Proposition",
     "Quote",
     "Relation",
     "RelationKey",
@@ -106,6 +113,7 @@ __all__ = [
     "normalize_name",
     "normalize_text",
     "person_id",
+    "proposition_id",
     "quote_id",
     "removal_id",
     "review_log_id",

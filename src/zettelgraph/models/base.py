@@ -40,6 +40,7 @@ class NodeLabel(StrEnum):
     REVIEW_LOG = "ReviewLog"
     ENTITY = "Entity"
     REMOVAL = "Removal"
+    PROPOSITION = "Proposition"
 
 
 class Node(BaseModel):

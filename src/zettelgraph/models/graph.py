@@ -14,7 +14,7 @@ from zettelgraph.models.base import Node, NodeLabel, stable_id
 from zettelgraph.models.cards import LearningItem, ReviewLog
 from zettelgraph.models.concepts import Concept, Entity, Relation, RelationKey
 from zettelgraph.models.search import Answer
-from zettelgraph.models.sources import Content, Person, Quote, Section
+from zettelgraph.models.sources import Content, Person, Proposition, Quote, Section
 
 RemovalKind = Literal["concept", "relation", "content"]
 
@@ -61,6 +61,7 @@ AnyNode = (
     | ReviewLog
     | Entity
     | Removal
+    | Proposition
 )
 
 
@@ -75,6 +76,7 @@ NODE_TYPES: dict[NodeLabel, type[AnyNode]] = {
     NodeLabel.REVIEW_LOG: ReviewLog,
     NodeLabel.ENTITY: Entity,
     NodeLabel.REMOVAL: Removal,
+    NodeLabel.PROPOSITION: Proposition,
 }
 
 
@@ -82,9 +84,9 @@ def label_of(node: AnyNode) -> NodeLabel:
     return NodeLabel(type(node).__name__)
 
 
-def embedding_text(node: Quote | Concept | Entity) -> str:
+def embedding_text(node: Quote | Concept | Entity | Proposition) -> str:
     """The text whose embedding represents a node in vector search."""
-    if isinstance(node, Quote):
+    if isinstance(node, Quote | Proposition):
         return node.text
     if isinstance(node, Entity):
         return f"{node.name}. {node.description}" if node.description else node.name
@@ -113,6 +115,7 @@ class ChangeSet(BaseModel):
     review_logs: list[ReviewLog] = Field(default_factory=list)
     entities: list[Entity] = Field(default_factory=list)
     removals: list[Removal] = Field(default_factory=list)
+    propositions: list[Proposition] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
     # node id -> embedding; the vector must come from the store's registered embedder.
     vectors: dict[str, NDArray[np.float32]] = Field(default_factory=dict)
@@ -140,4 +143,5 @@ class ChangeSet(BaseModel):
             *self.review_logs,
             *self.entities,
             *self.removals,
+            *self.propositions,
         ]

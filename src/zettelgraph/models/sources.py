@@ -1,5 +1,6 @@
-"""What the reader read: a source (Content), its author (Person), its passages (Quote) and
-the parent chunks of a document (Section), with their ids."""
+"""What the reader read: a source (Content), its author (Person), its passages (Quote), the
+parent chunks of a document (Section) and the statements a passage makes (Proposition), with
+their ids."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ def quote_id(content: str, text: str) -> str:
 
 def section_id(content: str, position: int, text: str) -> str:
     return stable_id("section", content, str(position), normalize_text(text))
+
+
+def proposition_id(passage: str, position: int) -> str:
+    # By place, not text: making a passage's propositions again replaces them one for one.
+    return stable_id("proposition", passage, str(position))
+
+
+# A passage of about 256 tokens makes a handful of claims; more is the model listing words.
+MAX_PROPOSITIONS = 16
+MAX_PROPOSITION_CHARS = 400
 
 
 class Content(Node):
@@ -88,3 +99,14 @@ class Section(Node):
     text: str = Field(min_length=1)
     position: int = Field(ge=0, description="Order of the section within its Content.")
     location: dict[str, Any] = Field(default_factory=dict)
+
+
+class Proposition(Node):
+    """One self-contained statement a passage makes (pronouns resolved, one claim), kept with
+    its passage and embedded, so search can match a question against single claims and
+    return the passage that makes them (docs/design.md, "Propositions")."""
+
+    passage_id: str
+    content_id: str
+    text: str = Field(min_length=1, max_length=MAX_PROPOSITION_CHARS)
+    position: int = Field(ge=0, lt=MAX_PROPOSITIONS, description="Order within its passage.")

@@ -30,12 +30,15 @@ CITES = "CITES"  # Answer -> Quote, LearningItem -> Quote
 TESTS = "TESTS"  # LearningItem -> Concept
 # Quote -> the Quote that follows it in its Content's reading (the file as last read).
 NEXT = "NEXT"
+STATED_IN = "STATED_IN"  # Proposition -> Quote (the passage that makes the statement)
 
 # The zettelkasten pack's "understand A before B" (Concept -> Concept, reverse REQUIRES):
 # Study shows A's new cards before B's.
 PREREQUISITE_FOR = "PREREQUISITE_FOR"
 
-STRUCTURAL_TYPES = frozenset({AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS, NEXT})
+STRUCTURAL_TYPES = frozenset(
+    {AUTHORED_BY, QUOTED_IN, IN_SECTION, SECTION_OF, CITES, TESTS, NEXT, STATED_IN}
+)
 # The entity type of Concept nodes in the packs (the zettelkasten pack defines it).
 CONCEPT_TYPE = "Concept"
 # A type the vocabulary gives no colour gets one of these, by a hash of its name.

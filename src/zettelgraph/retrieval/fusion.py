@@ -63,6 +63,7 @@ def fuse(
         "fulltext": recipe.fulltext_normalization,
         "vector": recipe.vector_normalization,
         "graph": "raw",
+        "propositions": recipe.vector_normalization,
     }
     fused: dict[str, Fused] = {}
     for method, items in lists.items():

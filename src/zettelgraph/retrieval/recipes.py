@@ -32,6 +32,9 @@ class SearchRecipe(BaseModel):
     # Passages reached through concepts: those supported by the top hits' concepts and by
     # the concepts most similar to the query.
     graph_weight: float = Field(default=0.0, ge=0)
+    # Passages reached through their propositions (`zettelgraph propositions make`): a
+    # passage scores the best cosine of its statements with the query, as the raw cosine.
+    proposition_weight: float = Field(default=0.0, ge=0)
     candidates: int = Field(default=50, ge=1, le=1000)
     fusion: Fusion = "score"
     # Score fusion: each list's scores are normalised, then summed with the weights.
@@ -54,6 +57,7 @@ class SearchRecipe(BaseModel):
             "fulltext": self.fulltext_weight,
             "vector": self.vector_weight,
             "graph": self.graph_weight,
+            "propositions": self.proposition_weight,
         }
 
     @property
@@ -71,6 +75,15 @@ RECIPES: dict[str, SearchRecipe] = {
         SearchRecipe(name="hybrid", fulltext_weight=0.35, vector_weight=0.65, graph_weight=0.15),
         SearchRecipe(name="fulltext", fulltext_weight=1.0, vector_weight=0.0),
         SearchRecipe(name="vector", fulltext_weight=0.0, vector_weight=1.0),
+        # Hybrid plus each passage's best proposition cosine (`zettelgraph propositions
+        # make`); not the default: see docs/design.md, "Propositions", for what it measured.
+        SearchRecipe(
+            name="propositions",
+            fulltext_weight=0.35,
+            vector_weight=0.65,
+            graph_weight=0.15,
+            proposition_weight=0.65,
+        ),
         # Plain reciprocal-rank fusion, the usual baseline (k = 60, equal weights).
         SearchRecipe(
             name="rrf",

@@ -50,13 +50,15 @@ class Retriever:
         if recipe.fulltext_weight > 0:
             lists["fulltext"] = self.fulltext(query, recipe, passages)
         vector: NDArray[np.float32] | None = None
-        if recipe.vector_weight > 0 or recipe.graph_weight > 0:
+        if recipe.vector_weight > 0 or recipe.graph_weight > 0 or recipe.proposition_weight > 0:
             vector = embed_queries(self.embedder, [query])[0]
         if recipe.vector_weight > 0 and vector is not None:
             hits = self.store.vector_search(
                 NodeLabel.QUOTE, vector, recipe.candidates, passages=passages
             )
             lists["vector"] = [(hit.id, hit.score) for hit in hits]
+        if recipe.proposition_weight > 0 and vector is not None:
+            lists["propositions"] = self.propositions(vector, recipe, passages)
         fused = fuse(lists, weights, recipe)
         if recipe.graph_weight > 0 and vector is not None:
             graph = self.graph(fused, vector, recipe, passages)
@@ -74,6 +76,27 @@ class Retriever:
             query, recipe.candidates, label=NodeLabel.QUOTE, passages=passages
         )
         return [(hit.id, hit.score) for hit in hits]
+
+    def propositions(
+        self, vector: NDArray[np.float32], recipe: SearchRecipe, passages: PassageFilter | None
+    ) -> Ranked:
+        """Passages whose statements are closest to the query, each scored by its best one."""
+        # A passage has several statements: three times the candidates still leaves about
+        # `candidates` passages after keeping each passage's best.
+        hits = self.store.vector_search(NodeLabel.PROPOSITION, vector, 3 * recipe.candidates)
+        if not hits:
+            return []
+        passage_of = {p.id: p.passage_id for p in self.store.get_propositions([h.id for h in hits])}
+        best: dict[str, float] = {}
+        for hit in hits:
+            passage_id = passage_of.get(hit.id)
+            if passage_id is not None and hit.score > best.get(passage_id, -2.0):
+                best[passage_id] = hit.score
+        if passages is not None:
+            admitted = self._admitted(self.store.get_quotes(list(best)), passages)
+            best = {q.id: best[q.id] for q in admitted}
+        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+        return ranked[: recipe.candidates]
 
     def graph(
         self,

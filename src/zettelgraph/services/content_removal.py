@@ -15,7 +15,7 @@ anything is written, so front ends can ask for confirmation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from zettelgraph.context import Services
@@ -68,14 +68,17 @@ class ContentRemoval:
     cards: list[LearningItem]
     entities: list[Entity]
     entity_neighbours: dict[str, str]
+    # The statements made from its passages (`zettelgraph propositions make`).
+    propositions: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """What `zettelgraph contents remove --json` and the confirmation page show.
 
         Returns:
             `content_id`, `title`, `author` (a name or None), `author_removed`, the numbers of
-            `passages`, `sections` and `relations`, and `concepts`, `concepts_kept`, `neighbours`
-            (each `{id, title}`), `cards` (`card_rows`) and `entities` (`{id, name, type}`).
+            `passages`, `sections`, `propositions` and `relations`, and `concepts`,
+            `concepts_kept`, `neighbours` (each `{id, title}`), `cards` (`card_rows`) and
+            `entities` (`{id, name, type}`).
         """
         return {
             "content_id": self.content.id,
@@ -84,6 +87,7 @@ class ContentRemoval:
             "author_removed": self.author_goes,
             "passages": len(self.quotes),
             "sections": len(self.sections),
+            "propositions": len(self.propositions),
             "concepts": [{"id": c.id, "title": c.title} for c in self.concepts],
             "concepts_kept": [{"id": c.id, "title": c.title} for c in self.kept],
             "relations": counted_relations(self.relations),
@@ -137,6 +141,7 @@ def plan_content_removal(store: GraphStore, content_id: str) -> ContentRemoval:
         cards=cards_testing(store, gone, own),
         entities=entities,
         entity_neighbours=entity_neighbours,
+        propositions=[p.id for p in store.propositions_of(quotes)],
     )
 
 
@@ -289,6 +294,7 @@ def remove_content(
             "Content": 1,
             "Quote": len(plan.quotes),
             "Section": len(plan.sections),
+            "Proposition": len(plan.propositions),
             "Concept": len(plan.concepts),
             "relations": counted_relations(plan.relations),
             "LearningItem": len(plan.cards),
@@ -305,6 +311,7 @@ def remove_content(
         content.id,
         *plan.quotes,
         *plan.sections,
+        *plan.propositions,
         *removed_concepts,
         *removed_entities,
         *with_history(store, plan.cards),

@@ -1,5 +1,5 @@
-"""Re-embed every quote and concept with the configured embedder, and rebuild the full-text
-index from the analysed text (`zettelgraph reindex`)."""
+"""Re-embed every quote, proposition and concept with the configured embedder, and rebuild
+the full-text index from the analysed text (`zettelgraph reindex`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,10 @@ def reindex(services: Services) -> ReindexResult:
     store = services.store
     texts: dict[str, str] = {}
     for content in store.list_contents():
-        texts.update({q.id: embedding_text(q) for q in store.quotes_of(content.id)})
+        quotes = store.quotes_of(content.id)
+        texts.update({q.id: embedding_text(q) for q in quotes})
+        propositions = store.propositions_of([q.id for q in quotes])
+        texts.update({p.id: embedding_text(p) for p in propositions})
     texts.update({c.id: embedding_text(c) for c in store.list_concepts()})
     # Nodes that had a vector but are not reachable above could not be re-embedded.
     missing = [node_id for node_id, _ in store.vectors() if node_id not in texts]

@@ -31,6 +31,7 @@ from zettelgraph.models import (
     NodeLabel,
     PassageFilter,
     Person,
+    Proposition,
     Quote,
     Relation,
     Removal,
@@ -45,6 +46,7 @@ NodeT = TypeVar(
     Person,
     Quote,
     Concept,
+    Proposition,
     Section,
     Answer,
     LearningItem,
@@ -201,6 +203,13 @@ class GraphStore(Protocol):
 
     def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
         """The known Sections among `section_ids`, once each, in the order asked."""
+
+    def propositions_of(self, passage_ids: Sequence[str]) -> list[Proposition]:
+        """The Propositions of these passages: by passage in the order asked, each passage's
+        in their order (position)."""
+
+    def get_propositions(self, proposition_ids: Sequence[str]) -> list[Proposition]:
+        """The known Propositions among `proposition_ids`, once each, in the order asked."""
 
     def answers(self, *, limit: int = 50) -> list[Answer]:
         """Up to `limit` Answers, newest first (by created_at, ties by id)."""

@@ -40,6 +40,7 @@ LABEL_FIELDS = {
     NodeLabel.REVIEW_LOG: "review_logs",
     NodeLabel.ENTITY: "entities",
     NodeLabel.REMOVAL: "removals",
+    NodeLabel.PROPOSITION: "propositions",
 }
 Progress = Callable[[str, int], None]
 T = TypeVar("T")

@@ -16,6 +16,7 @@ from zettelgraph.models import (
     Entity,
     LearningItem,
     Person,
+    Proposition,
     Quote,
     ReviewLog,
     Section,
@@ -57,6 +58,13 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
             section=node.section,
             page=node.page,
             parent_id=node.parent_id,
+        )
+    elif isinstance(node, Proposition):
+        props.update(
+            passage_id=node.passage_id,
+            content_id=node.content_id,
+            position=node.position,
+            text=node.text,
         )
     elif isinstance(node, Section):
         props.update(

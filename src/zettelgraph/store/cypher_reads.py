@@ -29,6 +29,7 @@ from zettelgraph.models import (
     Node,
     NodeLabel,
     Person,
+    Proposition,
     Quote,
     Relation,
     ReviewLog,
@@ -152,6 +153,22 @@ class CypherReads(ABC):
 
     def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
         return self._get_many(Section, NodeLabel.SECTION, section_ids)
+
+    def propositions_of(self, passage_ids: Sequence[str]) -> list[Proposition]:
+        wanted = list(dict.fromkeys(passage_ids))
+        found: dict[str, list[Proposition]] = {}
+        for start in range(0, len(wanted), READ_BATCH):
+            for node in self._nodes(
+                Proposition,
+                "UNWIND $ids AS id MATCH (n:Proposition {passage_id: id}) "
+                "RETURN n.data ORDER BY n.position, n.id",
+                {"ids": wanted[start : start + READ_BATCH]},
+            ):
+                found.setdefault(node.passage_id, []).append(node)
+        return [p for passage_id in wanted for p in found.get(passage_id, [])]
+
+    def get_propositions(self, proposition_ids: Sequence[str]) -> list[Proposition]:
+        return self._get_many(Proposition, NodeLabel.PROPOSITION, proposition_ids)
 
     def answers(self, *, limit: int = 50) -> list[Answer]:
         # `created_at` is UTC text (cypher_props), so its order is time order.

@@ -31,12 +31,14 @@ from numpy.typing import NDArray
 
 from zettelgraph.models import NodeLabel, PassageFilter, SearchHit
 from zettelgraph.store.cypher_reads import CypherReads
-from zettelgraph.store.rules import SEARCHED_LABELS, query_tokens
+from zettelgraph.store.rules import EMBEDDED_LABELS, SEARCHED_LABELS, query_tokens
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
 from zettelgraph.text.stemming import analyze_query
 
 # Labels with a vector and a full-text index: the searched ones (no Section, no Answer).
 INDEXED_LABELS = SEARCHED_LABELS
+# Labels with a vector index: those and Propositions (searched by vector only).
+VECTOR_LABELS = EMBEDDED_LABELS
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ class CypherSearch(CypherReads):
         rows: list[list[Any]] | None = None
         if chosen is not None:
             rows = self._scoped_vector_rows(self._passage_scope(chosen), tail, params)
-        elif label in INDEXED_LABELS and self._label_count(label) > self.exact_search_limit:
+        elif label in VECTOR_LABELS and self._label_count(label) > self.exact_search_limit:
             candidates = max(k * self.oversample, self.min_candidates)
             rows = self._index_search(label, candidates, tail, params)
         if rows is None:

@@ -32,7 +32,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
-from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
+from zettelgraph.store.cypher_search import INDEXED_LABELS, VECTOR_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 from zettelgraph.store.falkordb_query import bm25, with_params
 from zettelgraph.system.extras import require
@@ -188,6 +188,8 @@ class FalkorDBStore(CypherStore):
             # quotes_of and sections_of: a Content's passages and parent chunks.
             ("Quote", "content_id"),
             ("Section", "content_id"),
+            # propositions_of: a passage's statements.
+            ("Proposition", "passage_id"),
             # review_logs: an item's study history.
             ("ReviewLog", "item_id"),
             # chat_answers: the turns of a conversation.
@@ -284,7 +286,7 @@ class FalkorDBStore(CypherStore):
             self._run(f"CALL db.idx.fulltext.createNodeIndex('{label}', {field})")
 
     def _ensure_vector_indexes(self, dim: int) -> None:
-        for label in INDEXED_LABELS:
+        for label in VECTOR_LABELS:
             options = self._has_index(str(label), "embedding", "VECTOR")
             if options is not None and options.get("dimension") == dim:
                 continue
@@ -305,7 +307,7 @@ class FalkorDBStore(CypherStore):
                 raise StoreError(f"FalkorDB did not create the vector index of {label}")
 
     def _drop_vector_indexes(self) -> None:
-        for label in INDEXED_LABELS:
+        for label in VECTOR_LABELS:
             if self._has_index(str(label), "embedding", "VECTOR") is not None:
                 self._drop_vector_index(label)
 

@@ -31,7 +31,7 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
-from zettelgraph.store.cypher_search import INDEXED_LABELS, TextTerm
+from zettelgraph.store.cypher_search import INDEXED_LABELS, VECTOR_LABELS, TextTerm
 from zettelgraph.store.cypher_statements import Statement
 from zettelgraph.system.extras import require
 from zettelgraph.text.masking import mask_url_password
@@ -146,6 +146,10 @@ class Neo4jStore(CypherStore):
         self._schema("CREATE INDEX zg_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name_key)")
         self._schema("CREATE INDEX zg_review_item IF NOT EXISTS FOR (n:ReviewLog) ON (n.item_id)")
         self._schema("CREATE INDEX zg_answer_chat IF NOT EXISTS FOR (n:Answer) ON (n.chat_id)")
+        self._schema(
+            "CREATE INDEX zg_proposition_passage IF NOT EXISTS "
+            "FOR (n:Proposition) ON (n.passage_id)"
+        )
         self._upgrade_text_index()
 
     def _ensure_text_indexes(self) -> bool:
@@ -169,7 +173,7 @@ class Neo4jStore(CypherStore):
         return replaced
 
     def _ensure_vector_indexes(self, dim: int) -> None:
-        for label in INDEXED_LABELS:
+        for label in VECTOR_LABELS:
             name = _vector_index(label)
             rows = self._read(
                 "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options",
@@ -186,7 +190,7 @@ class Neo4jStore(CypherStore):
             )
 
     def _drop_vector_indexes(self) -> None:
-        for label in INDEXED_LABELS:
+        for label in VECTOR_LABELS:
             self._schema(f"DROP INDEX {_vector_index(label)} IF EXISTS")
 
     # --- dialect -----------------------------------------------------------------------

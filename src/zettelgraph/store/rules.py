@@ -39,6 +39,9 @@ TOKEN = re.compile(r"\w+", re.UNICODE)
 # and Answers are a record of questions: searching them would return the passages again.
 # Entities are searched so a graph extraction can show the model the ones it already knows.
 SEARCHED_LABELS = (NodeLabel.QUOTE, NodeLabel.CONCEPT, NodeLabel.ENTITY)
+# The labels with a vector: the searched ones and Propositions, which are searched by vector
+# only (their words are their passage's words, which the passage's full-text row holds).
+EMBEDDED_LABELS = (*SEARCHED_LABELS, NodeLabel.PROPOSITION)
 # Nodes whose relations to their own kind are typed by the relation vocabulary (the packs).
 _TYPED_LABELS = frozenset({str(NodeLabel.CONCEPT), str(NodeLabel.ENTITY)})
 
@@ -85,12 +88,13 @@ def check_vector_nodes(arrays: Mapping[str, object], labels: Mapping[str, str]) 
     missing = sorted(arrays.keys() - labels.keys())
     if missing:
         raise IntegrityError(f"vectors given for nodes that do not exist: {missing[:5]}")
-    searched = {str(label) for label in SEARCHED_LABELS}
+    searched = {str(label) for label in EMBEDDED_LABELS}
     # A vector elsewhere would be counted and copied but never searched (no index has it).
     unsearched = sorted(node_id for node_id in arrays if labels[node_id] not in searched)
     if unsearched:
         raise IntegrityError(
-            f"vectors are kept only for Quotes, Concepts and Entities; given for {unsearched[:5]}"
+            "vectors are kept only for Quotes, Concepts, Entities and Propositions; "
+            f"given for {unsearched[:5]}"
         )
 
 

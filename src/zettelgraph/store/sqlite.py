@@ -31,6 +31,7 @@ from zettelgraph.models import (
     ItemStatus,
     LearningItem,
     NodeLabel,
+    Proposition,
     Quote,
     Relation,
     ReviewLog,
@@ -210,6 +211,8 @@ class SQLiteStore(SQLiteSearch):
             parent, position = node.content_id, node.position
         elif isinstance(node, ReviewLog):
             parent = node.item_id  # an item's history is one index lookup
+        elif isinstance(node, Proposition):
+            parent, position = node.passage_id, node.position  # a passage's statements, in order
         elif isinstance(node, Answer) and node.chat_id:
             parent, position = node.chat_id, node.turn  # a chat's turns, in order
         row = self._db.execute("SELECT label FROM nodes WHERE id = ?", (node.id,)).fetchone()

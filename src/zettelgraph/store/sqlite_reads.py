@@ -28,6 +28,7 @@ from zettelgraph.models import (
     LearningItem,
     NodeLabel,
     Person,
+    Proposition,
     Quote,
     Relation,
     ReviewLog,
@@ -235,6 +236,17 @@ class SQLiteReads:
     @locked
     def get_sections(self, section_ids: Sequence[str]) -> list[Section]:
         return self._get_many(Section, NodeLabel.SECTION, section_ids)
+
+    @locked
+    def propositions_of(self, passage_ids: Sequence[str]) -> list[Proposition]:
+        out: list[Proposition] = []
+        for passage_id in dict.fromkeys(passage_ids):
+            out.extend(self._children(Proposition, NodeLabel.PROPOSITION, passage_id))
+        return out
+
+    @locked
+    def get_propositions(self, proposition_ids: Sequence[str]) -> list[Proposition]:
+        return self._get_many(Proposition, NodeLabel.PROPOSITION, proposition_ids)
 
     @locked
     def answers(self, *, limit: int = 50) -> list[Answer]:
