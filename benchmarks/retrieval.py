@@ -3,7 +3,8 @@
     python benchmarks/retrieval.py --data ../shared/data/xquad_es
         [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
         [--pad-to N] [--store sqlite|falkordb|URL] [--out FILE]
-        [--chunk TOKENS:OVERLAP] [--questions-first]
+        [--chunk TOKENS:OVERLAP] [--questions-first] [--propositions sentences]
+        [--proposition-weights W,...]
 
 DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
 (`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
@@ -11,8 +12,17 @@ passage (Quote) of a Content named after its article, with its vector from the e
 exactly as `zettelgraph ingest` stores passages; then every question is searched with each
 recipe through `Retriever.candidates`, the code behind `zettelgraph search`. Printed as JSON:
 Recall@1/5/10 and MRR per recipe (a question's rank is where its gold passage first appears;
-MRR counts 0 past the candidate lists), and per-query latency p50/p95 in ms (embedding the
-question included, one query at a time, as a user would run it).
+MRR counts 0 past the candidate lists), precision@5 (the share of the top 5 that are
+relevant: a gold passage, or any passage that contains the gold answer text, when the
+questions give `answer_text`; with one gold passage and no other passage holding the answer,
+P@5 cannot pass 0.2), and per-query latency p50/p95 in ms (embedding the question included,
+one query at a time, as a user would run it).
+
+`--propositions sentences` also stores each passage's sentences as its propositions (the
+nodes `zettelgraph propositions make --sentences` writes, embedded), for the recipes with a
+proposition weight (`propositions`; `--proposition-weights 0.3,...` adds variants of it). The
+LLM split itself cannot be measured with the fake model, and the local one needs tens of
+seconds per passage on 2 cores.
 
 `--pad-to N` adds distractor passages until the store holds N (the latency check: p95 of
 `search` for 10k passages): each is three sentences drawn at random (seeded) from the set's
@@ -58,8 +68,9 @@ from zettelgraph.ingest.parsed import Block, ParsedDocument
 from zettelgraph.llm.embeddings import Embedder, build_embedder, embed_queries
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.packs.relations import QUOTED_IN
-from zettelgraph.retrieval.recipes import RECIPES
+from zettelgraph.retrieval.recipes import RECIPES, SearchRecipe
 from zettelgraph.retrieval.search import Retriever
+from zettelgraph.services.propositions import sentence_statements, statements_change
 from zettelgraph.store import open_store
 
 
@@ -157,7 +168,7 @@ class QuestionsFirst:
 
 
 def build_store(
-    passages: list[dict[str, Any]], url: str, embeddings: str
+    passages: list[dict[str, Any]], url: str, embeddings: str, *, propositions: str = "none"
 ) -> tuple[Any, Any, dict[str, str]]:
     """The store at `url`, the embedder, and passage id -> gold passage_id."""
     embedder = build_embedder(embeddings)
@@ -184,7 +195,25 @@ def build_store(
             vectors={q.id: vectors[i] for i, q in enumerate(quotes)},
         )
     )
+    if propositions == "sentences":
+        # As `propositions make --sentences` splits them: no pronoun resolved (the baseline).
+        split = [(q, sentence_statements(q.text)) for q in quotes]
+        store.apply(statements_change(split, embedder))
     return store, embedder, gold_of
+
+
+def relevant_passages(
+    questions: list[dict[str, Any]], passages: list[dict[str, Any]], gold: dict[str, set[str]]
+) -> dict[str, set[str]]:
+    """Question id -> the passage_ids relevant to it: its gold passages, and every passage
+    that holds its answer text (case- and space-insensitive)."""
+    texts = {row["passage_id"]: " ".join(row["text"].casefold().split()) for row in passages}
+    out: dict[str, set[str]] = {}
+    for row in questions:
+        answer = " ".join(str(row.get("answer_text", "")).casefold().split())
+        found = {pid for pid, text in texts.items() if answer and answer in text}
+        out[row["question_id"]] = gold[row["question_id"]] | found
+    return out
 
 
 def evaluate(
@@ -193,14 +222,20 @@ def evaluate(
     gold_of: dict[str, str],
     recipe_name: str,
     gold: dict[str, set[str]],
+    relevant: dict[str, set[str]] | None = None,
+    recipes: dict[str, SearchRecipe] | None = None,
 ) -> dict[str, Any]:
-    recipe = RECIPES[recipe_name]
+    recipe = (recipes or RECIPES)[recipe_name]
     ranks: list[int | None] = []
     latencies: list[float] = []
+    precision: list[float] = []
     for row in questions:
         started = time.perf_counter()
         ranked = retriever.candidates(row["question"], recipe)
         latencies.append((time.perf_counter() - started) * 1000)
+        wanted = (relevant or gold)[row["question_id"]]
+        top5 = [gold_of.get(entry.id) for entry in ranked[:5]]
+        precision.append(sum(1 for pid in top5 if pid in wanted) / 5)
         rank = next(
             (
                 i
@@ -220,6 +255,7 @@ def evaluate(
         "R@5": recall(5),
         "R@10": recall(10),
         "MRR": round(sum(1 / r for r in ranks if r is not None) / n, 4),
+        "P@5": round(sum(precision) / n, 4),
         "latency_ms": {
             "p50": round(statistics.median(latencies), 2),
             "p95": round(_percentile(latencies, 0.95), 2),
@@ -240,6 +276,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--store", default="sqlite", help="sqlite (default), falkordb, or a store URL."
     )
+    parser.add_argument(
+        "--propositions",
+        choices=("none", "sentences"),
+        default="none",
+        help="Also store each passage's sentences as its propositions (the split baseline).",
+    )
+    parser.add_argument(
+        "--proposition-weights",
+        default="",
+        help="Also run the `propositions` recipe with each of these proposition weights "
+        "(comma-separated), as recipes named propositions@W.",
+    )
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
     parser.add_argument(
         "--chunk", help="TOKENS:OVERLAP: chunk each article as one document (docstring)."
@@ -250,13 +298,16 @@ def main(argv: list[str] | None = None) -> int:
         help="Embed all questions in one batch first (recall only; latency not comparable).",
     )
     args = parser.parse_args(argv)
-    for name in ("passages.jsonl", "questions.jsonl"):
-        if not (args.data / name).is_file():
-            parser.error(
-                f"{args.data / name} is missing: --data needs passages.jsonl and questions.jsonl"
-            )
+    require_data(parser, args.data)
     recipes = [name.strip() for name in args.recipes.split(",") if name.strip()]
-    unknown = [name for name in recipes if name not in RECIPES]
+    known = dict(RECIPES)
+    for weight in (w.strip() for w in args.proposition_weights.split(",") if w.strip()):
+        name = f"propositions@{weight}"
+        known[name] = RECIPES["propositions"].model_copy(
+            update={"name": name, "proposition_weight": float(weight)}
+        )
+        recipes.append(name)
+    unknown = [name for name in recipes if name not in known]
     if unknown:
         parser.error(f"unknown recipes {unknown}; known: {', '.join(RECIPES)}")
     passages = _load(args.data / "passages.jsonl")
@@ -282,7 +333,9 @@ def main(argv: list[str] | None = None) -> int:
 
             url = servers.enter_context(LocalFalkorDB(Path(tmp))).url + "/bench"
         started = time.perf_counter()
-        store, embedder, gold_of = build_store(passages, url, args.embeddings)
+        store, embedder, gold_of = build_store(
+            passages, url, args.embeddings, propositions=args.propositions
+        )
         load_seconds = time.perf_counter() - started
         if args.questions_first:
             texts = [row["question"] for row in questions]
@@ -291,7 +344,11 @@ def main(argv: list[str] | None = None) -> int:
             )
         retriever = Retriever(store, embedder)
         retriever.candidates("warm up", RECIPES["hybrid"])
-        results = {name: evaluate(retriever, questions, gold_of, name, gold) for name in recipes}
+        relevant = relevant_passages(questions, passages, gold)
+        results = {
+            name: evaluate(retriever, questions, gold_of, name, gold, relevant, known)
+            for name in recipes
+        }
         store.close()
     singles = [results[name] for name in ("fulltext", "vector") if name in results]
     report: dict[str, Any] = {
@@ -301,22 +358,37 @@ def main(argv: list[str] | None = None) -> int:
         "chunk": args.chunk,
         "questions_first": args.questions_first,
         "embeddings": args.embeddings,
+        "propositions": args.propositions,
         "store": args.store if "://" not in args.store else args.store.split("://")[0],
         "load_seconds": round(load_seconds, 2),
         "recipes": results,
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
-        "date": datetime.now(UTC).date().isoformat(),
     }
     if "hybrid" in results and len(singles) == 2:
         hybrid = results["hybrid"]
         report["hybrid_beats_both"] = {
             metric: hybrid[metric] > max(s[metric] for s in singles) for metric in ("R@1", "R@5")
         }
+    print_report(report, args.out)
+    return 0
+
+
+def require_data(parser: argparse.ArgumentParser, data: Path) -> None:
+    """Stop with a usage error unless `data` holds passages.jsonl and questions.jsonl."""
+    for name in ("passages.jsonl", "questions.jsonl"):
+        if not (data / name).is_file():
+            parser.error(
+                f"{data / name} is missing: --data needs passages.jsonl and questions.jsonl"
+            )
+
+
+def print_report(report: dict[str, Any], out: Path | None) -> None:
+    """`report` with the machine and the date, printed as JSON (and written to `out`)."""
+    report["machine"] = {"python": platform.python_version(), "platform": platform.platform()}
+    report["date"] = datetime.now(UTC).date().isoformat()
     text = json.dumps(report, indent=2, ensure_ascii=False)
     print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-    return 0
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
