@@ -13,8 +13,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import numpy as np
-from numpy.typing import NDArray
 from pydantic import BaseModel
 
 from zettelgraph.models import (
@@ -386,19 +384,6 @@ class SQLiteReads:
         for node_id, count in self._db.execute(sql + f" GROUP BY {side}", params):
             out[node_id] = count
         return out
-
-    def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
-        # A generator runs after `locked` would have returned: take the lock for the query.
-        with self._lock:
-            if label is None:
-                cursor = self._db.execute("SELECT id, vector FROM vectors ORDER BY id")
-            else:
-                cursor = self._db.execute(
-                    "SELECT id, vector FROM vectors WHERE label = ? ORDER BY id", (str(label),)
-                )
-            rows = cursor.fetchall()
-        for node_id, blob in rows:
-            yield node_id, np.frombuffer(blob, dtype=np.float32)
 
     @locked
     def counts(self) -> dict[str, int]:

@@ -11,7 +11,7 @@ data_version`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,19 @@ class SQLiteSearch(SQLiteReads):
     path: Path
     _indexes: dict[NodeLabel, VectorIndex] | None
     _seen_version: int
+
+    def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
+        # A generator runs after `locked` would have returned: take the lock for the query.
+        with self._lock:
+            if label is None:
+                cursor = self._db.execute("SELECT id, vector FROM vectors ORDER BY id")
+            else:
+                cursor = self._db.execute(
+                    "SELECT id, vector FROM vectors WHERE label = ? ORDER BY id", (str(label),)
+                )
+            rows = cursor.fetchall()
+        for node_id, blob in rows:
+            yield node_id, np.frombuffer(blob, dtype=np.float32)
 
     def _data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
