@@ -22,6 +22,8 @@ REVERSES = {
     "OPPOSES": "OPPOSES",
     "SIMILAR_TO": "SIMILAR_TO",
     "RELATES_TO": "RELATES_TO",
+    "PREREQUISITE_FOR": "REQUIRES",
+    "REQUIRES": "PREREQUISITE_FOR",
 }
 WHEN = datetime(2024, 5, 1, tzinfo=UTC)
 
@@ -32,7 +34,7 @@ def rel(source: str, kind: str, target: str, **properties: object) -> Relation:
     )
 
 
-def test_default_vocabulary_has_the_nine_types() -> None:
+def test_default_vocabulary_has_the_eleven_types() -> None:
     assert DEFAULT_VOCABULARY.types == frozenset(REVERSES)
     assert set(DEFAULT_VOCABULARY.descriptions) == set(REVERSES)
 
