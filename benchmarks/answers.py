@@ -27,7 +27,6 @@ import argparse
 import sys
 import tempfile
 import time
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,7 @@ from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.retrieval.recipes import RECIPES
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.settings import Settings
-
-
-def folded(text: str) -> str:
-    """Lower case, accents off, spaces collapsed: "Río  Grande" and "rio grande" match."""
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).split())
+from zettelgraph.text.normalize import normalize_name
 
 
 def ask_model(
@@ -85,22 +79,22 @@ def measure(
     by_place = {place: [0, 0] for place in range(1, k + 1)}  # place -> [right, asked]
     started = time.perf_counter()
     for row in rows:
-        gold = folded(row["answer_text"])
+        gold = normalize_name(row["answer_text"])
         ranked = [entry.id for entry in retriever.candidates(row["question"], recipe)]
         shown = [(pid, texts[pid]) for pid in ranked[:k]]
         gold_id = next(pid for pid, name in gold_of.items() if name == row["passage_id"])
         try:
             text, cited, answerable = ask_model(services, row["question"], shown)
             answered += answerable
-            right += gold in folded(text)
+            right += gold in normalize_name(text)
             if cited:
                 cited_any += 1
-                cited_right += any(gold in folded(texts[pid]) for pid in cited)
+                cited_right += any(gold in normalize_name(texts[pid]) for pid in cited)
             others = [pid for pid in ranked if pid != gold_id][: k - 1]
             for place in range(1, k + 1):
                 order = [*others[: place - 1], gold_id, *others[place - 1 :]]
                 text, _, _ = ask_model(services, row["question"], [(p, texts[p]) for p in order])
-                by_place[place][0] += gold in folded(text)
+                by_place[place][0] += gold in normalize_name(text)
                 by_place[place][1] += 1
         except SOFT_LLM_ERRORS:
             failed += 1
