@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 # Plain module imports of the fixtures: `tests/` is on sys.path (pytest's rootdir-relative
 # import of this conftest), and a fixture imported into conftest is visible to every test.
@@ -24,6 +25,11 @@ from document_files import (
     owner_only_pdf,
 )
 from servers import falkordb_graph_url, falkordb_url, postgres_database_url, postgres_url
+
+# Property tests assert what holds, never how fast: a per-example deadline fails them on a
+# loaded machine (a 289 ms example against the 200 ms default, under a parallel run).
+hypothesis_settings.register_profile("zettelgraph", deadline=None)
+hypothesis_settings.load_profile("zettelgraph")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

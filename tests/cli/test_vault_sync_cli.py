@@ -225,17 +225,22 @@ def test_a_note_that_cannot_be_written_is_named_by_its_path(home: Path) -> None:
     assert line.startswith(f"  error: {shown}: ") and "{" not in line
 
 
-def test_serve_writes_the_notes_a_failed_commit_left_unwritten_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("server", ["serve", "mcp"])
+def test_a_server_writes_the_notes_a_failed_commit_left_unwritten_and_says_so(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 31: a commit whose notes could not be written (a file where the ideas folder
-    goes) leaves its concepts flagged; once the folder is fixed, `serve` writes them before it
-    listens and says how many, so no `vault sync` is needed."""
+    goes) leaves its concepts flagged; once the folder is fixed, `serve` and `mcp` write them
+    before they listen and say how many (`mcp` on stderr: stdout is its protocol), so no
+    `vault sync` is needed."""
     import uvicorn
+
+    from zettelgraph.mcp_server import server as mcp_server
 
     for name in [n for n in os.environ if n.startswith("ZETTELGRAPH_")]:
         monkeypatch.delenv(name)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(mcp_server, "serve_stdio", lambda server: None)
     home = tmp_path / "home"
     content = ok(home, "ingest", str(REPO / "examples" / "don_quijote.md"))["contents"][0]
     run = ok(home, "extract", content["id"])
@@ -248,12 +253,14 @@ def test_serve_writes_the_notes_a_failed_commit_left_unwritten_and_says_so(
     assert committed["status"] == "committed" and committed["committed"]["vault_errors"]
     ideas.unlink()
 
-    served = cli(home, "serve", "--port", "8799")
+    served = cli(home, *(["serve", "--port", "8799"] if server == "serve" else ["mcp"]))
 
     assert served.exit_code == 0, served.output
     written = len(committed["committed"]["concepts"])
     notes = f"{written} note{'s' if written > 1 else ''}"
-    assert f"vault: wrote {notes} an earlier write had left unwritten" in served.stdout
+    said = f"vault: also wrote {notes} an earlier write had left unwritten"
+    assert said in (served.stdout if server == "serve" else served.stderr)
+    assert "vault:" not in (served.stdout if server == "mcp" else served.stderr)
     assert len(list(ideas.glob("*.md"))) == written
     services = open_services(Settings(home=home, llm="fake", embeddings="hash"))
     try:

@@ -427,3 +427,33 @@ def test_item_decisions_write_exactly_the_kept_entities_and_relationships(make: 
     )
     assert len(done.committed["left_out"]) == 3
     assert broken_edges(store, STORY_SCHEMA) == []
+
+
+def test_a_graph_commit_writes_the_concept_notes_a_failed_write_left_unwritten(
+    make: Any,
+) -> None:
+    """Issue 31: a concept run's notes could not be written (a file where the ideas folder
+    goes); once fixed, the next graph commit, which opens the vault too, writes them."""
+    from harness import QUOTES
+
+    from zettelgraph.vault.writer import IDEAS_DIR
+
+    h = make({"extract_graph": [QUIJOTE_CALLS]})
+    ideas = h.settings.vault_path / IDEAS_DIR
+    ideas.parent.mkdir(parents=True, exist_ok=True)
+    if ideas.is_dir():
+        ideas.rmdir()
+    ideas.write_text("not a folder", encoding="utf-8")
+    run = h.runs.start(h.add_content("El árbol de la ciencia", QUOTES[:2]))
+    concepts = h.runs.answer(run.run_id, "approve").committed or {}
+    pending = concepts["concepts"]
+    assert pending and concepts["vault_errors"]
+    ideas.unlink()
+
+    graph = h.graph_runs.start(h.add_content("Don Quijote", QUIJOTE), packs=["story"])
+    done = h.graph_runs.answer(graph.run_id, "approve")
+
+    assert done.status == "committed" and done.committed is not None
+    assert sorted(done.committed["notes_repaired"]) == sorted(pending)
+    assert not any(c.vault_sync_pending for c in h.services.store.list_concepts())
+    assert len(list(ideas.glob("*.md"))) == len(pending)

@@ -55,3 +55,58 @@ def test_the_next_commit_writes_the_notes_a_failed_write_left_unwritten(
     assert not any(c.vault_sync_pending for c in store.list_concepts())
     notes = list(ideas.glob("*.md"))
     assert len(notes) == len(first["concepts"]) + len(second["concepts"])
+
+
+def _pending_after_a_failed_write(harness: Harness) -> tuple[list[str], list[str]]:
+    """One approval whose notes are written (its concepts), then one whose notes cannot be
+    (a file where the ideas folder goes) and are left flagged; the folder is then fixed."""
+    written = _approve(harness, "El árbol de la ciencia", QUOTES[:1])["concepts"]
+    written += _approve(harness, "Camino de perfección", QUOTES[2:])["concepts"]
+    ideas = harness.settings.vault_path / IDEAS_DIR
+    for note in ideas.glob("*.md"):
+        note.unlink()
+    ideas.rmdir()
+    ideas.write_text("not a folder", encoding="utf-8")
+    pending = _approve(harness, "La voluntad", QUOTES[1:2])["concepts"]
+    assert pending and all(
+        c.vault_sync_pending for c in harness.services.store.get_concepts(pending)
+    )
+    ideas.unlink()
+    return written, pending
+
+
+def test_a_concept_edit_writes_the_notes_a_failed_write_left_unwritten(
+    make_harness: MakeHarness,
+) -> None:
+    """Issue 31: not only a run's commit repairs the vault; a correction does too."""
+    from zettelgraph.services.concept_edits import edit_concept
+
+    harness = make_harness()
+    written, pending = _pending_after_a_failed_write(harness)
+
+    result = edit_concept(harness.services, written[0], title="La ciencia como instrumento")
+
+    assert result.notes is not None
+    assert sorted(result.notes.notes_repaired) == sorted(pending)
+    assert result.notes.as_dict()["notes_repaired"] == result.notes.notes_repaired
+    assert not any(c.vault_sync_pending for c in harness.services.store.list_concepts())
+    # The edited concept's note and the repaired ones (the folder was emptied to break it).
+    notes = list((harness.settings.vault_path / IDEAS_DIR).glob("*.md"))
+    assert len(notes) == 1 + len(pending)
+
+
+def test_a_link_writes_the_notes_a_failed_write_left_unwritten(
+    make_harness: MakeHarness,
+) -> None:
+    from zettelgraph.services.links import link_concepts
+
+    harness = make_harness()
+    written, pending = _pending_after_a_failed_write(harness)
+    assert len(set(written)) >= 2
+
+    result = link_concepts(harness.services, written[0], written[-1], "SIMILAR_TO", "Dudan.")
+
+    assert result.vault_errors == []
+    assert sorted(result.notes_repaired) == sorted(pending)
+    assert result.as_dict()["notes_repaired"] == result.notes_repaired
+    assert not any(c.vault_sync_pending for c in harness.services.store.list_concepts())

@@ -155,3 +155,18 @@ class DefaultCommandGroup(TyperGroup):
 def on_a_terminal() -> bool:
     """Whether a person can answer a prompt (stdin and stdout are a terminal)."""
     return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def repair_notes(services: Services, *, quiet_stdout: bool = False) -> None:
+    """Write the notes a failed write left unwritten before a server starts (`serve`, `mcp`),
+    and say so: on stdout, or on stderr when stdout carries a protocol (`quiet_stdout`)."""
+    from zettelgraph.cli.output import repaired_line
+    from zettelgraph.services.maintenance import repair_pending_notes
+
+    report = repair_pending_notes(services)
+    if line := repaired_line(report.written + report.updated):
+        (stderr() if quiet_stdout else stdout()).print(
+            f"vault: {line}", markup=False, highlight=False
+        )
+    for error in [*report.error_lines(), *report.repair_warnings()]:
+        stderr().print(f"vault: {error}", markup=False, highlight=False)

@@ -16,7 +16,7 @@ from zettelgraph.cli.common import (
     print_json,
     stdout,
 )
-from zettelgraph.cli.output import count
+from zettelgraph.cli.output import count, repaired_line
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -42,6 +42,8 @@ def _notes(out: Console, outcome: NotesOutcome) -> None:
     written = count(len(outcome.notes_written) + len(outcome.notes_updated), "vault note")
     moved = f", {len(outcome.notes_removed)} moved to the vault's .trash/"
     out.print(f"{written} written{moved if outcome.notes_removed else ''}", style="dim")
+    if repaired := repaired_line(outcome.notes_repaired):
+        out.print(repaired, style="dim")
     for error in outcome.vault_errors:
         out.print(f"note not written: {error}", style="yellow")
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, repaired_line, styled
 from zettelgraph.cli.report_view import (
     FULL_HINT,
     cut_short,
@@ -38,6 +38,8 @@ def print_graph_run(console: Console, run: dict[str, Any], *, full: bool = False
             f"notes: {committed.get('notes_written', 0)} new, "
             f"{committed.get('notes_updated', 0)} updated"
         )
+        if repaired := repaired_line(committed.get("notes_repaired") or []):
+            console.print(repaired)
     # The drops are listed with the report already.
     shown = frozenset(d["message"] for d in (report or {}).get("dropped", []))
     print_run_end(console, run, shown)

@@ -12,7 +12,7 @@ from zettelgraph.cli.common import (
     print_json,
     stdout,
 )
-from zettelgraph.cli.output import count, styled
+from zettelgraph.cli.output import count, repaired_line, styled
 
 
 def link(
@@ -43,6 +43,8 @@ def link(
             out.print(f"{result.target} -[{result.reverse_type}]-> {result.source} (reverse)")
         notes = len(result.notes_written) + len(result.notes_updated)
         out.print(f"{count(notes, 'vault note')} written", style="dim")
+        if repaired := repaired_line(result.notes_repaired):
+            out.print(repaired, style="dim")
         for error in result.vault_errors:
             out.print(styled("[yellow]note not written:[/] {}", error))
     if result.vault_errors:

@@ -48,12 +48,14 @@ def mcp(
         except WebConfigError as exc:
             fail(str(exc), code=2)
 
-    from zettelgraph.cli.common import open_services_or_fail
+    from zettelgraph.cli.common import open_services_or_fail, repair_notes
     from zettelgraph.mcp_server.server import HTTP_PATH, build_server, serve_http, serve_stdio
     from zettelgraph.mcp_server.state import open_state
     from zettelgraph.services.checkpoints import CheckpointError
 
     services = open_services_or_fail(settings)
+    # stdio's stdout is the protocol: what the repair says goes to stderr.
+    repair_notes(services, quiet_stdout=True)
     try:
         with open_state(settings, services=services) as state:
             server = build_server(state)

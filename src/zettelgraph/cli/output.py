@@ -136,6 +136,17 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
+def repaired_line(repaired: Sequence[str]) -> str:
+    """What a write said of the notes it wrote for concepts an earlier write had left
+    unwritten (their ids); empty when there were none."""
+    if not repaired:
+        return ""
+    return (
+        f"also wrote {count(len(repaired), 'note')} an earlier write had left unwritten "
+        "(no `vault sync` needed)"
+    )
+
+
 def count_line(counts: dict[str, int]) -> str:
     """A store's counts as one line, `Content 3, Quote 120, relations 40` (the zeros left
     out), or `empty`."""

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from zettelgraph.cli.card_view import clip
 from zettelgraph.cli.common import concept_labels
-from zettelgraph.cli.output import count, print_next, styled
+from zettelgraph.cli.output import count, print_next, repaired_line, styled
 
 # Quotes listed apart from their concept (a quote supporting several concepts or none, an
 # entity's passage) are cut to this many characters, with an ellipsis, unless `--full`.
@@ -44,12 +44,8 @@ def print_run(console: Console, run: dict[str, Any], *, full: bool = False) -> N
             f"notes: {len(committed.get('notes_written', []))} new, "
             f"{len(committed.get('notes_updated', []))} updated"
         )
-        repaired = committed.get("notes_repaired") or []
-        if repaired:
-            console.print(
-                f"also wrote {count(len(repaired), 'note')} an earlier write had left "
-                "unwritten (no `vault sync` needed)"
-            )
+        if repaired := repaired_line(committed.get("notes_repaired") or []):
+            console.print(repaired)
         left_out = committed.get("left_out") or []
         if left_out:
             console.print(

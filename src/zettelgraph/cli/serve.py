@@ -11,11 +11,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from zettelgraph.cli.common import fail, open_services_or_fail, settings_from, stderr, stdout
-from zettelgraph.cli.output import count
+from zettelgraph.cli.common import (
+    fail,
+    open_services_or_fail,
+    repair_notes,
+    settings_from,
+    stdout,
+)
 
 if TYPE_CHECKING:
-    from zettelgraph.context import Services
+    pass
 
 
 def serve(
@@ -52,7 +57,7 @@ def serve(
     # Opened here even for several workers: a configuration problem is one clear error
     # before anything listens (each worker then opens its own; `web/workers.py`).
     services = open_services_or_fail(settings)
-    _repair_notes(services)
+    repair_notes(services)
     # An IPv6 address needs brackets in a URL.
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
     out = stdout()
@@ -83,19 +88,3 @@ def serve(
         fail(str(exc), code=2)
     if code:
         raise typer.Exit(code)
-
-
-def _repair_notes(services: Services) -> None:
-    """Write the notes a failed write left unwritten before serving, and say so."""
-    from zettelgraph.services.maintenance import repair_pending_notes
-
-    report = repair_pending_notes(services)
-    repaired = len(report.written) + len(report.updated)
-    if repaired:
-        stdout().print(
-            f"vault: wrote {count(repaired, 'note')} an earlier write had left unwritten",
-            markup=False,
-            highlight=False,
-        )
-    for line in [*report.error_lines(), *report.repair_warnings()]:
-        stderr().print(f"vault: {line}", markup=False, highlight=False)

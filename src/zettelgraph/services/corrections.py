@@ -32,7 +32,7 @@ from zettelgraph.services.links import LinkError, find_concept
 from zettelgraph.store.base import GraphStore, every_node
 from zettelgraph.vault.entities import entity_vaults, write_entity_notes
 from zettelgraph.vault.report import REPAIR, NotesReport
-from zettelgraph.vault.sync import sync_vault
+from zettelgraph.vault.sync import sync_concepts
 from zettelgraph.vault.trash import discard_notes
 
 
@@ -79,6 +79,8 @@ class NotesOutcome:
     notes_written: list[str] = field(default_factory=list)
     notes_updated: list[str] = field(default_factory=list)
     notes_removed: list[str] = field(default_factory=list)
+    # Notes of other concepts an earlier write had left unwritten, written with these.
+    notes_repaired: list[str] = field(default_factory=list)
     vault_errors: list[str] = field(default_factory=list)
 
     def add(self, report: NotesReport) -> None:
@@ -96,13 +98,14 @@ class NotesOutcome:
         """What the front ends print or show about the vault after a correction.
 
         Returns:
-            `notes_written`, `notes_updated`, `notes_removed` (ids) and `vault_errors` (one line
-            each).
+            `notes_written`, `notes_updated`, `notes_removed`, `notes_repaired` (ids) and
+            `vault_errors` (one line each).
         """
         return {
             "notes_written": self.notes_written,
             "notes_updated": self.notes_updated,
             "notes_removed": self.notes_removed,
+            "notes_repaired": self.notes_repaired,
             "vault_errors": self.vault_errors,
         }
 
@@ -135,10 +138,10 @@ def rewrite_notes(
     store, vault = services.store, services.vault
     outcome = NotesOutcome()
     try:
-        reports = [
-            sync_vault(store, vault, concept_ids=list(touched)),
-            discard_notes(store, [vault], removed or {}),
-        ]
+        written, repaired = sync_concepts(store, vault, touched)
+        reports = [written, discard_notes(store, [vault], removed or {})]
+        outcome.notes_repaired = repaired.written + repaired.updated
+        outcome.vault_errors += repaired.error_lines()
         root, folders = vault.root, services.settings.entity_folders
         if removed_entities:
             packs = [pack.name for pack in services.packs.packs]

@@ -26,7 +26,7 @@ from zettelgraph.services.ids import AmbiguousIdError, UnknownIdError, resolve_n
 from zettelgraph.store.base import GraphStore
 from zettelgraph.text.normalize import normalize_name
 from zettelgraph.vault.report import REPAIR
-from zettelgraph.vault.sync import sync_vault
+from zettelgraph.vault.sync import sync_concepts
 
 READER_PROVENANCE = "reader"
 # An explanation is a sentence or two, like the ones the model writes for its relations.
@@ -52,6 +52,8 @@ class LinkResult:
     properties: dict[str, Any]
     notes_written: list[str] = field(default_factory=list)
     notes_updated: list[str] = field(default_factory=list)
+    # Notes of other concepts an earlier write had left unwritten, written with these two.
+    notes_repaired: list[str] = field(default_factory=list)
     vault_errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -207,12 +209,13 @@ def link_concepts(
         properties=properties,
     )
     try:
-        report = sync_vault(store, services.vault, concept_ids=[a.id, b.id])
+        report, repaired = sync_concepts(store, services.vault, [a.id, b.id])
     except OSError as exc:
         result.vault_errors.append(f"{exc}: {REPAIR}")
         return result
     result.notes_written, result.notes_updated = report.written, report.updated
-    result.vault_errors = report.error_lines()
+    result.notes_repaired = repaired.written + repaired.updated
+    result.vault_errors = report.error_lines() + repaired.error_lines()
     return result
 
 

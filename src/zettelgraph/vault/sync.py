@@ -167,6 +167,17 @@ def sync_pending(store: GraphStore, vault: Vault, *, skip: Iterable[str] = ()) -
     return sync_vault(store, vault, concept_ids=pending) if pending else SyncReport()
 
 
+def sync_concepts(
+    store: GraphStore, vault: Vault, concept_ids: Iterable[str]
+) -> tuple[SyncReport, SyncReport]:
+    """The notes of `concept_ids` (a write that just changed them), then every note an
+    earlier write left unwritten (`sync_pending`): the second report says what was repaired,
+    so each front end can tell the reader that a note it did not touch now was written."""
+    ids = list(dict.fromkeys(concept_ids))
+    report = sync_vault(store, vault, concept_ids=ids)
+    return report, sync_pending(store, vault, skip=ids)
+
+
 def _planned_path(vault: Vault, concept: Concept) -> str | None:
     try:
         return str(vault.note_path(concept))

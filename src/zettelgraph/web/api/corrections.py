@@ -39,6 +39,10 @@ class NotesOut(Open):
     notes_written: list[str]
     notes_updated: list[str]
     notes_removed: list[str] = Field(description="Notes moved to the vault's .trash/.")
+    notes_repaired: list[str] = Field(
+        default_factory=list,
+        description="Notes of other concepts an earlier write had left unwritten, written now.",
+    )
     vault_errors: list[str] = Field(
         description="Notes that could not be written; `zettelgraph vault sync` repairs them."
     )

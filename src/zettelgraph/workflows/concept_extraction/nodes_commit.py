@@ -250,13 +250,12 @@ def _supports(
 def write_vault(state: ExtractionState, services: Services) -> ExtractionState:
     """Notes for the new concepts and the existing ones that gained relations or quotes,
     then those an earlier write left unwritten (their concepts still `vault_sync_pending`)."""
-    from zettelgraph.vault.sync import sync_pending, sync_vault
+    from zettelgraph.vault.sync import sync_concepts
 
     committed = state.get("committed", Committed()).copy()
     ids = [*committed.get("concepts", []), *committed.get("touched_existing", [])]
     try:
-        report = sync_vault(services.store, services.vault, concept_ids=ids)
-        repaired = sync_pending(services.store, services.vault, skip=ids)
+        report, repaired = sync_concepts(services.store, services.vault, ids)
     except OSError as exc:
         return {
             "committed": {**committed, "vault_errors": [str(exc)]},

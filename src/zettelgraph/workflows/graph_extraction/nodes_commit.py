@@ -180,9 +180,11 @@ def _entity(
 
 
 def write_vault(state: GraphState, services: Services, packs: PackResolver) -> GraphState:
-    """Notes for the entities the commit wrote or touched (a vault failure is a warning: the
-    graph is committed, `zettelgraph vault sync` repairs the notes)."""
+    """Notes for the entities the commit wrote or touched, then the concept notes an earlier
+    write left unwritten (a vault failure is a warning: the graph is committed, `zettelgraph
+    vault sync` repairs the notes)."""
     from zettelgraph.vault.entities import write_entity_notes
+    from zettelgraph.vault.sync import sync_pending
 
     committed = state.get("committed", Committed()).copy()
     ids = [*committed.get("entities_new", []), *committed.get("entities_updated", [])]
@@ -197,6 +199,7 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> G
             ids,
             folders=services.settings.entity_folders,
         )
+        repaired = sync_pending(services.store, services.vault)
     except OSError as exc:
         return {
             "committed": {**committed, "vault_errors": [str(exc)]},
@@ -204,5 +207,7 @@ def write_vault(state: GraphState, services: Services, packs: PackResolver) -> G
         }
     committed["notes_written"] = len(report.written)
     committed["notes_updated"] = len(report.updated)
-    committed["vault_errors"] = report.error_lines()
-    return {"committed": committed, "warnings": report.repair_warnings("entity notes")}
+    committed["notes_repaired"] = repaired.written + repaired.updated
+    committed["vault_errors"] = report.error_lines() + repaired.error_lines()
+    warnings = report.repair_warnings("entity notes") + repaired.repair_warnings()
+    return {"committed": committed, "warnings": warnings}

@@ -115,6 +115,7 @@ class Committed(TypedDict, total=False):
     left_out: list[str]  # what the reader's decisions left out, one line each
     notes_written: int
     notes_updated: int
+    notes_repaired: list[str]  # concept notes an earlier write had left unwritten
     vault_errors: list[str]
 
 
