@@ -272,3 +272,28 @@ def test_bad_requests_say_what_to_do(reading: Callable[..., Reading], tmp_path: 
 def test_a_card_tests_a_concept_or_cites_a_passage() -> None:
     with pytest.raises(ValueError, match=r"test a concept .* or cite a passage"):
         LearningItem(id="x", item_type=ItemType.FLASHCARD, front="¿Qué?", back="Esto")
+
+
+def test_an_answer_that_copies_the_prompts_example_gives_no_card_of_it(
+    reading: Callable[..., Reading],
+) -> None:
+    """The offline model answered every passage of a document with the prompt's worked
+    example ("¿Qué le falta a quien abandona...?"), and the multiple choice built from it
+    passed every check. Such an answer counts as a failed call: the cards that need it are
+    not made (said in the warnings), the cloze is still made from the passage alone."""
+    copied = dict(
+        passage_card.EXAMPLE_ANSWER,
+        question=" ¿qué le falta a quien abandona antes de obtener resultados? ",
+    )
+    book = reading({**ANSWERS, TEXT: copied})
+    report = generate_cards(book.services, from_passages=book.content.id)
+
+    text = book.passages["text"]
+    assert kinds_of(report.proposed, text) == {"cloze"}
+    cloze = next(i for i in report.proposed if i.quote_ids == [text.id])
+    assert cloze.provenance["generator"] == "graph"
+    assert any(
+        "passage_card" in w and "the prompt's example" in w for w in report.summary["warnings"]
+    )
+    # The other passages' answers were their own: their cards are made as before.
+    assert "diagram" in kinds_of(report.proposed, book.passages["figure"])

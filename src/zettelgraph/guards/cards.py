@@ -10,7 +10,7 @@ detector these take, and records every drop with the check's name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from numpy.typing import NDArray
@@ -40,9 +40,24 @@ ECHO_SHARE = 0.6
 _MORE_FUNCTION_WORDS = """
 cada cualquier cualquiera aquel aquella aquellos aquellas aquello mismo misma mismos mismas tal
 tales demás sino aunque pues cuyo cuya cuyos cuyas every whose upon shall thee thou thy thyself
-unto
+unto mientras además entonces todavía luego después ahora hacia según través incluso solo sólo
+aquí allí casi whereas also although however therefore
 """
 _FUNCTION_WORDS = STOPWORDS | frozenset(normalize_name(w) for w in _MORE_FUNCTION_WORDS.split())
+
+
+def repeats_example(answer: Mapping[str, Any], example: Mapping[str, Any]) -> str | None:
+    """Why a card call's answer is the prompt's worked example copied (its question or its
+    answer, case and accents aside) instead of one written for the text it was given; None
+    when it is not. A small model shown an example right before the text copies it whole
+    (the offline model did, for every passage of a test document)."""
+    for key in ("question", "answer"):
+        given, shown = answer.get(key), example.get(key)
+        if not (isinstance(given, str) and isinstance(shown, str) and given.strip()):
+            continue
+        if normalize_name(given) == normalize_name(shown):
+            return f"its {key} is the prompt's example, not one written for this text"
+    return None
 
 
 def is_content_word(word: str) -> bool:

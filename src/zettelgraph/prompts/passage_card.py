@@ -113,12 +113,28 @@ LABELS = {
     "es": {"text": "Pasaje", "code": "Código", "figure": "Figura"},
     "en": {"text": "Passage", "code": "Code", "figure": "Figure"},
 }
-EXAMPLE = {
+# A worked example with its own passage, in the instructions: shown as a bare answer right
+# before the reader's passage, the offline model copied it for every passage of a test
+# document (`workflows/learning_items/nodes_question.ask_card` now refuses such a copy).
+EXAMPLE_PASSAGE = (
+    "Quien no sabe esperar no verá crecer nada en su huerto: abandona antes de que la "
+    "semilla brote."
+)
+EXAMPLE_ANSWER = {
     "question": "¿Qué le falta a quien abandona antes de obtener resultados?",
     "answer": "Saber esperar",
-    "cloze_words": "saber esperar",
+    "cloze_words": "sabe esperar",
     "wrong_answers": ["Trabajar más deprisa", "Pedir ayuda"],
     "code_blank": "",
+}
+EXAMPLE_LEAD = {
+    "es": "Ejemplo (otro texto: no lo copies; escribe la tarjeta del pasaje que te den).",
+    "en": "Example (another text, in Spanish: do not copy it; write the card of the passage "
+    "you are given).",
+}
+FINAL = {
+    "es": "Escribe la tarjeta de este pasaje, no la del ejemplo.",
+    "en": "Write the card of this passage, not the example's.",
 }
 
 
@@ -136,12 +152,11 @@ def messages(data: PassageCardInput) -> list[BaseMessage]:
         figure=FIGURE[lang] if data.kind == "figure" else "",
         code=code_rule,
     )
-    example = json.dumps(EXAMPLE, ensure_ascii=False)
+    example = json.dumps(EXAMPLE_ANSWER, ensure_ascii=False)
+    passage = LABELS[lang]["text"]
+    rules += f"\n{EXAMPLE_LEAD[lang]}\n{passage}:\n{EXAMPLE_PASSAGE}\n{example}"
     label = LABELS[lang][data.kind]
     where = f" ({data.place})" if data.place else ""
-    human = f"{data.title}{where}\n{label}:\n{_clip(data.text)}\n\n" + (
-        f"Ejemplo de forma (otro texto, no lo copies): {example}"
-        if lang == "es"
-        else f"Example of the shape (another text, in Spanish: do not copy it): {example}"
-    )
+    # The reminder goes last, where a small model weighs it most.
+    human = f"{data.title}{where}\n{label}:\n{_clip(data.text)}\n\n{FINAL[lang]}"
     return [SystemMessage(content=rules), HumanMessage(content=human)]

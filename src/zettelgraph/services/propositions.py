@@ -38,6 +38,7 @@ from zettelgraph.packs.relations import STATED_IN
 from zettelgraph.prompts import split_propositions
 from zettelgraph.services.errors import MODEL_FAILED, model_error_message
 from zettelgraph.services.ids import IdError, resolve_node_id
+from zettelgraph.text.language import DetectLanguage
 from zettelgraph.text.normalize import words
 
 
@@ -128,7 +129,16 @@ def make_propositions(
             )
         else:
             kept = grounded_statements(quote.text, statements)
-            report.dropped += len(statements) - len(kept)
+            own = in_passage_language(quote.text, kept, services.detect_language)
+            if len(own) < len(kept):
+                where = f"passage {quote.id} (position {quote.position})"
+                fallback = "" if own else "; its sentences were taken instead"
+                report.warnings.append(
+                    f"{where}: {len(kept) - len(own)} of its statements were not in the "
+                    f"passage's language{fallback}"
+                )
+            report.dropped += len(statements) - len(own)
+            kept = own if own or not kept else sentence_statements(quote.text)
             _write(services, quote, kept)
             report.passages += 1
             report.propositions += len(kept)
@@ -184,6 +194,26 @@ def grounded_statements(passage: str, statements: list[str]) -> list[str]:
         seen.add(key)
         kept.append(text)
     return kept[:MAX_PROPOSITIONS]
+
+
+def in_passage_language(passage: str, statements: list[str], detect: DetectLanguage) -> list[str]:
+    """The statements written in the passage's language: a small model told in English to
+    keep the passage's language still wrote a Spanish passage's statements in English, which
+    share its names and numbers and so pass `grounded_statements`. A statement (or passage)
+    too short or mixed for the detector to name a language is kept.
+
+    Args:
+        passage: the passage's text.
+        statements: the statements kept so far, in order.
+        detect: the proposal checks' language detector (`Services.detect_language`).
+
+    Returns:
+        The statements whose language is the passage's, or undecided, in order.
+    """
+    language = detect(passage)
+    if language is None:
+        return statements
+    return [s for s in statements if detect(s) in (None, language)]
 
 
 def sentence_statements(passage: str) -> list[str]:

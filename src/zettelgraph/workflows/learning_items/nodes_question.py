@@ -9,6 +9,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from zettelgraph.context import Services
+from zettelgraph.guards.cards import repeats_example
 from zettelgraph.prompts import card_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.workflows.calls import Asked, ask
@@ -25,9 +26,11 @@ T = TypeVar("T", bound=BaseModel)
 def ask_card(
     services: Services, call: ModuleType, data: BaseModel, response_model: type[T], subject: str
 ) -> Asked[T]:
-    """One card-writing call (`call` a prompts module: its NAME, messages and SAMPLING), on
-    the fast model: a card is a short answer, asked once per concept or passage."""
-    return ask(
+    """One card-writing call (`call` a prompts module: its NAME, messages, SAMPLING and the
+    worked example it shows, EXAMPLE_ANSWER), on the fast model: a card is a short answer,
+    asked once per concept or passage. An answer that copies the example counts as a failed
+    call: the cards that need no answer are still made from the text."""
+    asked = ask(
         services,
         name=call.NAME,
         messages=call.messages(data),
@@ -36,6 +39,15 @@ def ask_card(
         subject=subject,
         fast=True,
     )
+    if asked.answer is not None:
+        copied = repeats_example(asked.answer.model_dump(), call.EXAMPLE_ANSWER)
+        if copied is not None:
+            return Asked(None, asked.record, CopiedExampleError(copied))
+    return asked
+
+
+class CopiedExampleError(ValueError):
+    """The model answered with the prompt's worked example."""
 
 
 def write_question(payload: QuestionPayload, services: Services) -> GenerationState:
