@@ -22,6 +22,7 @@ import json
 import math
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -74,6 +75,11 @@ class FakeChatModel(BaseChatModel):
     # How often each exact request was seen: faults are drawn per attempt, so a retry of a
     # request that hit a simulated 503 can succeed, while answers stay a function of the request.
     _attempts: dict[bytes, int] = PrivateAttr(default_factory=dict)
+    # The most requests of each call name that were in flight at once (unnamed ones under
+    # ""): tests see from it whether a node asks its questions together or one by one.
+    most_at_once: dict[str, int] = Field(default_factory=dict)
+    _in_flight: dict[str, int] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
     def _llm_type(self) -> str:
@@ -109,7 +115,20 @@ class FakeChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        self.calls += 1
+        name = _call_name(kwargs)
+        if name is None and run_manager is not None:
+            name = run_manager.metadata.get(CALL_NAME_KEY)
+        with self._lock:
+            self.calls += 1
+            now = self._in_flight[name or ""] = self._in_flight.get(name or "", 0) + 1
+            self.most_at_once[name or ""] = max(now, self.most_at_once.get(name or "", 0))
+        try:
+            return self._answer(messages, name, kwargs)
+        finally:
+            with self._lock:
+                self._in_flight[name or ""] -= 1
+
+    def _answer(self, messages: list[BaseMessage], name: str | None, kwargs: Any) -> ChatResult:
         prompt = "\n".join(_text_of(m) for m in messages)
         digest = hashlib.sha256(f"{self.seed}\x1f{prompt}".encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "little"))
@@ -125,9 +144,6 @@ class FakeChatModel(BaseChatModel):
         # hold the JSON schema) nor from earlier replies (JSON), so titles read like content.
         source = "\n".join(_text_of(m) for m in messages if isinstance(m, HumanMessage))
         schema = _schema_from(kwargs)
-        name = _call_name(kwargs)
-        if name is None and run_manager is not None:
-            name = run_manager.metadata.get(CALL_NAME_KEY)
         if self.timeout_on and name == self.timeout_on:
             raise FakeAPITimeoutError(f"fake LLM: {name} request timed out")
         scripted = self._scripted(name, prompt)

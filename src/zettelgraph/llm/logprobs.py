@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
+from zettelgraph.llm.fake import CALL_NAME_KEY
 from zettelgraph.llm.structured import invoke_with_retries
 from zettelgraph.llm.usage import UsageLog
 
@@ -32,7 +33,9 @@ def first_token_logprobs(
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[Mapping[str, Any]] | None:
     """The top log-probabilities of the first token of the answer, or None without them."""
-    runnable = llm.bind(logprobs=True, top_logprobs=TOP, max_tokens=1, temperature=0)
+    runnable = llm.bind(logprobs=True, top_logprobs=TOP, max_tokens=1, temperature=0).with_config(
+        run_name=name, metadata={CALL_NAME_KEY: name}
+    )
     stats = usage.start(name)
     try:
         _, message = invoke_with_retries(runnable, [*messages], stats, retries, backoff, sleep)

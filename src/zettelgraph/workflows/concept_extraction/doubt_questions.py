@@ -1,19 +1,138 @@
-"""The questions of the doubt checks (`nodes_doubts.Checks`), built from a run's items: which
-of two statements (or, for `titles` drafts, two titles) says what a concept's quote says,
-against its closest rival; whether the quote states an idea at all; whether a relation's type
-holds between its two statements."""
+"""The questions of the doubt checks, built from a run's items: which of two statements (or,
+for `titles` drafts, two titles) says what a concept's quote says, against its closest rival;
+whether the quote states an idea at all; whether a relation's type holds between its two
+statements. And `Checks`, which asks them all at once."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 from zettelgraph.context import Services
+from zettelgraph.guards.doubt_signals import choice_probability, yes_probability
 from zettelgraph.guards.relations import End
 from zettelgraph.llm.embeddings import is_semantic
+from zettelgraph.llm.logprobs import first_token_logprobs
+from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import check_idea, check_relation, check_statement
+from zettelgraph.workflows.calls import CallRecord, call_record
 from zettelgraph.workflows.concept_extraction.state import DraftConcept, DraftRelation
+
+Pair = tuple[list[BaseMessage], list[BaseMessage]]
+
+
+class Checks:
+    """The model's own checks, read from the log-probabilities of a one-token answer, when
+    the settings ask for them. The questions are gathered first (`pairs`, `singles`), then
+    asked together (`ask`): the first alone, since a provider without log-probabilities is
+    asked once and then no more; the others at once, as many at a time as the main model's
+    profile allows (16, one on the local models). A failing call stops the questions not yet
+    asked (the flags then rest on the other signals); the answers already in are kept."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.enabled = services.settings.doubt_check is not False
+        self.failure: str | None = None
+        self._questions: list[tuple[str, str, list[BaseMessage]]] = []
+        self._answers: list[Any] = []
+        self._records: dict[int, CallRecord] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """The records of the calls made, in the order the questions were gathered."""
+        return [self._records[i] for i in sorted(self._records)]
+
+    def pairs(
+        self, keys: Sequence[str], pairs: Sequence[Pair | None], name: str
+    ) -> dict[str, list[int]]:
+        """Gather each key's pair of questions (right as A, then as B); their positions."""
+        return {
+            key: [self._add(name, key, messages) for messages in pair]
+            for key, pair in zip(keys, pairs, strict=True)
+            if pair is not None and self.enabled
+        }
+
+    def singles(
+        self, keys: Sequence[str], questions: Sequence[list[BaseMessage] | None], name: str
+    ) -> dict[str, list[int]]:
+        """Gather each key's yes/no question; their positions."""
+        return {
+            key: [self._add(name, key, messages)]
+            for key, messages in zip(keys, questions, strict=True)
+            if messages is not None and self.enabled
+        }
+
+    def _add(self, name: str, key: str, messages: list[BaseMessage]) -> int:
+        self._questions.append((name, key, messages))
+        return len(self._questions) - 1
+
+    def ask(self) -> None:
+        """Ask every question gathered: the first alone, then the rest at once."""
+        self._answers = [None] * len(self._questions)
+        if not self._questions:
+            return
+        self._answer(0)
+        rest = range(1, len(self._questions))
+        workers = max(1, min(self.services.llms.main_profile.concurrency, len(rest)))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="doubt-check") as pool:
+            list(pool.map(self._answer, rest))
+
+    def _answer(self, index: int) -> None:
+        """The first token's top log-probabilities for one question, unless the checks have
+        stopped; None (and no more asking) on failure or without log-probabilities."""
+        if not self.enabled:
+            return
+        name, key, messages = self._questions[index]
+        services = self.services
+        record = call_record(name, services.llms.main_spec, key)
+        with self._lock:
+            self._records[index] = record
+        try:
+            top = first_token_logprobs(
+                services.llms.main,
+                name=name,
+                messages=messages,
+                usage=services.usage,
+                retries=services.settings.llm_retries,
+                backoff=services.settings.llm_backoff,
+            )
+        except SOFT_LLM_ERRORS as exc:
+            with self._lock:
+                self.enabled = False
+                self.failure = f"the doubt checks stopped ({exc}); flags rest on other signals"
+            return
+        if not top:
+            self.enabled = False  # no log-probabilities from this provider
+        self._answers[index] = top
+
+    def chosen(
+        self, asked: Mapping[str, Sequence[int]], signal: str
+    ) -> dict[str, dict[str, float]]:
+        """The chance given to the right option of each pair of questions (right as A in the
+        first, as B in the second), averaged, as `signal`; none for a pair not fully answered."""
+        out: dict[str, dict[str, float]] = {}
+        for key, positions in asked.items():
+            chances = [
+                choice_probability(self._answers[i] or [], right, check_statement.LETTERS)
+                for i, right in zip(positions, check_statement.LETTERS, strict=True)
+            ]
+            if all(chance is not None for chance in chances):
+                out[key] = {signal: sum(c for c in chances if c is not None) / len(chances)}
+        return out
+
+    def yes(self, asked: Mapping[str, Sequence[int]]) -> dict[str, dict[str, float]]:
+        """P(yes) of each yes/no question, as the signal `stance`."""
+        out: dict[str, dict[str, float]] = {}
+        for key, (position,) in asked.items():
+            stance = yes_probability(self._answers[position] or [])
+            if stance is not None:
+                out[key] = {"stance": stance}
+        return out
 
 
 def cited_text(concept: DraftConcept, quotes: Mapping[str, str]) -> str:
