@@ -15,6 +15,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -201,7 +202,9 @@ class CachedEmbedder:
 
     def __init__(self, inner: Embedder, path: Path | None) -> None:
         self.inner = inner
-        self._lock = threading.Lock()
+        # One lock per model, not per wrapper: the model is shared by every Services of the
+        # process (`shared_embedder`).
+        self._lock = _model_lock(inner)
         # Used only without a cache file (tests, benchmarks).
         self._memory: dict[tuple[str, str], NDArray[np.float32]] = {}
         self._db: sqlite3.Connection | None = None
@@ -293,6 +296,15 @@ class CachedEmbedder:
             self._db.close()
 
 
+# The lock of each model `shared_embedder` keeps, by the model's id (a handful at most).
+_SHARED_LOCKS: dict[int, threading.Lock] = {}
+
+
+def _model_lock(inner: Embedder) -> threading.Lock:
+    """The lock a shared model's calls are serialised under; a new one for any other."""
+    return _SHARED_LOCKS.get(id(inner)) or threading.Lock()
+
+
 def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     """An embedder from its configured name (`ZETTELGRAPH_EMBEDDINGS`)."""
     provider, _, model = spec.partition(":")
@@ -325,8 +337,18 @@ def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     raise EmbeddingError(f"unknown embedding provider {provider!r} in {spec!r}: {options}")
 
 
+@lru_cache(maxsize=4)
+def shared_embedder(spec: str, threads: int | None) -> Embedder:
+    """`build_embedder(spec)`, once per process: every Services opened in it (one per
+    benchmark size, per test, per web app and MCP server) shares the model, which USE took
+    2-5 s to load each time. `CachedEmbedder` serialises the calls to a shared model."""
+    model = build_embedder(spec, threads=threads)
+    _SHARED_LOCKS[id(model)] = threading.Lock()
+    return model
+
+
 def embedder_from_settings(settings: Settings, *, cache: bool = True) -> Embedder:
-    inner = build_embedder(settings.embeddings, threads=settings.local_threads)
+    inner = shared_embedder(settings.embeddings, settings.local_threads)
     if not cache:
         return inner
     return CachedEmbedder(inner, settings.cache_dir / "embeddings.sqlite")
