@@ -79,6 +79,9 @@ class FakeChatModel(BaseChatModel):
     # ""): tests see from it whether a node asks its questions together or one by one.
     most_at_once: dict[str, int] = Field(default_factory=dict)
     _in_flight: dict[str, int] = PrivateAttr(default_factory=dict)
+    # CPU seconds spent building answers (its threads' time, the injected latency not
+    # included): what a benchmark subtracts to see the CPU of the code around the model.
+    cpu_seconds: float = 0.0
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
@@ -122,11 +125,13 @@ class FakeChatModel(BaseChatModel):
             self.calls += 1
             now = self._in_flight[name or ""] = self._in_flight.get(name or "", 0) + 1
             self.most_at_once[name or ""] = max(now, self.most_at_once.get(name or "", 0))
+        cpu = time.thread_time()
         try:
             return self._answer(messages, name, kwargs)
         finally:
             with self._lock:
                 self._in_flight[name or ""] -= 1
+                self.cpu_seconds += time.thread_time() - cpu
 
     def _answer(self, messages: list[BaseMessage], name: str | None, kwargs: Any) -> ChatResult:
         prompt = "\n".join(_text_of(m) for m in messages)
