@@ -24,8 +24,8 @@ from zettelgraph.services.web_secret import web_secret
 from zettelgraph.settings import Settings
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.web import api, pages
-from zettelgraph.web.ids import whole_ids
-from zettelgraph.web.security import access_middleware, refuse
+from zettelgraph.web.ids import WholeIds
+from zettelgraph.web.security import AccessRules, refuse
 from zettelgraph.web.state import HERE, WebState
 
 
@@ -63,8 +63,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     )
     token = settings.web_token.get_secret_value() if settings.web_token else None
     # Ids are read after the access rules: the middleware added last runs first.
-    app.middleware("http")(whole_ids)
-    app.middleware("http")(access_middleware(token, web_secret(settings.home)))
+    app.add_middleware(WholeIds)
+    app.add_middleware(AccessRules, token=token, secret=web_secret(settings.home))
     # Search and ask on a store embedded with another model: the same message as the CLI's.
     app.add_exception_handler(
         EmbedderMismatchError, lambda request, exc: refuse(request, 503, str(exc))

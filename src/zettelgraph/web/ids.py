@@ -11,11 +11,12 @@ with the candidates (400), and anything else is left as it is, for the route to 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from urllib.parse import quote, urlencode
 
 from fastapi import Request, Response
 from fastapi.responses import RedirectResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zettelgraph.models import NodeLabel
 from zettelgraph.services.ids import AmbiguousIdError, IdError, resolve_node_id
@@ -50,14 +51,31 @@ QUERY_IDS: dict[str, Resolve] = {
     "entity": _node(NodeLabel.ENTITY),
 }
 
-Handler = Callable[[Request], Awaitable[Response]]
+class WholeIds:
+    """The ASGI middleware: see the module docstring. Plain ASGI, as `security.AccessRules`
+    (Starlette's `BaseHTTPMiddleware` runs every request in a task of its own)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        web: WebState | None = None
+        if scope["type"] == "http":
+            web = getattr(scope["app"].state, "web", None)
+        if web is None:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        answer = _whole(web, request)
+        if answer is not None:
+            await answer(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
-async def whole_ids(request: Request, call_next: Handler) -> Response:
-    """The middleware: see the module docstring."""
-    web: WebState | None = getattr(request.app.state, "web", None)
-    if web is None:
-        return await call_next(request)
+def _whole(web: WebState, request: Request) -> Response | None:
+    """The redirect or refusal that answers the request, or None once its ids are whole
+    (the scope's path and query rewritten for the JSON API and for posts)."""
     api = request.url.path.startswith("/api/")
     parts = request.url.path.removeprefix("/api" if api else "").split("/")
     query = request.query_params.multi_items()
@@ -68,14 +86,14 @@ async def whole_ids(request: Request, call_next: Handler) -> Response:
     except AmbiguousIdError as exc:
         return refuse(request, 400, str(exc))
     if path == "/".join(parts) and query == request.query_params.multi_items():
-        return await call_next(request)
+        return None
     if not api and request.method in ("GET", "HEAD"):
         return RedirectResponse(quote(path) + (f"?{urlencode(query)}" if query else ""), 307)
     whole = ("/api" if api else "") + path
     request.scope["path"] = whole
     request.scope["raw_path"] = quote(whole).encode()
     request.scope["query_string"] = urlencode(query).encode()
-    return await call_next(request)
+    return None
 
 
 def _path_ids(web: WebState, parts: list[str]) -> list[str]:

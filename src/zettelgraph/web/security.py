@@ -26,11 +26,12 @@ session, CSRF token or origin check.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from urllib.parse import urlencode
 
 from fastapi import Depends, HTTPException, Request
+from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from zettelgraph.services.http_security import (
     cross_origin,
@@ -62,15 +63,59 @@ def cookie_name(request: Request, base: str) -> str:
     return f"{base}_{port}"
 
 
-def access_middleware(
-    token: str | None, secret: bytes
-) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    """The HTTP middleware enforcing the rules in the module docstring; `secret` is the
-    installation's (`services/web_secret.py`)."""
+class AccessRules:
+    """The ASGI middleware enforcing the rules in the module docstring; `secret` is the
+    installation's (`services/web_secret.py`).
 
-    async def middleware(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
+    Plain ASGI rather than Starlette's `BaseHTTPMiddleware` (`app.middleware("http")`): that
+    one runs the rest of the app in a task of its own for every request and passes the
+    response back through a memory stream, about a tenth of the server's CPU under 20
+    clients (sampled, docs/benchmarks.md). Here the headers are added to the response's
+    start message as it goes out."""
+
+    def __init__(self, app: ASGIApp, token: str | None, secret: bytes) -> None:
+        self.app = app
+        self.token = token
+        self.secret = secret
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        answer = self._answer_first(request)
+        if answer is not None:
+            await answer(scope, receive, send)
+            return
+        session_cookie = cookie_name(request, SESSION_COOKIE)
+        session = request.cookies.get(session_cookie, "")
+        known = bool(session) and valid_session(self.secret, session)
+        if not known:
+            session = new_session(self.secret)
+        request.state.csrf_token = csrf_token(self.secret, session)
+        # A session made just now has posted no page: no token can be right for it.
+        request.state.csrf_expected = request.state.csrf_token if known else None
+        cookie = None
+        if not known:
+            made = Response()
+            made.set_cookie(session_cookie, session, httponly=True, samesite="strict")
+            cookie = made.headers["set-cookie"]
+
+        async def send_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                # A download or an answer is never to be sniffed into HTML and run as a page.
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                if cookie is not None:
+                    headers.append("set-cookie", cookie)
+            await send(message)
+
+        await self.app(scope, receive, send_headers)
+
+    def _answer_first(self, request: Request) -> Response | None:
+        """The response that ends the request before the app sees it (refused, or the
+        token's redirect), or None to go on; sets `request.state.bearer`."""
+        token = self.token
         if token is None and not loopback_host(request.headers.get("host", "")):
             return refuse(request, 400, "this app answers on 127.0.0.1 / localhost only")
         bearer = False
@@ -99,22 +144,7 @@ def access_middleware(
         request.state.bearer = bearer
         if request.method not in SAFE_METHODS and not bearer and cross_origin(request.headers):
             return refuse(request, 403, "a request from another site or port is refused")
-        session_cookie = cookie_name(request, SESSION_COOKIE)
-        session = request.cookies.get(session_cookie, "")
-        known = bool(session) and valid_session(secret, session)
-        if not known:
-            session = new_session(secret)
-        request.state.csrf_token = csrf_token(secret, session)
-        # A session made just now has posted no page: no token can be right for it.
-        request.state.csrf_expected = request.state.csrf_token if known else None
-        response = await call_next(request)
-        # A download or an answer is never to be sniffed into HTML and run as a page.
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if not known:
-            response.set_cookie(session_cookie, session, httponly=True, samesite="strict")
-        return response
-
-    return middleware
+        return None
 
 
 async def require_csrf(request: Request) -> None:
