@@ -28,7 +28,7 @@ from zettelgraph.models.labels import labels_for
 from zettelgraph.models.locations import page_label
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.services import browse
-from zettelgraph.web.state import TEMPLATES, WebState, state
+from zettelgraph.web.state import TEMPLATES, WebState, web_state
 
 # The relation vocabulary of the app rendering a page (the active packs'), which `render`
 # sets: templates import `rel_color` as a global, without the request's context.
@@ -153,7 +153,7 @@ def label(context: Any, name: str) -> str:
     """The label of a concept's part (`labels.Labels` field) in the concept language, as the
     vault and the CLI show it: `{{ label("analysis") }}`."""
     request = context.get("request")
-    language = state(request).settings.concept_language if request is not None else "es"
+    language = web_state(request).settings.concept_language if request is not None else "es"
     return str(getattr(labels_for(language), name))
 
 
