@@ -51,6 +51,7 @@ QUERY_IDS: dict[str, Resolve] = {
     "entity": _node(NodeLabel.ENTITY),
 }
 
+
 class WholeIds:
     """The ASGI middleware: see the module docstring. Plain ASGI, as `security.AccessRules`
     (Starlette's `BaseHTTPMiddleware` runs every request in a task of its own)."""
