@@ -8,6 +8,7 @@ import pytest
 
 from zettelgraph.guards.cards import (
     Span,
+    about_the_text,
     cloze_candidates,
     cloze_problem,
     code_blank_problem,
@@ -20,6 +21,7 @@ from zettelgraph.guards.cards import (
     option_in_passage,
     pick_cloze_word,
     pick_code_blank,
+    repeats_example,
     unsupported_answer,
 )
 from zettelgraph.models import Difficulty, ItemType, learning_item_id
@@ -397,3 +399,33 @@ def test_a_wrong_option_the_passage_says_is_a_second_right_one() -> None:
     assert "second right option" in (option_in_passage("cien grados", passage) or "")
     assert option_in_passage("ochenta grados", passage) is None
     assert option_in_passage("a", passage) is None  # no content word: not judged
+
+
+@pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("¿Qué artículos menciona el pasaje?", "el pasaje"),
+        ("Según este texto, ¿quién cantó el himno?", "este texto"),
+        ("What does the passage say about ABC?", "the passage"),
+        ("¿Cuánto costaba el pasaje de tren?", None),
+        ("¿Cuál es el texto sagrado del hinduismo?", None),
+        ("¿Qué es un gurú en el hinduismo?", None),
+    ],
+)
+def test_a_question_about_the_text_itself_does_not_stand_alone(
+    question: str, about: str | None
+) -> None:
+    found = about_the_text(question)
+    assert (found is None) == (about is None)
+    if about is not None:
+        assert found is not None and f"«{about}»" in found
+
+
+def test_an_answer_that_is_the_prompts_example_is_named() -> None:
+    example = {"question": "¿Qué le falta a quien abandona?", "answer": "Saber esperar"}
+    assert repeats_example({"question": "¿Qué es un gurú?", "answer": "saber  ESPERAR"}, example)
+    assert repeats_example({"question": "¿qué le falta a quien abandona?"}, example)
+    assert (
+        repeats_example({"question": "¿Qué es un gurú?", "answer": "Un maestro"}, example) is None
+    )
+    assert repeats_example({"question": "", "answer": ""}, example) is None

@@ -297,3 +297,18 @@ def test_an_answer_that_copies_the_prompts_example_gives_no_card_of_it(
     )
     # The other passages' answers were their own: their cards are made as before.
     assert "diagram" in kinds_of(report.proposed, book.passages["figure"])
+
+
+def test_a_question_about_the_passage_itself_is_dropped(
+    reading: Callable[..., Reading],
+) -> None:
+    """A card is read alone, later: "¿Qué menciona el pasaje?" (asked by the offline model)
+    cannot be answered without the passage, so its flashcard and multiple choice are dropped,
+    and said."""
+    meta = dict(ANSWERS[TEXT], question="¿Qué herramienta menciona el pasaje?")
+    book = reading({**ANSWERS, TEXT: meta})
+    report = generate_cards(book.services, from_passages=book.content.id)
+
+    assert kinds_of(report.proposed, book.passages["text"]) == {"cloze"}
+    dropped = {d["item_type"]: d["reason"] for d in report.dropped}
+    assert "«el pasaje»" in dropped["flashcard"] and "«el pasaje»" in dropped["mcq"]

@@ -10,6 +10,7 @@ detector these take, and records every drop with the check's name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -58,6 +59,29 @@ def repeats_example(answer: Mapping[str, Any], example: Mapping[str, Any]) -> st
         if normalize_name(given) == normalize_name(shown):
             return f"its {key} is the prompt's example, not one written for this text"
     return None
+
+
+# A question about the text itself ("¿Qué menciona el pasaje?") cannot be answered by a
+# learner who sees the card alone, months later: the offline model asked one for a passage
+# and answered with the section's title. Articles and demonstratives before the noun only.
+_ABOUT_THE_TEXT = re.compile(
+    # "este texto", "this passage"; "el pasaje", "the passage" (the prompt's own word), but not
+    # "el pasaje de tren" nor "el texto sagrado", which are about the reading's content.
+    r"\b(?:este|ese|dicho|this|that)\s+(?:pasaje|texto|fragmento|párrafo|parrafo|passage|"
+    r"text|excerpt|paragraph)\b|\b(?:el|del|al|the)\s+(?:pasaje|passage|excerpt)\b(?!\s+(?:de|of)\b)",
+    re.IGNORECASE,
+)
+
+
+def about_the_text(question: str) -> str | None:
+    """Why a question about a passage does not stand alone: it asks about "the passage" or
+    "this text" rather than about what the passage says; None when it does not."""
+    found = _ABOUT_THE_TEXT.search(question)
+    if found is None:
+        return None
+    return (
+        f"the question asks about «{found.group(0)}», not about what it says: it cannot stand alone"
+    )
 
 
 def is_content_word(word: str) -> bool:

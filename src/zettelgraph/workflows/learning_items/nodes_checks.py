@@ -17,6 +17,7 @@ from typing import Any
 
 from zettelgraph.context import Services
 from zettelgraph.guards.cards import (
+    about_the_text,
     cloze_candidates,
     cloze_problem,
     find_words,
@@ -136,6 +137,8 @@ def flashcard(
     checks: dict[str, float] = {}
     problem: tuple[str, str] | None = None
     leak = leaked_answer(question, answer)
+    if leak is None and target["passage_kind"] == "text":
+        leak = about_the_text(question)
     foreign = None
     if leak is None:
         language = settings.concept_language

@@ -19,6 +19,7 @@ from typing import Any
 
 from zettelgraph.context import Services
 from zettelgraph.guards.cards import (
+    about_the_text,
     code_blank_problem,
     leaked_answer,
     mcq_problem,
@@ -97,8 +98,10 @@ def multiple_choice(
     passage = target["quotes"][0]
     question, right = result["question"], result["answer"]
     options = shuffled([right, *result["wrong_answers"]], target["id"])
-    problem = leaked_answer(question, right) or mcq_problem(
-        options, options.index(right), right, question
+    problem = (
+        leaked_answer(question, right)
+        or about_the_text(question)
+        or mcq_problem(options, options.index(right), right, question)
     )
     if problem is None:
         problem = next(
