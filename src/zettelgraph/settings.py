@@ -223,6 +223,9 @@ class Settings(BaseSettings):
         default="hybrid", description="Search recipe: hybrid, fulltext, vector, rrf, propositions."
     )
     search_k: int = Field(default=5, ge=1, le=100, description="Results of search and ask.")
+    graph_budget: int = Field(
+        default=300, ge=2, le=2000, description="Nodes the graph page draws before communities."
+    )
     study_retention: float = Field(
         default=0.9,
         ge=0.7,

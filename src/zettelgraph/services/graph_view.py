@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -74,6 +74,11 @@ def type_of(node: Node) -> str:
         The type's name.
     """
     return node.entity_type if isinstance(node, Entity) else CONCEPT_TYPE
+
+
+def title_of(node: Node) -> str:
+    """A node's name as the graph shows it: the concept's title, the entity's name."""
+    return node.title if isinstance(node, Concept) else node.name
 
 
 def pack_of(node: Node, schema: PackSchema) -> str:
@@ -182,7 +187,7 @@ def _view(node: Node, hops: int, schema: PackSchema) -> dict[str, Any]:
     node_type = type_of(node)
     return {
         "id": node.id,
-        "title": node.title if isinstance(node, Concept) else node.name,
+        "title": title_of(node),
         "summary_short": _summary(node),
         "hops": hops,
         "kind": "entity" if isinstance(node, Entity) else "concept",
@@ -211,9 +216,9 @@ def _source_seeds(store: GraphStore, content_id: str) -> list[str]:
     return seeds
 
 
-def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter, limit: int) -> list[Node]:
-    """Every node `keep` keeps; past `limit`, the `limit` with the most relations (a large
-    graph's hubs, rather than the first titles of the alphabet)."""
+def every_kept_node(store: GraphStore, schema: PackSchema, keep: NodeFilter) -> list[Node]:
+    """Every concept and entity `keep` keeps: the concepts by title, then the entities by
+    type and name."""
     concepts: list[Concept] = []
     if keep.keeps(CONCEPT_TYPE, schema.defined_by.get(CONCEPT_TYPE, "")):
         concepts = sorted(store.list_concepts(), key=lambda c: (c.title.casefold(), c.id))
@@ -225,7 +230,21 @@ def _everything(store: GraphStore, schema: PackSchema, keep: NodeFilter, limit: 
         ),
         key=lambda e: (e.entity_type, e.name.casefold(), e.id),
     )
-    nodes: list[Node] = [*concepts, *entities]
+    return [*concepts, *entities]
+
+
+def _everything(
+    store: GraphStore,
+    schema: PackSchema,
+    keep: NodeFilter,
+    limit: int,
+    only: Collection[str] | None,
+) -> list[Node]:
+    """Every node `keep` keeps (of `only`, when given); past `limit`, the `limit` with the
+    most relations (a large graph's hubs, rather than the first titles of the alphabet)."""
+    nodes = every_kept_node(store, schema, keep)
+    if only is not None:
+        nodes = [node for node in nodes if node.id in only]
     if len(nodes) <= limit:
         return nodes
     ids = [node.id for node in nodes]
@@ -256,6 +275,7 @@ def graph_view(
     keep: NodeFilter | None = None,
     depth: int = 2,
     limit: int = 300,
+    only: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """Nodes and relations around a concept or an entity (up to `depth` hops) or a content,
     at most `limit` nodes; with none of the three, every node `keep` keeps (the most related
@@ -274,6 +294,7 @@ def graph_view(
         keep: which nodes to show (entity types, packs); all by default.
         depth: hops from the starting concept or entity.
         limit: the most nodes shown.
+        only: with no starting point, the nodes to choose from (an opened community's).
 
     Returns:
         `nodes`, `edges`, `colors` (relation type -> colour) and `node_colors` (entity
@@ -294,7 +315,7 @@ def graph_view(
     if content_id is not None:
         seeds = _source_seeds(store, content_id)
     elif centre is None:
-        seeds = _everything(store, schema, keep, limit)
+        seeds = _everything(store, schema, keep, limit, only)
         depth = 0  # every node is chosen; relations among them only
     for seed in seeds:
         if len(hops) >= limit:

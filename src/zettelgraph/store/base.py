@@ -7,7 +7,7 @@ roll back, so that a replay converges to the same graph).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +40,7 @@ from zettelgraph.models import (
     Section,
 )
 
+T = TypeVar("T")
 NodeT = TypeVar(
     "NodeT",
     Content,
@@ -302,6 +303,16 @@ class Snapshots(Protocol):
     def snapshot(self) -> AbstractContextManager[None]:
         """Every read until the block ends sees the store as it was when the block began,
         whatever other connections write meanwhile (and they are not held up)."""
+
+
+@runtime_checkable
+class Remembers(Protocol):
+    """A store that can keep a result computed from its reads until anything is written
+    (SQLite, whose read memo watches `data_version`); a server store cannot tell cheaply, and
+    its readers compute again."""
+
+    def remembered(self, key: Hashable, read: Callable[[], list[T]]) -> list[T]:
+        """`read()`'s result, reused (as a fresh list) while the store is unchanged."""
 
 
 # Nodes per page when a whole label is read (`every_node`).

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -60,6 +61,8 @@ from zettelgraph.store.sqlite_search import SQLiteSearch
 from zettelgraph.store.sqlite_text import index_text, rebuild_text_index
 from zettelgraph.store.vector_index import VectorIndex
 
+T = TypeVar("T")
+
 
 class SQLiteStore(SQLiteSearch):
     """GraphStore on a local SQLite file."""
@@ -78,6 +81,12 @@ class SQLiteStore(SQLiteSearch):
     @locked
     def close(self) -> None:
         self._db.close()
+
+    @locked
+    def remembered(self, key: Hashable, read: Callable[[], list[T]]) -> list[T]:
+        """`read()`'s result kept in the read memo (`Remembers`): the graph page's communities
+        of 10,000 nodes take about 0.3 s to compute and are reused until a write."""
+        return self._memo.get(("remembered", key), read)
 
     @locked
     def rebuild_fulltext(self) -> int:

@@ -1,7 +1,11 @@
 // The Graph page: draws the JSON embedded in #graph-data with cytoscape.
 // Data: {nodes: [{id, title, summary_short, hops, kind, type, pack, color, href}],
 //        edges: [{source, target, type, explanation}], center, overview,
-//        colors: {relation type: colour}, node_colors: {entity type: colour}, symmetric: [types]}.
+//        colors: {relation type: colour}, node_colors: {entity type: colour}, symmetric: [types],
+//        communities}.
+// With `communities` (a graph past the server's budget), each node is a community of related
+// nodes: `size` is its number of nodes, an edge's `weight` the relations between two of them,
+// and a click opens the community (its href).
 // Nodes are concepts and pack entities, coloured by entity type; a click opens node.href; a
 // hovered node shows its whole name on the canvas and as the canvas's tooltip.
 // Text from the graph is only ever set with textContent or as cytoscape labels (canvas).
@@ -16,6 +20,11 @@
   var colors = data.colors || {};
   var big = data.nodes.length > 300;
   var huge = data.nodes.length > 1000;
+  var communities = !!data.communities;
+  var largest = 1;
+  var heaviest = 1;
+  data.nodes.forEach(function (n) { largest = Math.max(largest, n.size || 1); });
+  data.edges.forEach(function (e) { heaviest = Math.max(heaviest, e.weight || 1); });
 
   var elements = [];
   data.nodes.forEach(function (n) {
@@ -30,8 +39,10 @@
         pack: n.pack || "",
         color: n.color || "#94a3b8",
         href: n.href || "/concepts/" + encodeURIComponent(n.id),
+        size: n.size || 1,
+        label: communities ? n.title + " (" + n.size + ")" : n.title,
       },
-      classes: n.hops === 0 && !data.overview ? "center" : "",
+      classes: communities ? "community" : n.hops === 0 && !data.overview ? "center" : "",
     });
   });
   data.edges.forEach(function (e, i) {
@@ -44,18 +55,18 @@
         type: e.type,
         explanation: e.explanation || "",
         color: colors[e.type] || "#94a3b8",
+        weight: e.weight || 1,
       },
-      classes: symmetric.has(e.type) ? "symmetric" : "directed",
+      classes: communities || symmetric.has(e.type) ? "symmetric" : "directed",
     });
   });
 
   // Big graphs: concentric rings in breadth-first order (the data's order: the centre, then
   // each hop), ring k holding about 6k nodes, positions computed here in one pass; smaller
   // ones: the force-directed cose layout, run without animation.
-  function ringPositions(nodes) {
+  function ringPositions(nodes, spacing) {
     var ordered = nodes.slice().sort(function (a, b) { return a.hops - b.hops; });
     var positions = {};
-    var spacing = 36;
     var ring = 0;
     var i = 0;
     while (i < ordered.length) {
@@ -95,7 +106,7 @@
     var rowWidth = Math.sqrt(nodes.length) * 60;
     var x = 0, y = 0, rowHeight = 0;
     clusters.forEach(function (members) {
-      var local = ringPositions(members);
+      var local = ringPositions(members, 36);
       var radius = 0;
       members.forEach(function (n) {
         radius = Math.max(radius, Math.abs(local[n.id].x), Math.abs(local[n.id].y));
@@ -112,8 +123,18 @@
   }
 
   var layout;
-  if (big) {
-    var positions = data.overview ? clusterPositions(data.nodes, data.edges) : ringPositions(data.nodes);
+  if (communities) {
+    // Communities, largest first (the server's order), in rings from the middle: placed in
+    // one pass, where a force layout of a few hundred circles would hold up the first paint.
+    var placed = ringPositions(data.nodes, 90);
+    layout = {
+      name: "preset",
+      fit: true,
+      padding: 30,
+      positions: function (node) { return placed[node.id()]; },
+    };
+  } else if (big) {
+    var positions = data.overview ? clusterPositions(data.nodes, data.edges) : ringPositions(data.nodes, 36);
     layout = {
       name: "preset",
       fit: true,
@@ -164,7 +185,7 @@
           "border-color": "#ffffff",
           width: 18,
           height: 18,
-          label: "data(title)",
+          label: "data(label)",
           "font-family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
           "font-size": 11,
           color: "#1f2937",
@@ -206,6 +227,19 @@
           "text-background-padding": 1,
           "min-zoomed-font-size": 7,
         },
+      },
+      {
+        selector: "node.community",
+        style: {
+          width: "mapData(size, 1, " + largest + ", 22, 80)",
+          height: "mapData(size, 1, " + largest + ", 22, 80)",
+          "font-size": 12,
+          "min-zoomed-font-size": 0,
+        },
+      },
+      {
+        selector: "edge[weight > 1]",
+        style: { width: "mapData(weight, 1, " + heaviest + ", 1.6, 9)" },
       },
       { selector: "edge.directed", style: { "target-arrow-shape": "triangle", "arrow-scale": 0.9 } },
       { selector: "edge.symmetric", style: { "target-arrow-shape": "none", "line-style": "solid" } },
@@ -253,11 +287,15 @@
       node.connectedEdges().addClass("hover");
     }
     var degree = node.degree(false);
-    var kind = node.data("type") + (node.data("pack") ? " · " + node.data("pack") : "");
+    var kind = communities
+      ? "Community of " + node.data("size") + " nodes"
+      : node.data("type") + (node.data("pack") ? " · " + node.data("pack") : "");
     show(node.data("title"), [
       kind,
       node.data("summary"),
-      degree + " relation" + (degree === 1 ? "" : "s") + " shown · click to open",
+      communities
+        ? "related to " + degree + " other communit" + (degree === 1 ? "y" : "ies") + " · click to open"
+        : degree + " relation" + (degree === 1 ? "" : "s") + " shown · click to open",
     ]);
   });
   cy.on("mouseout", "node", function (event) {
