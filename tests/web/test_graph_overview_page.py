@@ -39,7 +39,7 @@ def test_the_whole_graph_past_the_budget_is_its_communities(site: Web) -> None:
         ("Fortaleza", 5),
         ("Instante", 4),
         ("Calle", 3),
-        ("Not related to the rest", 2),
+        ("Unrelated nodes", 2),
     ]
     assert {n["kind"] for n in data["nodes"]} == {"community"}
     assert len(data["edges"]) == 2 and {e["weight"] for e in data["edges"]} == {1}

@@ -242,9 +242,16 @@ def _everything(
 ) -> list[Node]:
     """Every node `keep` keeps (of `only`, when given); past `limit`, the `limit` with the
     most relations (a large graph's hubs, rather than the first titles of the alphabet)."""
-    nodes = every_kept_node(store, schema, keep)
-    if only is not None:
-        nodes = [node for node in nodes if node.id in only]
+    if only is None:
+        nodes = every_kept_node(store, schema, keep)
+    else:  # an opened community: its nodes read by id, not every node scanned
+        looked: dict[str, Node | None] = {}
+        _look_up(store, list(only), looked, {})
+        nodes = [
+            node
+            for node in looked.values()
+            if node is not None and keep.keeps(type_of(node), pack_of(node, schema))
+        ]
     if len(nodes) <= limit:
         return nodes
     ids = [node.id for node in nodes]
