@@ -3,8 +3,10 @@
 The graph page embeds its data (what `/api/graph` returns, from `graph_view.graph_view`) as
 JSON in a `<script type="application/json">` tag that `static/graph.js` draws with the
 vendored cytoscape: concepts and pack entities, nodes coloured by entity type and relations
-by relation type, filtered by type and pack with a plain GET form. Search and ask are in
-`ask.py`.
+by relation type, filtered by type and pack with a plain GET form. With no starting node and
+more nodes than `Settings.graph_budget`, it draws the communities of `graph_overview` instead,
+each opened by `?community=ANCHOR` (repeated for a community's parts) and listed under the
+canvas for readers without JavaScript. Search and ask are in `ask.py`.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ router = APIRouter(route_class=HTMLRoute, include_in_schema=False)
 # `?community=A&community=B`: the communities opened, outermost first, each by its anchor.
 CommunityQuery = Annotated[list[str], Query(max_length=8)]
 
-# The graph page draws at most this many concepts (cytoscape stays responsive with a fast
-# layout; see static/graph.js).
+# The graph around a node or a source draws at most this many nodes (cytoscape stays
+# responsive with a fast layout; see static/graph.js); the whole graph is bounded by the budget.
 GRAPH_LIMIT = 2000
 
 
