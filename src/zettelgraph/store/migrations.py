@@ -78,4 +78,25 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX nodes_label_id ON nodes(label, id)",
         ],
     ),
+    (
+        5,
+        [
+            # Which vectors changed since a search loaded them, whoever wrote them (this
+            # process, another one, a copy, a reindex): the latest change of each id, in
+            # commit order. A loaded index catches up on those rows instead of reloading
+            # all of them; at a million vectors a reload rebuilds the approximate graph,
+            # minutes, where catching up on a few rows takes milliseconds (sqlite_search.py).
+            "CREATE TABLE vector_changes (id TEXT PRIMARY KEY, seq INTEGER NOT NULL)",
+            "CREATE INDEX vector_changes_seq ON vector_changes(seq)",
+            *(
+                f"CREATE TRIGGER vectors_{event.lower()}_logged AFTER {event} ON vectors "
+                "BEGIN INSERT INTO vector_changes(id, seq) VALUES "
+                f"({row}.id, coalesce((SELECT max(seq) FROM vector_changes), 0) + 1) "
+                # An upsert, not INSERT OR REPLACE: the store's own upsert of `vectors`
+                # would impose its conflict handling on a REPLACE here.
+                "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq; END"
+                for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD"))
+            ),
+        ],
+    ),
 ]

@@ -148,8 +148,9 @@ class SQLiteStore(SQLiteSearch):
             for node in changes.nodes():
                 self._upsert_node(node)
             self._write_relations(changes.relations)
-            labels = self._write_vectors(arrays)
-        self._after_write(arrays, labels, deleted)
+            self._write_vectors(arrays)
+        if arrays or deleted:
+            self._after_write()
 
     @locked
     def record_rating(self, shown: LearningItem, rated: LearningItem, log: ReviewLog) -> bool:

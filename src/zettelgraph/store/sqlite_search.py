@@ -1,17 +1,18 @@
-"""Search in the SQLite store: exact vector search over matrices kept in memory, FTS5
-full-text search, and the passage filter applied inside both.
+"""Search in the SQLite store: vector search over matrices kept in memory (exact, or through
+an approximate index past a size), FTS5 full-text search, and the passage filter applied
+inside both.
 
 Kept apart from `sqlite.py` (writes) and `sqlite_reads.py` so each stays readable, as the
 Cypher store's `cypher_search.py` is. The vectors of each label are loaded into a numpy
-matrix (`VectorIndex`) on the first search, patched after each write of this store
-(`_after_write`), and reloaded when another connection has committed (`PRAGMA
-data_version`).
+matrix (`VectorIndex`) on the first search, then patched with the rows of `vector_changes`
+(a log the triggers of migration 5 keep) after each write of this store and whenever another
+connection has committed (`PRAGMA data_version`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_
 from zettelgraph.store.sqlite_connection import locked
 from zettelgraph.store.sqlite_reads import SQLiteReads
 from zettelgraph.store.sqlite_text import match_expression
-from zettelgraph.store.vector_index import VectorIndex
+from zettelgraph.store.vector_index import ANN_THRESHOLD, VectorIndex
 
 _LOAD_BATCH = 4096
 
@@ -35,6 +36,12 @@ class SQLiteSearch(SQLiteReads):
     path: Path
     _indexes: dict[NodeLabel, VectorIndex] | None
     _seen_version: int
+    # The last `vector_changes.seq` the loaded indexes hold.
+    _seen_change: int = 0
+    # Up to this many vectors of a label (or admitted by a filter), search scans them all
+    # (exact); above it, an approximate index proposes candidates that are scored exactly
+    # (vector_index.py). An attribute, as the Cypher store's, so tests can lower it.
+    exact_search_limit: int = ANN_THRESHOLD
 
     def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
         # A generator runs after `locked` would have returned: take the lock for the query.
@@ -66,7 +73,7 @@ class SQLiteSearch(SQLiteReads):
         index = self._vector_indexes().get(label)
         if index is None:
             return []
-        # A filter: exact numpy over the admitted passages' rows of the cached matrix.
+        # A filter: the admitted passages' rows of the cached matrix (vector_index.py).
         among = self._scope(chosen) if chosen is not None else None
         return [
             SearchHit(id=node_id, label=label, score=score)
@@ -77,59 +84,96 @@ class SQLiteSearch(SQLiteReads):
         # data_version changes only when another connection commits: one cheap PRAGMA per
         # search keeps a long-lived store (web app, CLI) current with other processes.
         version = self._data_version()
-        if self._indexes is None or version != self._seen_version:
+        if self._indexes is None:
             self._indexes = self._load_indexes()
-            self._seen_version = version
+        elif version != self._seen_version:
+            self._catch_up()
+        self._seen_version = version
         return self._indexes
 
     def _load_indexes(self) -> dict[NodeLabel, VectorIndex]:
         indexes: dict[NodeLabel, VectorIndex] = {}
         with self._snapshot():
+            self._seen_change = self._last_change()
             info = self.embedding_info()
             if info is None:
                 return indexes
             sizes = self._db.execute("SELECT label, count(*) FROM vectors GROUP BY label")
             for label, size in sizes.fetchall():
-                index = VectorIndex(info.dim, capacity=size)
+                index = self._new_index(info.dim, size)
                 cursor = self._db.execute(
                     "SELECT id, vector FROM vectors WHERE label = ?", (label,)
                 )
                 while batch := cursor.fetchmany(_LOAD_BATCH):
-                    blob = b"".join(row[1] for row in batch)
-                    if len(blob) != len(batch) * info.dim * 4:
-                        raise StoreError(
-                            f"the store at {self.path} holds vectors that are not {info.dim} "
-                            "dims; run `zettelgraph reindex` to re-embed them"
-                        )
-                    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), info.dim)
-                    index.upsert_matrix([row[0] for row in batch], matrix)
+                    ids = [row[0] for row in batch]
+                    index.upsert_matrix(ids, self._matrix(info.dim, [row[1] for row in batch]))
                 indexes[NodeLabel(label)] = index
         return indexes
 
-    def _after_write(
-        self,
-        arrays: Mapping[str, NDArray[np.float32]],
-        labels: Mapping[str, str],
-        deleted: Sequence[str] = (),
-    ) -> None:
-        """Bring the loaded vector indexes up to date with a write this store just made."""
-        if self._indexes is None or not (arrays or deleted):
+    def _new_index(self, dim: int, capacity: int = 0) -> VectorIndex:
+        return VectorIndex(dim, capacity, ann_threshold=self.exact_search_limit)
+
+    def _matrix(self, dim: int, blobs: Sequence[bytes]) -> NDArray[np.float32]:
+        blob = b"".join(blobs)
+        if len(blob) != len(blobs) * dim * 4:
+            raise StoreError(
+                f"the store at {self.path} holds vectors that are not {dim} dims; "
+                "run `zettelgraph reindex` to re-embed them"
+            )
+        return np.frombuffer(blob, dtype=np.float32).reshape(len(blobs), dim)
+
+    def _last_change(self) -> int:
+        return int(
+            self._db.execute("SELECT coalesce(max(seq), 0) FROM vector_changes").fetchone()[0]
+        )
+
+    def _catch_up(self) -> None:
+        """Bring the loaded indexes up to date with the vectors written since they were
+        loaded, by this store or any other connection (`vector_changes`, migration 5)."""
+        indexes = self._indexes
+        if indexes is None:
             return
-        if self._data_version() != self._seen_version:
-            # Another connection committed since the indexes were loaded; patching in only
-            # our own rows would hide its writes, so reload on the next search instead.
-            self._indexes = None
+        with self._snapshot():
+            last = self._last_change()
+            if last == self._seen_change:
+                return
+            info = self.embedding_info()
+            loaded = sum(len(index) for index in indexes.values())
+            changed = self._db.execute(
+                "SELECT count(*) FROM vector_changes WHERE seq > ?", (self._seen_change,)
+            ).fetchone()[0]
+            rows = None
+            # A new embedder, or most vectors rewritten (a reindex): loading afresh costs
+            # no more than patching them in one by one.
+            same_dim = info is not None and all(i.dim == info.dim for i in indexes.values())
+            if same_dim and changed <= max(loaded // 2, _LOAD_BATCH):
+                rows = self._db.execute(
+                    "SELECT c.id, v.label, v.vector FROM vector_changes c "
+                    "LEFT JOIN vectors v ON v.id = c.id WHERE c.seq > ?",
+                    (self._seen_change,),
+                ).fetchall()
+        if rows is None or info is None:
+            self._indexes = self._load_indexes()
             return
-        for index in self._indexes.values():
-            for node_id in deleted:
-                index.remove(node_id)
-        by_label: dict[str, list[str]] = {}
-        for node_id in arrays:
-            by_label.setdefault(labels[node_id], []).append(node_id)
-        for label, ids in by_label.items():
-            matrix = np.stack([arrays[node_id] for node_id in ids])
-            index = self._indexes.setdefault(NodeLabel(label), VectorIndex(matrix.shape[1]))
-            index.upsert_matrix(ids, matrix)
+        by_label: dict[str, list[tuple[str, bytes]]] = {}
+        for node_id, label, blob in rows:
+            for held, index in indexes.items():
+                if held != label:
+                    index.remove(node_id)  # deleted, or (never in practice) relabelled
+            if blob is not None:
+                by_label.setdefault(label, []).append((node_id, blob))
+        for label, items in by_label.items():
+            index = indexes.setdefault(NodeLabel(label), self._new_index(info.dim))
+            index.upsert_matrix(
+                [node_id for node_id, _ in items],
+                self._matrix(info.dim, [blob for _, blob in items]),
+            )
+        self._seen_change = last
+
+    def _after_write(self) -> None:
+        """Bring the loaded vector indexes up to date with a write this store just made
+        (and with whatever other connections committed before it)."""
+        self._catch_up()
 
     @locked
     def text_search(

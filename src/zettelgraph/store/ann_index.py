@@ -1,0 +1,72 @@
+"""The approximate index behind large vector indexes (`vector_index.py`).
+
+An inverted-file index from `faiss` (IVF: the vectors grouped under k-means centroids; a
+query scans only the groups of its nearest centroids), keyed by the row numbers of the
+index's matrix. It only proposes candidates: the caller scores them exactly against its
+float32 rows, so the index keeps 8-bit copies of the vectors (a quarter of the memory) and
+the over-fetch and the number of groups scanned, not the quantisation, decide the recall.
+Why faiss's IVF over HNSW graphs (usearch, hnswlib, faiss's own) and sqlite-vec:
+docs/design.md, "Vector search at a million passages".
+"""
+
+from __future__ import annotations
+
+import math
+
+import faiss
+import numpy as np
+from numpy.typing import NDArray
+
+# Training samples per centroid (faiss warns below 39) and the share of groups a query
+# scans. Measured on 1,000,000 embedding-like 512-dim vectors (docs/benchmarks.md,
+# "A million passages").
+SAMPLES_PER_GROUP = 40
+SCANNED_SHARE = 0.125
+
+
+class AnnIndex:
+    """Row number -> vector, with approximate top-n row numbers for a query. Built once over
+    the rows it is first given (`build`), then kept up to date row by row."""
+
+    def __init__(self, dim: int, rows: NDArray[np.float32]) -> None:
+        self.dim = dim
+        # sqrt(n) groups: a query then scans about sqrt(n) * SCANNED_SHARE groups of sqrt(n)
+        # rows each; capped so training stays a bounded sample.
+        groups = max(1, min(math.isqrt(len(rows)), len(rows) // SAMPLES_PER_GROUP, 2048))
+        self._quantizer = faiss.IndexFlatIP(dim)
+        self._index = faiss.IndexIVFScalarQuantizer(
+            self._quantizer, dim, groups, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+        )
+        sample = rows
+        if len(rows) > groups * SAMPLES_PER_GROUP:
+            picked = np.random.default_rng(0).choice(len(rows), groups * SAMPLES_PER_GROUP, False)
+            sample = rows[np.sort(picked)]
+        self._index.train(np.ascontiguousarray(sample))
+        self.nprobe = max(1, math.ceil(groups * SCANNED_SHARE))
+        self.built_size = len(rows)
+        self.add(np.arange(len(rows), dtype=np.int64), rows)
+
+    def __len__(self) -> int:
+        return int(self._index.ntotal)
+
+    def add(self, rows: NDArray[np.intp], vectors: NDArray[np.float32]) -> None:
+        if rows.size:
+            self._index.add_with_ids(
+                np.ascontiguousarray(vectors, dtype=np.float32), rows.astype(np.int64)
+            )
+
+    def remove(self, rows: list[int]) -> None:
+        if rows:
+            # faiss's Python layer takes an id array here (its stubs know only IDSelector).
+            self._index.remove_ids(np.asarray(rows, dtype=np.int64))  # type: ignore[arg-type]
+
+    def search(self, query: NDArray[np.float32], n: int) -> NDArray[np.intp]:
+        """Up to n row numbers near `query`, nearest first (approximately)."""
+        # At least twice the groups that n rows fill on average: a small index (or a big n)
+        # scans every group, so it never returns fewer rows than asked for.
+        groups = self._index.nlist
+        filling = math.ceil(2 * n * groups / max(len(self), 1))
+        self._index.nprobe = min(groups, max(self.nprobe, filling))
+        _, found = self._index.search(query.reshape(1, -1), max(n, 1))
+        rows = found[0]
+        return np.asarray(rows[rows >= 0], dtype=np.intp)
