@@ -4,7 +4,7 @@
         [--recipes hybrid,fulltext,vector,rrf] [--embeddings use-multilingual] [--limit N]
         [--pad-to N] [--store sqlite|falkordb|URL] [--out FILE]
         [--chunk TOKENS:OVERLAP] [--questions-first] [--propositions sentences]
-        [--proposition-weights W,...]
+        [--proposition-weights W,...] [--passages N]
 
 DIR holds `passages.jsonl` (`passage_id, article_title, text`) and `questions.jsonl`
 (`question_id, question, passage_id`). Every passage goes into a fresh SQLite store as a
@@ -29,6 +29,9 @@ seconds per passage on 2 cores.
 own passages, so the vocabulary and the lengths are the set's, and no distractor is gold.
 Recall with distractors is not comparable to recall without: they repeat the gold passages'
 own sentences, so they are built to be confused with them; read only the latency.
+
+`--passages 1000000` (SQLite): a million passages, their vectors made, not embedded; latency,
+vector recall@50 against exact search and memory instead of quality (`retrieval_scale.py`).
 
 `--chunk 256:51` stores what `zettelgraph ingest` would make of each article instead: its
 passages joined as the paragraphs of one document and cut by the real chunker
@@ -288,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         help="Also run the `propositions` recipe with each of these proposition weights "
         "(comma-separated), as recipes named propositions@W.",
     )
+    parser.add_argument("--passages", type=int, default=0, help="Scale: N passages (SQLite).")
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
     parser.add_argument(
         "--chunk", help="TOKENS:OVERLAP: chunk each article as one document (docstring)."
@@ -316,6 +320,13 @@ def main(argv: list[str] | None = None) -> int:
     questions = _load(args.data / "questions.jsonl")
     if args.limit:
         questions = questions[: args.limit]
+    if args.passages:
+        from retrieval_scale import run
+
+        with tempfile.TemporaryDirectory() as tmp:
+            scale = run(passages, questions, args.passages, args.embeddings, Path(tmp))
+        print_report({"data": str(args.data), "embeddings": args.embeddings, **scale}, args.out)
+        return 0
     gold = {row["question_id"]: {row["passage_id"]} for row in questions}
     if args.chunk:
         tokens, _, overlap = args.chunk.partition(":")

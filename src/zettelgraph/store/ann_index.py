@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 # scans. Measured on 1,000,000 embedding-like 512-dim vectors (docs/benchmarks.md,
 # "A million passages").
 SAMPLES_PER_GROUP = 40
-SCANNED_SHARE = 0.125
+SCANNED_SHARE = 1 / 32
 
 
 class AnnIndex:
