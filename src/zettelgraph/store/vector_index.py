@@ -39,7 +39,7 @@ def normalize_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
 
 # Below this many rows an exact scan is about as fast as the approximate index and always
 # right (docs/benchmarks.md, "A million passages", measures the crossover).
-ANN_THRESHOLD = 20_000
+ANN_THRESHOLD = 50_000
 # Candidates asked of the approximate index per wanted hit (at least ANN_MIN_CANDIDATES),
 # all rescored exactly.
 ANN_OVERSAMPLE = 4
