@@ -106,6 +106,11 @@ class CypherStore(CypherSearch):
         """Create the full-text indexes over `text_stems` that are missing, replacing any
         over another property; True when an older layout's index was replaced."""
 
+    def _text_changed(self) -> list[Statement]:
+        """Statements to add to every write that changes searched text: FalkorDB's count
+        the writes its cached BM25 statistics depend on (`falkordb_text`)."""
+        return []
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -193,7 +198,8 @@ class CypherStore(CypherSearch):
                             "SET n.text_stems = row.props.text_stems, "
                             "n.text_length = row.props.text_length, n.text_key = NULL",
                             rows,
-                        )
+                        ),
+                        *self._text_changed(),
                     ]
                 )
                 done += len(page)
@@ -311,6 +317,8 @@ class CypherStore(CypherSearch):
         if arrays:
             statements.append(vector_statement(arrays, self._set_vector))
         statements.extend(relation_statements(relations))
+        if changes.delete_ids or any(label_of(n) in INDEXED_LABELS for n in nodes):
+            statements.extend(self._text_changed())
         if statements:
             self._write(statements)
 

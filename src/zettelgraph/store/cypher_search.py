@@ -60,16 +60,6 @@ class TextTerm:
             return '"' + " ".join(self.words) + '"'
         return self.words[0]
 
-    def count_in(self, tokens: list[str], counts: Mapping[str, int]) -> int:
-        """How many times the term occurs in a document's analysed tokens (`counts`: how
-        many times each token does)."""
-        if self.prefix:
-            return sum(n for token, n in counts.items() if token.startswith(self.words[0]))
-        n = len(self.words)
-        if n == 1:
-            return counts.get(self.words[0], 0)
-        return sum(tuple(tokens[i : i + n]) == self.words for i in range(len(tokens) - n + 1))
-
 
 # A shorter prefix would match most words (RediSearch's own minimum is two letters).
 MIN_PREFIX = 2

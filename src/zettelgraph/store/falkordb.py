@@ -15,10 +15,11 @@
 - Full-text indexes (RediSearch) index `text_stems`, the text already analysed by
   `text.stemming.analyze` (Snowball stems, folded), without RediSearch's own stemming or
   stopwords: index and question go through the same Python analysis on every backend.
-  RediSearch only finds the matches; they are ranked here with BM25 (`bm25`), because the
-  score `db.idx.fulltext.queryNodes` yields is no relevance score (it ignores term
-  frequency, rarity and length; FalkorDB issue 1208): ranked by it, the right passage came
-  first for 17% of the XQuAD-es questions, against 93% with BM25 (docs/design.md).
+  RediSearch only finds the matches; the server scores them by BM25 in Cypher
+  (`falkordb_text`), because the score `db.idx.fulltext.queryNodes` yields is no relevance
+  score (it counts the query terms matched; FalkorDB issue 1208): ranked by it, the right
+  passage came first for 17% of the XQuAD-es questions, against 92% with BM25
+  (docs/design.md).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY, RelationVocabulary
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.cypher import CypherStore
-from zettelgraph.store.cypher_search import INDEXED_LABELS, VECTOR_LABELS, TextTerm
+from zettelgraph.store.cypher_search import INDEXED_LABELS, VECTOR_LABELS
 from zettelgraph.store.cypher_statements import Statement
-from zettelgraph.store.falkordb_query import bm25, with_params
+from zettelgraph.store.falkordb_query import with_params
+from zettelgraph.store.falkordb_text import ServerBM25, generation_statement
 from zettelgraph.system.extras import require
 from zettelgraph.text.masking import mask_url_password
 
@@ -50,7 +52,7 @@ HNSW_EF_RUNTIME = 400
 _UNIQUE_VIOLATION = "unique constraint violation"
 
 
-class FalkorDBStore(CypherStore):
+class FalkorDBStore(ServerBM25, CypherStore):
     """GraphStore on a FalkorDB server: `falkordb://[user:password@]host[:port][/graph]`."""
 
     atomic_rows = 2_000
@@ -331,6 +333,9 @@ class FalkorDBStore(CypherStore):
             time.sleep(0.2)
 
     # --- dialect -----------------------------------------------------------------------
+    def _text_changed(self) -> list[Statement]:
+        return [generation_statement()]
+
     def _set_vector(self, node: str, value: str) -> str:
         # Setting a vecf32 over an existing one is sometimes silently skipped by FalkorDB
         # (about half of the updates, seen with 4.x and caught by the contract suite);
@@ -353,40 +358,3 @@ class FalkorDBStore(CypherStore):
             # The index is still being built in the background (or was never created
             # because no embedder is registered): the caller scans exactly instead.
             return None
-
-    def _text_hits(
-        self,
-        label: NodeLabel,
-        words: Sequence[TextTerm],
-        k: int | None,
-        contents: Sequence[str] | None = None,
-    ) -> list[tuple[str, float]]:
-        # '|' is RediSearch's OR. The index returns every match with its analysed text,
-        # ranked here (see the module docstring): a filter applies before, the LIMIT after.
-        queries = [term.query() for term in words]
-        where = "WHERE node.content_id IN $contents " if contents is not None else ""
-        matches = self._read(
-            f"CALL db.idx.fulltext.queryNodes('{label}', $q) YIELD node "
-            f"WITH node {where}RETURN node.id, node.text_stems",
-            {"q": "|".join(queries), "contents": list(contents or [])},
-        )
-        if not matches:
-            return []
-        # How rare each term is in the whole index, whatever the filter.
-        rows = self._read(
-            f"UNWIND $queries AS q CALL db.idx.fulltext.queryNodes('{label}', q) "
-            "YIELD node RETURN q, count(node)",
-            {"queries": queries},
-        )
-        found_in = {str(query): int(count) for query, count in rows}
-        ((documents, mean_length),) = self._read(
-            f"MATCH (n:{label}) WHERE n.text_length IS NOT NULL RETURN count(n), avg(n.text_length)"
-        )
-        hits = bm25(
-            words,
-            [(str(node_id), str(text or "")) for node_id, text in matches],
-            [found_in.get(query, 0) for query in queries],
-            int(documents),
-            float(mean_length or 0.0),
-        )
-        return hits if k is None else hits[:k]
