@@ -1,21 +1,21 @@
 """Full-text search in the Cypher stores: query terms rendered safely, BM25 ranking of
-FalkorDB's matches, and graphs written before `text_stems` upgraded on open and by
-`rebuild_fulltext` (docs/design.md, "Server stores")."""
+FalkorDB's matches in the server, and graphs written before `text_stems` upgraded on open and
+by `rebuild_fulltext` (docs/design.md, "Server stores")."""
 
 from __future__ import annotations
 
+import math
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from zettelgraph.models import NodeLabel, PassageFilter
+from zettelgraph.models import ChangeSet, NodeLabel, PassageFilter
 from zettelgraph.store import open_store
 from zettelgraph.store.cypher_search import TextTerm, text_terms
 from zettelgraph.store.falkordb import FalkorDBStore
-from zettelgraph.store.falkordb_query import bm25
+from zettelgraph.store.falkordb_text import candidate_terms
 
 if TYPE_CHECKING:
     from conftest import Builders, HashEmbedder
@@ -24,41 +24,22 @@ if TYPE_CHECKING:
 def test_query_terms_are_words_phrases_and_prefixes() -> None:
     terms = text_terms('¿Gobernaron las ciudades? "mano dura" constru* c* AND (')
     rendered = [term.query() for term in terms]
-    assert "ciud" in rendered
+    assert '"ciud"' in rendered  # quoted: RediSearch would stem a bare word again
     assert '"man dur"' in rendered  # the phrase is stemmed like the index, order kept
     assert "constru*" in rendered
     assert "c*" not in rendered  # a one-letter prefix would match nearly everything
     assert all(part.strip('"*').replace(" ", "").isalnum() for part in rendered)
 
 
-def test_a_term_counts_its_occurrences() -> None:
-    tokens = ["el", "rey", "gobern", "el", "pais", "con", "man", "dur", "man"]
-    counts = Counter(tokens)
-    assert TextTerm(("man",)).count_in(tokens, counts) == 2
-    assert TextTerm(("man", "dur")).count_in(tokens, counts) == 1
-    assert TextTerm(("dur", "man", "dur")).count_in(tokens, counts) == 0
-    assert TextTerm(("gob",), prefix=True).count_in(tokens, counts) == 1
-    assert TextTerm(("e",), prefix=True).count_in(tokens, counts) == 2
+def test_the_rarest_terms_are_scored_until_k_then_within_the_budget() -> None:
+    found_in = [900, 3, 0, 40, 400]
 
-
-def test_bm25_prefers_rare_terms_frequent_matches_and_short_texts() -> None:
-    rare, common = TextTerm(("castor",)), TextTerm(("rio",))
-    hits = bm25(
-        [rare, common],
-        [
-            ("long", "castor " + "rio " + "palabr " * 40),
-            ("short", "castor rio"),
-            ("common", "rio rio"),
-            ("twice", "castor castor rio"),
-        ],
-        found_in=[3, 50],
-        documents=100,
-        mean_length=10.0,
-    )
-    order = [node_id for node_id, _ in hits]
-    assert order[:2] == ["twice", "short"]
-    assert order.index("long") < order.index("common")  # the rare word outweighs length
-    assert all(score > 0 for _, score in hits)
+    assert candidate_terms(found_in, 10, budget=500) == [1, 3, 4]
+    assert candidate_terms(found_in, 10, budget=100) == [1, 3]
+    # Below k the next rarest term is taken whatever the budget.
+    assert candidate_terms(found_in, 50, budget=10) == [1, 3, 4]
+    # Every match is wanted: every term that matches.
+    assert candidate_terms(found_in, None, budget=10) == [1, 3, 4, 0]
 
 
 @pytest.fixture
@@ -72,7 +53,7 @@ def falkordb(falkordb_url: str, embedder: HashEmbedder) -> Iterator[FalkorDBStor
 
 
 def test_falkordb_ranks_its_matches_by_bm25(falkordb: FalkorDBStore, make: Builders) -> None:
-    # queryNodes' own score ignores how often and how rare a word is (FalkorDB issue 1208).
+    # queryNodes' own score is no relevance score (FalkorDB issue 1208).
     book = make.book(
         quotes=(
             "Los castores construyen presas; las presas de los castores cambian los ríos.",
@@ -86,6 +67,96 @@ def test_falkordb_ranks_its_matches_by_bm25(falkordb: FalkorDBStore, make: Build
 
     assert [hit.id for hit in hits] == [book.quotes[0].id, book.quotes[1].id]
     assert hits[0].score > hits[1].score > 0
+
+
+def _bm25(query: str, texts: dict[str, str]) -> dict[str, float]:
+    """BM25 (Lucene's idf, k1 1.2, b 0.75) of each analysed text, counted word by word."""
+    terms = text_terms(query)
+    tokens = {node_id: text.split() for node_id, text in texts.items()}
+    mean = sum(len(words) for words in tokens.values()) / len(tokens)
+
+    def count(term: TextTerm, words: list[str]) -> int:
+        if term.prefix:
+            return sum(word.startswith(term.words[0]) for word in words)
+        n = len(term.words)
+        return sum(tuple(words[i : i + n]) == term.words for i in range(len(words) - n + 1))
+
+    scores = {}
+    for node_id, words in tokens.items():
+        norm = 1.2 * (1 - 0.75 + 0.75 * len(words) / mean)
+        score = 0.0
+        for term in terms:
+            found = sum(1 for other in tokens.values() if count(term, other))
+            tf = count(term, words)
+            score += (
+                math.log(1 + (len(tokens) - found + 0.5) / (found + 0.5)) * tf * 2.2 / (tf + norm)
+            )
+        if score:
+            scores[node_id] = score
+    return scores
+
+
+@pytest.mark.parametrize(
+    "query", ["castores", "mano dura", '"mano dura" castores', "constru*", "ríos ríos montaña"]
+)
+def test_falkordb_scores_are_bm25_of_words_phrases_and_prefixes(
+    falkordb: FalkorDBStore, make: Builders, query: str
+) -> None:
+    book = make.book(
+        quotes=(
+            "Los castores construyen presas; las presas de los castores cambian los ríos.",
+            "Mano dura, mano dura y mano blanda: el castor construye con mano dura.",
+            "Un río de montaña, un río ancho, un castor que pasa.",
+            "Construcciones de río en río, ríos y más ríos.",
+            "El pájaro canta.",
+        )
+    )
+    falkordb.apply(book)
+    texts = dict(falkordb._read("MATCH (n:Quote) RETURN n.id, n.text_stems"))
+
+    hits = falkordb.text_search(query, 10)
+
+    expected = _bm25(query, texts)
+    assert {hit.id: hit.score for hit in hits} == pytest.approx(expected)
+    assert [hit.score for hit in hits] == pytest.approx(sorted(expected.values(), reverse=True))
+
+
+def test_falkordb_scores_follow_writes_from_another_handle(
+    falkordb: FalkorDBStore, make: Builders
+) -> None:
+    # Document frequencies are kept between searches: a write elsewhere must renew them.
+    book = make.book(quotes=("El castor construye presas.", "El río corre."))
+    falkordb.apply(book)
+    before = falkordb.text_search("castor", 5)[0].score
+    other = open_store(falkordb.url)
+    try:
+        more = [make.quote(book.contents[0], f"Otro castor, el {i}.", 10 + i) for i in range(4)]
+        other.apply(ChangeSet(quotes=more))
+    finally:
+        other.close()
+
+    after = {hit.id: hit.score for hit in falkordb.text_search("castor", 10)}
+
+    assert len(after) == 5
+    assert after[book.quotes[0].id] < before  # the word is common now: a lower idf
+    fresh = open_store(falkordb.url)
+    try:
+        assert {hit.id: hit.score for hit in fresh.text_search("castor", 10)} == after
+    finally:
+        fresh.close()
+
+
+def test_falkordb_returns_k_when_the_rarest_terms_match_fewer(
+    falkordb: FalkorDBStore, make: Builders
+) -> None:
+    falkordb.text_candidates = 1
+    book = make.book(quotes=("Un castor en el río.", "El río ancho.", "El río corto.", "Río."))
+    falkordb.apply(book)
+
+    hits = falkordb.text_search("castor río", 4)
+
+    assert hits[0].id == book.quotes[0].id
+    assert {hit.id for hit in hits} == {quote.id for quote in book.quotes}
 
 
 def _to_old_layout(store: FalkorDBStore) -> None:

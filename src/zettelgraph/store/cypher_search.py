@@ -51,14 +51,15 @@ class TextTerm:
     prefix: bool = False
 
     def query(self) -> str:
-        """The term as RediSearch and Lucene both read it: `word`, `"several words"` or
+        """The term as RediSearch and Lucene both read it: `"one or more words"` or
         `prefix*`. Its words are lower-case `\\w+` runs, so none is an operator (Lucene's
-        AND/OR/NOT are operators only in upper case)."""
+        AND/OR/NOT are operators only in upper case). A single word is quoted too: bare,
+        RediSearch also matches what its own Spanish stemmer makes of it ("rios" found
+        "rio"), which the text, stemmed already, never means; to Lucene a quoted word is
+        that word."""
         if self.prefix:
             return self.words[0] + "*"
-        if len(self.words) > 1:
-            return '"' + " ".join(self.words) + '"'
-        return self.words[0]
+        return '"' + " ".join(self.words) + '"'
 
 
 # A shorter prefix would match most words (RediSearch's own minimum is two letters).
