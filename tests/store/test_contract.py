@@ -1080,3 +1080,27 @@ def test_text_search_follows_updates(store: GraphStore, make: Builders) -> None:
 
     assert store.text_search("automatica", 5) == []
     assert [h.id for h in store.text_search("rutina", 5)] == [concept.id]
+
+
+def test_text_search_ranks_by_bm25_on_every_backend(store: GraphStore, make: Builders) -> None:
+    # Every backend ranks the same known set the same way: more occurrences of the rarer
+    # words first, then shorter texts (FalkorDB scores in the server, issue 30).
+    book = make.book(
+        quotes=(
+            "Un río de montaña, un río ancho, un castor que pasa y un pájaro que canta junto "
+            "a la orilla del agua fría.",
+            "Los castores construyen presas; las presas de los castores cambian los ríos.",
+            "Un castor junto a una presa.",
+            "El pájaro canta.",
+            "La montaña nevada.",
+            "El agua fría del lago.",
+            "Un pájaro en la orilla.",
+            "La orilla del río.",
+        )
+    )
+    store.apply(book)
+
+    hits = store.text_search("castores presas", 5)
+
+    assert [hit.id for hit in hits] == [book.quotes[i].id for i in (1, 2, 0)]
+    assert hits[0].score > hits[1].score > hits[2].score > 0
