@@ -24,11 +24,12 @@ proposition weight (`propositions`; `--proposition-weights 0.3,...` adds variant
 LLM split itself cannot be measured with the fake model, and the local one needs tens of
 seconds per passage on 2 cores.
 
-`--pad-to N` adds distractor passages until the store holds N (the latency check: p95 of
-`search` for 10k passages): each is three sentences drawn at random (seeded) from the set's
-own passages, so the vocabulary and the lengths are the set's, and no distractor is gold.
-Recall with distractors is not comparable to recall without: they repeat the gold passages'
-own sentences, so they are built to be confused with them; read only the latency.
+`--pad-to N` (or `--passages N`) adds distractor passages until the store holds N (the
+latency check: p95 of `search` for 10k and 100k passages): each is three sentences drawn at
+random (seeded) from the set's own passages, so the vocabulary and the lengths are the set's,
+and no distractor is gold. Recall with distractors is not comparable to recall without: they
+repeat the gold passages' own sentences, so they are built to be confused with them; read
+only the latency.
 
 `--passages 1000000` (SQLite): a million passages, their vectors made, not embedded; latency,
 vector recall@50 against exact search and memory instead of quality (`retrieval_scale.py`).
@@ -274,7 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embeddings", default="use-multilingual")
     parser.add_argument("--limit", type=int, default=0, help="Only the first N questions.")
     parser.add_argument(
-        "--pad-to", type=int, default=0, help="Add distractor passages up to N in all."
+        "--pad-to",
+        "--passages",
+        dest="pad_to",
+        type=int,
+        default=0,
+        help="Add distractor passages up to N in all (--passages 100000: the scale check).",
     )
     parser.add_argument(
         "--store", default="sqlite", help="sqlite (default), falkordb, or a store URL."
