@@ -3,6 +3,8 @@
     python benchmarks/web.py [--concepts 100] [--graph 2000] [--overview 10000] [--repeat 20]
     python benchmarks/web.py load [--clients 20] [--duration 45]   (`web_load.py`: pages under
                                                                   load, 20 clients at once)
+    python benchmarks/web.py study [--cards 100000]   (`web_study.py`: the Study page and the
+                                                      study API over a deck of 100,000 cards)
 
 1. Review: 160 quotes are ingested and a concept-extraction run is driven to its review on the
    deterministic fake LLM, scripted so that its 4 extraction batches propose 25 concepts each
@@ -333,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
         import web_load  # benchmarks/ is the script's folder, so on sys.path
 
         return web_load.main(argv[1:])
+    if argv[:1] == ["study"]:
+        import web_study  # benchmarks/ is the script's folder, so on sys.path
+
+        return print_report(web_study.run(argv[1:]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concepts", type=int, default=100)
     parser.add_argument("--graph", type=int, default=2000)
@@ -374,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
             services.close()
         if args.overview:
             report["overview"] = overview(args.overview, Path(tmp) / "overview", args)
+    return print_report(report)
+
+
+def print_report(report: dict[str, Any]) -> int:
+    """Print `report` as JSON, with the Python version, the machine's cores and its load."""
     report.update(
         python=platform.python_version(),
         cpu_count=os.cpu_count(),

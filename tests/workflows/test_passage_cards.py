@@ -30,7 +30,7 @@ from zettelgraph.packs.relations import CITES, QUOTED_IN, TESTS
 from zettelgraph.prompts import passage_card
 from zettelgraph.services.card_generation import generate_cards
 from zettelgraph.services.cards import CardError, decide, list_items
-from zettelgraph.services.study import new_order
+from zettelgraph.services.study_order import new_order
 from zettelgraph.settings import Settings
 
 TEXT = "Quien no sabe esperar no verá crecer nada. La paciencia es la primera herramienta."

@@ -79,8 +79,10 @@ def study(
         settings = services.settings
         store = services.store
         which = ItemFilter(content_id=resolve_content_id(services, content) if content else None)
-        queue = study_queue(store, settings, now=common.now(), which=which, new_limit=new)
-        items = queue.items[:limit] if limit else queue.items
+        queue = study_queue(
+            store, settings, now=common.now(), which=which, new_limit=new, limit=limit
+        )
+        items = queue.items
         if not items:
             _nothing_to_study(out, store, which, common.now())
             return

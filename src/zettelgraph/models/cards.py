@@ -117,6 +117,49 @@ class CardState:
     subject_ids: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class StudyScope:
+    """Which approved cards a study read takes: those citing a book (any of their
+    `content_ids`), testing a concept, of a kind; None means any."""
+
+    content_id: str | None = None
+    concept_id: str | None = None
+    item_type: ItemType | None = None
+
+
+@dataclass
+class CardCounts:
+    """Cards of one book (their first content) by status and study state, counted by the
+    store (`GraphStore.card_counts`): what the study stats and a queue's counts show."""
+
+    approved: int = 0
+    new: int = 0  # approved, never studied
+    learning: int = 0  # approved, studied, FSRS learning or relearning
+    review: int = 0  # approved, studied, FSRS review
+    due_now: int = 0
+    due_today: int = 0
+    proposed: int = 0
+    next_due: datetime | None = None  # the first studied card due after now
+
+    def add(self, other: CardCounts) -> None:
+        """Add `other`'s counts to these (the earlier `next_due` of the two is kept)."""
+        for name in ("approved", "new", "learning", "review", "due_now", "due_today", "proposed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        dues = [due for due in (self.next_due, other.next_due) if due is not None]
+        self.next_due = min(dues) if dues else None
+
+
+@dataclass
+class ReviewCounts:
+    """Ratings of one book's approved cards (by their first content), or of every card not
+    approved, counted by the store (`GraphStore.review_counts`)."""
+
+    today: int = 0
+    introduced: int = 0  # of today's, those of cards seen for the first time
+    recall_checks: int = 0  # ratings of cards in FSRS review state
+    recalled: int = 0  # of those, rated above "again"
+
+
 class ReviewLog(Node):
     """One rating of one item in a study session; kept so the scheduler can be re-fitted."""
 

@@ -9,12 +9,13 @@ before the other's. Within what the prerequisites allow, the order is `plain_ord
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TypeVar
 
 from zettelgraph.models import DIFFICULTY_RANK, CardState, LearningItem
 from zettelgraph.packs.relations import PREREQUISITE_FOR
 from zettelgraph.store.base import GraphStore
+from zettelgraph.store.study_keys import new_card_key
 
 CardT = TypeVar("CardT", LearningItem, CardState)
 
@@ -48,10 +49,34 @@ def new_order(
     Returns:
         The same cards, re-ordered.
     """
-    ranked = plain_order(items)
+    carded: dict[str, int] = {}
+    for item in items:
+        for concept in dict.fromkeys(item.concept_ids):
+            carded[concept] = carded.get(concept, 0) + 1
+    stream = iter(sorted(items, key=new_card_key))
+    return list(ordered_new(stream, prerequisites or {}, carded))
+
+
+def ordered_new(
+    stream: Iterator[CardT], prerequisites: Mapping[str, frozenset[str]], carded: Mapping[str, int]
+) -> Iterator[CardT]:
+    """`new_order` over a stream, reading no more of it than the cards taken need: the
+    store's new cards (`GraphStore.new_cards`) of a deck of 100,000, of which a session shows
+    twenty.
+
+    Args:
+        stream: every new card, in `new_card_key` order.
+        prerequisites: concept id -> the concepts to understand before it.
+        carded: how many of the stream's cards test each concept (at least each concept
+            some concept needs first; a card counts once per concept).
+
+    Returns:
+        The cards in `new_order`, one at a time.
+    """
+    ranked = _spread_siblings(stream)
     if not prerequisites:
         return ranked
-    return _prerequisites_first(ranked, prerequisites)
+    return _prerequisites_first(ranked, prerequisites, carded)
 
 
 def plain_order(items: list[CardT]) -> list[CardT]:
@@ -65,62 +90,79 @@ def plain_order(items: list[CardT]) -> list[CardT]:
     Returns:
         The same cards, re-ordered.
     """
-    # Each card's key computed once (600 cards: the study page's and next card's largest
-    # cost after the store reads).
-    keyed = sorted(
-        (
-            ((DIFFICULTY_RANK[i.difficulty], i.content_ids[:1], i.created_at, i.id), i)
-            for i in items
-        ),
-        key=lambda pair: pair[0],
-    )
+    return list(_spread_siblings(iter(sorted(items, key=new_card_key))))
+
+
+def _spread_siblings(stream: Iterator[CardT]) -> Iterator[CardT]:
+    """`plain_order` of a stream in `new_card_key` order: within each difficulty, every
+    subject's first card as it comes (nothing later can precede it), then the later
+    siblings, second cards before third, each kept until its difficulty is read through."""
     seen: dict[str, int] = {}
-    ranked = []
-    for plain, item in keyed:
+    band: int | None = None
+    later: list[tuple[int, int, CardT]] = []  # (sibling, arrival, card)
+    for arrival, item in enumerate(stream):
+        rank = DIFFICULTY_RANK[item.difficulty]
+        if rank != band:
+            yield from (card for *_, card in sorted(later, key=lambda row: row[:2]))
+            band, later = rank, []
         # A passage card's siblings are the other cards of its passage.
         subject = item.subject_ids[0] if item.subject_ids else item.id
         sibling = seen.get(subject, 0)
         seen[subject] = sibling + 1
-        ranked.append((plain[0], sibling, plain, item))
-    return [item for *_, item in sorted(ranked, key=lambda row: row[:3])]
+        if sibling:
+            later.append((sibling, arrival, item))
+        else:
+            yield item
+    yield from (card for *_, card in sorted(later, key=lambda row: row[:2]))
 
 
 def _prerequisites_first(
-    ranked: list[CardT], prerequisites: Mapping[str, frozenset[str]]
-) -> list[CardT]:
+    ranked: Iterator[CardT], prerequisites: Mapping[str, frozenset[str]], carded: Mapping[str, int]
+) -> Iterator[CardT]:
     """`ranked` re-ordered so that no card comes before a card of a concept its own concepts
     need first; each time several cards may come next, the one `ranked` puts first does.
     Concepts in a circle of prerequisites (a wrong pair the reader approved) do not wait for
-    each other: their cards keep `ranked`'s order rather than being held back for ever."""
-    left: dict[str, int] = {}  # cards not yet placed, per concept
-    for item in ranked:
-        for concept in item.concept_ids:
-            left[concept] = left.get(concept, 0) + 1
+    each other: their cards keep `ranked`'s order rather than being held back for ever.
+
+    Cards are read from `ranked` only while none read is free to go: one not yet read ranks
+    after every card read."""
+    left = dict(carded)  # cards not yet placed, per concept
     closures: dict[str, set[str]] = {}
 
     def before_of(concept: str) -> set[str]:
         if concept not in closures:
-            closures[concept] = _carded_before(concept, prerequisites, left)
+            closures[concept] = _carded_before(concept, prerequisites, carded)
         return closures[concept]
 
+    cards: list[CardT] = []  # read so far, by rank
     waiting: list[set[str]] = []  # per card (by rank): concepts whose cards it waits for
     blocks: dict[str, list[int]] = {}  # concept -> the cards (ranks) waiting for it
-    for rank, item in enumerate(ranked):
-        before = {
-            other
-            for concept in item.concept_ids
-            for other in before_of(concept)
-            if concept not in before_of(other)  # not in a circle with it
-        } - set(item.concept_ids)
-        waiting.append(before)
-        for concept in before:
-            blocks.setdefault(concept, []).append(rank)
-    ready = [rank for rank, before in enumerate(waiting) if not before]
-    heapq.heapify(ready)
-    placed: list[CardT] = []
-    done = [False] * len(ranked)
-    while len(placed) < len(ranked):
-        if not ready:  # a card of two concepts closed a circle: the first card left goes
+    ready: list[int] = []
+    done: list[bool] = []
+    placed = 0
+    while True:
+        if not ready:
+            item = next(ranked, None)
+            if item is not None:
+                rank = len(cards)
+                cards.append(item)
+                done.append(False)
+                before = {
+                    other
+                    for concept in item.concept_ids
+                    for other in before_of(concept)
+                    if concept not in before_of(other)  # not in a circle with it
+                    and left.get(other, 0)  # whose cards are not all placed yet
+                } - set(item.concept_ids)
+                waiting.append(before)
+                for concept in before:
+                    blocks.setdefault(concept, []).append(rank)
+                if not before:
+                    heapq.heappush(ready, rank)
+                continue
+            if placed == len(cards):
+                return
+            # A card of two concepts closed a circle: the first card left goes.
             rank = next(r for r, finished in enumerate(done) if not finished)
             waiting[rank].clear()
             heapq.heappush(ready, rank)
@@ -128,8 +170,11 @@ def _prerequisites_first(
         if done[rank]:
             continue
         done[rank] = True
-        placed.append(ranked[rank])
-        for concept in ranked[rank].concept_ids:
+        placed += 1
+        yield cards[rank]
+        for concept in dict.fromkeys(cards[rank].concept_ids):
+            if concept not in left:
+                continue
             left[concept] -= 1
             if left[concept]:
                 continue
@@ -137,7 +182,6 @@ def _prerequisites_first(
                 waiting[blocked].discard(concept)
                 if not waiting[blocked] and not done[blocked]:
                     heapq.heappush(ready, blocked)
-    return placed
 
 
 def _carded_before(

@@ -10,11 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from fsrs import State
-
-from zettelgraph.models import CardState, ItemStatus
+from zettelgraph.models import CardCounts, StudyScope
 from zettelgraph.services.cards import ItemFilter
-from zettelgraph.services.study import Deck, as_utc, day_start, read_deck
+from zettelgraph.services.study import as_utc, card_totals, day_start
 from zettelgraph.store.base import GraphStore
 
 # Retention is measured over this window of reviews of learned cards.
@@ -85,65 +83,80 @@ class StudyStats:
         }
 
 
-def stats(store: GraphStore, *, now: datetime, deck: Deck | None = None) -> StudyStats:
+def stats(store: GraphStore, *, now: datetime) -> StudyStats:
     """Due today, retention (share of learned cards recalled when due) and counts per book.
 
     Args:
         store: the graph store.
         now: the clock: "today" is its day, retention the RETENTION_DAYS before it.
-        deck: the deck already read, to spare reading it again.
 
     Returns:
         The counts over all cards, per book (by title), and the proposed cards.
     """
-    deck = deck or read_deck(store)
-    total = DeckStats(title="all")
-    books: dict[str, DeckStats] = {}
-    book_of: dict[str, str] = {}
-    proposed = 0
-    end_of_day = as_utc(day_start(now) + timedelta(days=1))
-    for item in deck.items:
-        if item.status == ItemStatus.PROPOSED:
-            proposed += 1
-        if item.status != ItemStatus.APPROVED:
-            continue
-        key = item.content_ids[0] if item.content_ids else ""
-        book_of[item.id] = key
-        if key not in books:
-            content = store.get_content(key) if key else None
-            books[key] = DeckStats(title=content.title if content else "(no book)")
-        for tally in (total, books[key]):
-            _count_card(tally, item, now, end_of_day)
-    start, since = as_utc(day_start(now)), as_utc(now) - timedelta(days=RETENTION_DAYS)
-    for log in deck.logs:
-        book = book_of.get(log.item_id)
-        if book is None:
-            continue  # a dropped card's history
-        when = as_utc(log.reviewed_at)
-        for tally in (total, books[book]):
-            if start <= when <= as_utc(now):
-                tally.reviews_today += 1
-            if log.state_before == State.Review and since <= when <= as_utc(now):
-                tally.recall_checks += 1
-                tally.recalled += log.rating > 1
+    total, books, proposed = _tallies(store, now)
+    for book, tally in books.items():
+        content = store.get_content(book) if book else None
+        tally.title = content.title if content else "(no book)"
     ordered = sorted(books.values(), key=lambda tally: tally.title.casefold())
     return StudyStats(total=total, books=ordered, proposed=proposed)
 
 
-def _count_card(deck: DeckStats, item: CardState, now: datetime, end_of_day: datetime) -> None:
-    deck.approved += 1
-    if not item.schedule:
-        deck.new += 1
-        return
-    state = int(item.schedule.get("state", State.Learning))
-    if state == State.Review:
-        deck.review += 1
-    else:
-        deck.learning += 1
-    if item.due is not None:
-        due = as_utc(item.due)
-        deck.due_now += due <= as_utc(now)
-        deck.due_today += due <= end_of_day
+def book_stats(store: GraphStore, *, now: datetime, content_id: str | None) -> StudyStats:
+    """`stats` of one book (the cards it is the first book of) or of all, without naming
+    every book: what the study page shows.
+
+    Args:
+        store: the graph store.
+        now: the clock.
+        content_id: the book; None for all.
+
+    Returns:
+        The counts of all cards as `total`, the book's (titled, zero when it has no approved
+        card) as the only entry of `books` when one is asked for, and the proposed cards.
+    """
+    total, books, proposed = _tallies(store, now)
+    if content_id is None:
+        return StudyStats(total=total, proposed=proposed)
+    content = store.get_content(content_id)
+    title = content.title if content else content_id
+    book = books.get(content_id, DeckStats(title=title))
+    book.title = title
+    return StudyStats(total=total, books=[book], proposed=proposed)
+
+
+def _tallies(store: GraphStore, now: datetime) -> tuple[DeckStats, dict[str, DeckStats], int]:
+    """Every count of `stats`, in all and per book with approved cards (by first content
+    id, untitled), and the proposed cards; counted by the store."""
+    end_of_day = as_utc(day_start(now) + timedelta(days=1))
+    total = DeckStats(title="all")
+    books: dict[str, DeckStats] = {}
+    proposed = 0
+    for book, counts in store.card_counts(now, end_of_day, StudyScope()).items():
+        proposed += counts.proposed
+        if counts.approved:
+            books[book] = DeckStats(title="")
+            for tally in (total, books[book]):
+                _add_cards(tally, counts)
+    ratings = store.review_counts(
+        since=as_utc(now) - timedelta(days=RETENTION_DAYS), today=day_start(now), now=now
+    )
+    for rated, counted in ratings.items():
+        if rated is None or rated not in books:
+            continue  # the history of cards not approved (dropped, or back to proposed)
+        for tally in (total, books[rated]):
+            tally.reviews_today += counted.today
+            tally.recall_checks += counted.recall_checks
+            tally.recalled += counted.recalled
+    return total, books, proposed
+
+
+def _add_cards(deck: DeckStats, counts: CardCounts) -> None:
+    deck.approved += counts.approved
+    deck.new += counts.new
+    deck.learning += counts.learning
+    deck.review += counts.review
+    deck.due_now += counts.due_now
+    deck.due_today += counts.due_today
 
 
 @dataclass(frozen=True)
@@ -158,33 +171,25 @@ class Outlook:
     proposed: int
 
 
-def outlook(
-    store: GraphStore, *, now: datetime, which: ItemFilter | None = None, deck: Deck | None = None
-) -> Outlook:
+def outlook(store: GraphStore, *, now: datetime, which: ItemFilter | None = None) -> Outlook:
     """What waits for the reader once a session ends.
 
     Args:
         store: the graph store.
         now: the clock.
         which: the cards counted (a book or a concept); all by default.
-        deck: the deck already read, to spare reading it again.
 
     Returns:
         Cards due now, when the next one comes due, and the unseen, approved and proposed.
     """
     which = which or ItemFilter()
-    mine = [
-        item
-        for item in (deck or read_deck(store)).items
-        if ItemFilter(content_id=which.content_id, concept_id=which.concept_id).matches(item)
-    ]
-    approved = [item for item in mine if item.status == ItemStatus.APPROVED]
-    dues = sorted(as_utc(i.due) for i in approved if i.schedule and i.due is not None)
-    later = [due for due in dues if due > as_utc(now)]
+    counts = card_totals(
+        store, ItemFilter(content_id=which.content_id, concept_id=which.concept_id), now
+    )
     return Outlook(
-        due_now=len(dues) - len(later),
-        next_due=later[0] if later else None,
-        unseen=sum(1 for item in approved if not item.schedule),
-        approved=len(approved),
-        proposed=sum(1 for item in mine if item.status == ItemStatus.PROPOSED),
+        due_now=counts.due_now,
+        next_due=counts.next_due,
+        unseen=counts.new,
+        approved=counts.approved,
+        proposed=counts.proposed,
     )

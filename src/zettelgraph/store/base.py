@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from zettelgraph.models import (
     Answer,
     AnyNode,
+    CardCounts,
     CardState,
     ChangeSet,
     Concept,
@@ -35,9 +36,11 @@ from zettelgraph.models import (
     Quote,
     Relation,
     Removal,
+    ReviewCounts,
     ReviewLog,
     SearchHit,
     Section,
+    StudyScope,
 )
 
 T = TypeVar("T")
@@ -226,6 +229,39 @@ class GraphStore(Protocol):
 
     def review_logs(self, item_id: str) -> list[ReviewLog]:
         """An item's study history, oldest first (by reviewed_at, ties by id)."""
+
+    # Study reads: by status and due date through the store's indexes, never the whole deck
+    # (100,000 cards; `benchmarks/web.py --cards`). "Approved" and "new" as `CardCounts` says.
+    def due_cards(self, now: datetime, scope: StudyScope, *, limit: int) -> list[CardState]:
+        """Up to `limit` approved cards of `scope` studied before and due by `now`, oldest
+        due first (ties by id)."""
+
+    def new_cards(
+        self, scope: StudyScope, *, after: CardState | None = None, limit: int
+    ) -> list[CardState]:
+        """Up to `limit` approved cards of `scope` never studied, after `after`, in
+        `rules.new_card_key` order (easy before hard, then book, creation, id): the stream
+        `study_order` spreads siblings and prerequisites over."""
+
+    def card_counts(
+        self, now: datetime, end_of_day: datetime, scope: StudyScope
+    ) -> dict[str, CardCounts]:
+        """Cards of `scope` (any status) counted per book (first content id, "" for none),
+        due counted by `now` and by `end_of_day`; only books with cards."""
+
+    def new_card_counts(self, concept_ids: Sequence[str], scope: StudyScope) -> dict[str, int]:
+        """How many cards `new_cards(scope)` holds of each of `concept_ids` (only those with
+        some)."""
+
+    def review_counts(
+        self, *, since: datetime, today: datetime, now: datetime
+    ) -> dict[str | None, ReviewCounts]:
+        """Ratings up to `now` per book (first content id) of approved cards, None for the
+        cards not approved or deleted: those from `today` on (and of them, first ratings),
+        and the recall checks (ratings in FSRS review state) from `since` on."""
+
+    def card_books(self, status: ItemStatus) -> list[str]:
+        """The ids of the contents cited by cards of `status`, sorted."""
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """The known Entities among `entity_ids`, once each, in the order asked."""

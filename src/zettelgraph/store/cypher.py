@@ -208,11 +208,38 @@ class CypherStore(CypherSearch):
                 after = page[-1].id
         return done
 
+    def _upgrade_card_properties(self) -> None:
+        """Called when the store opens: cards and ratings written before the study
+        properties (`study_keys`) get them now, a page at a time (each page one idempotent
+        write), so the study reads see every card."""
+        for label, model, marker in (
+            ("LearningItem", LearningItem, "studied"),
+            ("ReviewLog", ReviewLog, "state_before"),
+        ):
+            while True:
+                rows = self._read(
+                    f"MATCH (n:{label}) WHERE n.{marker} IS NULL RETURN n.data LIMIT $limit",
+                    {"limit": READ_BATCH},
+                )
+                if not rows:
+                    break
+                nodes = [model.model_validate_json(row[0]) for row in rows]
+                props = [{"id": node.id, "props": node_properties(node)} for node in nodes]
+                self._write(
+                    [
+                        Statement(
+                            "UNWIND $rows AS row MATCH (n:Node {id: row.id}) SET n += row.props",
+                            props,
+                        )
+                    ]
+                )
+
     def _upgrade_text_index(self) -> None:
         """Called when the store opens: a graph written before `text_stems` existed gets its
         full-text copy and index now, so search works without waiting for a reindex."""
         if self._ensure_text_indexes():
             self.rebuild_fulltext()
+        self._upgrade_card_properties()
 
     # --- writes ------------------------------------------------------------------------
     @contextmanager

@@ -23,6 +23,7 @@ from zettelgraph.models import (
     label_of,
 )
 from zettelgraph.store.rules import indexed_text_of, name_key, sortable_time
+from zettelgraph.store.study_keys import card_fields, review_fields
 
 
 def node_properties(node: AnyNode) -> dict[str, Any]:
@@ -79,9 +80,9 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
             front=node.front,
             back=node.back,
             difficulty=str(node.difficulty),
-            status=str(node.status),
-            due=sortable_time(node.due) if node.due else None,
         )
+        # status, due, item_type and what the study reads sort and count by (`cypher_cards`).
+        props.update(card_fields(node))
     elif isinstance(node, Entity):
         props.update(
             name=node.name,
@@ -90,9 +91,7 @@ def node_properties(node: AnyNode) -> dict[str, Any]:
             pack=node.pack,
         )
     elif isinstance(node, ReviewLog):
-        props.update(
-            item_id=node.item_id, rating=node.rating, reviewed_at=sortable_time(node.reviewed_at)
-        )
+        props.update(review_fields(node))
     elif isinstance(node, Concept):
         props.update(title=node.title, summary_short=node.summary_short, language=node.language)
         props.update(synonyms=node.synonyms, first_appearance=node.first_appearance)

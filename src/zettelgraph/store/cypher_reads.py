@@ -10,7 +10,7 @@ needs is `_read`. Every lookup by id is anchored on the `Node.id` index, in batc
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -36,6 +36,7 @@ from zettelgraph.models import (
     Section,
 )
 from zettelgraph.store.base import COUNTED_DIRECTIONS, card_state, check_around, check_direction
+from zettelgraph.store.cypher_cards import CypherCards
 from zettelgraph.store.rules import RELATION_TYPE, sortable_time
 from zettelgraph.text.normalize import normalize_name
 
@@ -45,7 +46,7 @@ NodeT = TypeVar("NodeT", bound=Node)
 READ_BATCH = 1000
 
 
-class CypherReads(ABC):
+class CypherReads(CypherCards):
     """The GraphStore reads over a Cypher database (see `cypher.py` for the graph's shape)."""
 
     @abstractmethod

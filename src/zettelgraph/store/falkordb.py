@@ -193,8 +193,12 @@ class FalkorDBStore(ServerBM25, CypherStore):
             ("Section", "content_id"),
             # propositions_of: a passage's statements.
             ("Proposition", "passage_id"),
-            # review_logs: an item's study history.
+            # review_logs: an item's study history; review_counts: the ratings of a window.
             ("ReviewLog", "item_id"),
+            ("ReviewLog", "reviewed_us"),
+            # due_cards, new_cards and card_counts: the cards of a status, by due date.
+            ("LearningItem", "status"),
+            ("LearningItem", "due_us"),
             # chat_answers: the turns of a conversation.
             ("Answer", "chat_id"),
             # claims, leases and the embedder record; the unique constraint needs it.

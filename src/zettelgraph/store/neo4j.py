@@ -145,6 +145,13 @@ class Neo4jStore(CypherStore):
         )
         self._schema("CREATE INDEX zg_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name_key)")
         self._schema("CREATE INDEX zg_review_item IF NOT EXISTS FOR (n:ReviewLog) ON (n.item_id)")
+        # The study reads: ratings of a window, cards of a status by due date (`cypher_cards`).
+        self._schema(
+            "CREATE INDEX zg_review_time IF NOT EXISTS FOR (n:ReviewLog) ON (n.reviewed_us)"
+        )
+        self._schema(
+            "CREATE INDEX zg_card_due IF NOT EXISTS FOR (n:LearningItem) ON (n.status, n.due_us)"
+        )
         self._schema("CREATE INDEX zg_answer_chat IF NOT EXISTS FOR (n:Answer) ON (n.chat_id)")
         self._schema(
             "CREATE INDEX zg_proposition_passage IF NOT EXISTS "

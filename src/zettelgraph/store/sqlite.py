@@ -55,6 +55,7 @@ from zettelgraph.store.rules import (
     relations_to_write,
     sortable_time,
 )
+from zettelgraph.store.sqlite_card_index import index_card, index_review
 from zettelgraph.store.sqlite_connection import Transaction, connect, locked
 from zettelgraph.store.sqlite_delete import delete_edges, delete_nodes
 from zettelgraph.store.sqlite_search import SQLiteSearch
@@ -165,6 +166,7 @@ class SQLiteStore(SQLiteSearch):
             ).rowcount
             if changed != 1:
                 return False
+            index_card(self._db, rated)
             self._upsert_node(log)
         return True
 
@@ -244,6 +246,10 @@ class SQLiteStore(SQLiteSearch):
                 data,
             ),
         )
+        if isinstance(node, LearningItem):
+            index_card(self._db, node)
+        elif isinstance(node, ReviewLog):
+            index_review(self._db, node)
         text = indexed_text_of(node)
         if text is not None:
             rowid = self._db.execute("SELECT rowid FROM nodes WHERE id = ?", (node.id,)).fetchone()

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from zettelgraph.models import RelationKey
+from zettelgraph.store.sqlite_card_index import unindex
 
 # Ids per statement, well under SQLite's limit on bound parameters.
 _CHUNK = 500
@@ -32,6 +33,7 @@ def delete_nodes(db: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
         db.execute(f"DELETE FROM node_text WHERE rowid IN ({found_marks})", rowids)
         # Children before the node: the vectors and edges tables refer to nodes(id).
         db.execute(f"DELETE FROM vectors WHERE id IN ({found_marks})", found)
+        unindex(db, found, found_marks)
         db.execute(f"DELETE FROM edges WHERE source_id IN ({found_marks})", found)
         db.execute(f"DELETE FROM edges WHERE target_id IN ({found_marks})", found)
         db.execute(f"DELETE FROM nodes WHERE id IN ({found_marks})", found)

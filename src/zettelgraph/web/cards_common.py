@@ -18,7 +18,7 @@ from fastapi import HTTPException
 from zettelgraph.models import CardState, ItemStatus, LearningItem
 from zettelgraph.services import browse
 from zettelgraph.services.cards import CardError, ItemFilter, all_items
-from zettelgraph.services.study import RATINGS, Deck, StudyQueue, scheduler_for
+from zettelgraph.services.study import RATINGS, StudyQueue, scheduler_for
 from zettelgraph.services.study_preview import interval_label, preview
 from zettelgraph.services.study_stats import outlook
 from zettelgraph.store.base import GraphStore
@@ -94,16 +94,23 @@ def books_with_cards(
         if status in (None, item.status)
         for c in item.content_ids
     )
-    titles = content_titles(store, ids)
+    return _by_title(content_titles(store, ids))
+
+
+def study_books(store: GraphStore) -> list[dict[str, str]]:
+    """The books the approved cards cite, by title (the store finds them: no deck read): the
+    study page's book filter."""
+    return _by_title(content_titles(store, store.card_books(ItemStatus.APPROVED)))
+
+
+def _by_title(titles: dict[str, str]) -> list[dict[str, str]]:
     rows = [{"id": content_id, "title": title} for content_id, title in titles.items()]
     return sorted(rows, key=lambda row: (row["title"].casefold(), row["id"]))
 
 
-def next_due(
-    store: GraphStore, which: ItemFilter, now: datetime, deck: Deck | None = None
-) -> datetime | None:
+def next_due(store: GraphStore, which: ItemFilter, now: datetime) -> datetime | None:
     """When the first approved card already studied (of `which`) comes due after `now`."""
-    return outlook(store, now=now, which=which, deck=deck).next_due
+    return outlook(store, now=now, which=which).next_due
 
 
 def intervals(web: WebState, item: LearningItem, now: datetime) -> list[dict[str, Any]]:
@@ -121,4 +128,4 @@ def intervals(web: WebState, item: LearningItem, now: datetime) -> list[dict[str
 
 
 def queue_counts(queue: StudyQueue) -> dict[str, int]:
-    return {"due": len(queue.due_states), "new": len(queue.new_states)}
+    return {"due": queue.due_count, "new": queue.new_count}

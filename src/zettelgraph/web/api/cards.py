@@ -231,10 +231,9 @@ def next_card(web: Web, content: IdQuery = None) -> dict[str, Any]:
         raise HTTPException(status_code=404, detail=f"no content with id {content!r}")
     now = clock()
     which = ItemFilter(content_id=content)
-    deck = study.read_deck(store)
-    queue = study.study_queue(store, web.settings, now=now, which=which, deck=deck)
+    queue = study.study_queue(store, web.settings, now=now, which=which, limit=1)
     item = queue.first()
-    later = next_due(store, which, now, deck) if item is None else None
+    later = next_due(store, which, now) if item is None else None
     return {
         "card": card_views(store, [item])[0] if item is not None else None,
         **queue_counts(queue),

@@ -19,13 +19,13 @@ from zettelgraph.models import ItemStatus, LearningItem
 from zettelgraph.services import study, study_preview, study_stats
 from zettelgraph.services.cards import CardError, ItemFilter
 from zettelgraph.web.cards_common import (
-    books_with_cards,
     card_views,
     clock,
     intervals,
     known_items,
     next_due,
     queue_counts,
+    study_books,
 )
 from zettelgraph.web.pages.cards import ContentField, card_href, study_href
 from zettelgraph.web.pages.common import HTMLRoute, error_page, render, see_other
@@ -52,29 +52,21 @@ def _study_page(
     store = web.services.store
     now = clock()
     which = ItemFilter(content_id=content or None)
-    # One read of the cards and their ratings serves the queue, the counts and the filter.
-    cards = study.read_deck(store)
-    queue = study.study_queue(store, web.settings, now=now, which=which, deck=cards)
+    # The store counts the cards and reads only the one shown (100,000 cards: no deck read).
+    queue = study.study_queue(store, web.settings, now=now, which=which, limit=1)
     if item is None:
         item = queue.first()
-    summary = study_stats.stats(store, now=now, deck=cards)
-    deck = summary.total
-    if content:
-        # Stats name each book by title; a book without approved cards has none to show.
-        book = store.get_content(content)
-        title = book.title if book else content
-        deck = next(
-            (d for d in summary.books if d.title == title), study_stats.DeckStats(title=title)
-        )
+    summary = study_stats.book_stats(store, now=now, content_id=content or None)
+    deck = summary.books[0] if content else summary.total
     views = card_views(store, [item]) if item is not None else []
-    later = next_due(store, which, now, cards) if item is None else None
+    later = next_due(store, which, now) if item is None else None
     return render(
         request,
         "study.html",
         "study",
         status_code=status_code,
         content=content,
-        books=books_with_cards(store, ItemStatus.APPROVED, cards.items),
+        books=study_books(store),
         **queue_counts(queue),
         stats=deck.as_dict(),
         proposed=summary.proposed,
