@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from zettelgraph.models import ChangeSet, Concept, NodeLabel
+from zettelgraph.models import (
+    ChangeSet,
+    Concept,
+    ItemStatus,
+    ItemType,
+    LearningItem,
+    NodeLabel,
+    ReviewLog,
+    StudyScope,
+)
 from zettelgraph.store import open_store
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.falkordb import FalkorDBStore
@@ -156,3 +166,38 @@ def test_twin_claims_from_before_the_unique_key_are_repaired_on_open(falkordb_ur
     finally:
         store.drop()
         store.close()
+
+
+def test_a_graph_from_before_the_study_properties_gets_them_on_open(
+    falkordb: FalkorDBStore,
+) -> None:
+    due = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
+    studied = LearningItem(
+        id="studied",
+        item_type=ItemType.FLASHCARD,
+        front="¿a?",
+        back="a.",
+        concept_ids=["c"],
+        content_ids=["book"],
+        status=ItemStatus.APPROVED,
+        schedule={"state": 2},
+        due=due,
+    )
+    log = ReviewLog(id="log", item_id="studied", rating=3, reviewed_at=due)
+    falkordb.apply(ChangeSet(learning_items=[studied], review_logs=[log]))
+    # The graph as the previous version wrote it: none of the study properties.
+    gone = {
+        "LearningItem": ("studied", "state", "due_us", "card_rank", "book", "content_ids"),
+        "ReviewLog": ("reviewed_us", "state_before"),
+    }
+    for label, names in gone.items():
+        for name in names:  # one a statement: FalkorDB dropped all but the first of a list
+            falkordb._run(f"MATCH (n:{label}) SET n.{name} = NULL")
+    assert falkordb.due_cards(due, StudyScope(), limit=5) == []
+
+    reopened = open_store(falkordb.url)
+    try:
+        assert [c.id for c in reopened.due_cards(due, StudyScope(), limit=5)] == ["studied"]
+        assert reopened.review_counts(since=due, today=due, now=due)["book"].introduced == 1
+    finally:
+        reopened.close()

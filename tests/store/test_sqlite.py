@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,8 @@ from zettelgraph.models import (
     ItemType,
     LearningItem,
     NodeLabel,
+    ReviewLog,
+    StudyScope,
     learning_item_id,
 )
 from zettelgraph.packs.relations import SUPPORTS
@@ -434,3 +436,38 @@ def make_card(make: Builders, book: ChangeSet, concept_id: str) -> LearningItem:
         quote_ids=[book.quotes[0].id],
         status=ItemStatus.APPROVED,
     )
+
+
+def test_a_store_from_before_the_study_tables_gets_its_cards_indexed(db_path: Path) -> None:
+    due = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
+    studied = LearningItem(
+        id="studied",
+        item_type=ItemType.FLASHCARD,
+        front="¿a?",
+        back="a.",
+        concept_ids=["c"],
+        content_ids=["book"],
+        status=ItemStatus.APPROVED,
+        schedule={"state": 2},
+        due=due,
+    )
+    fresh = studied.model_copy(update={"id": "new", "schedule": {}, "due": None})
+    log = ReviewLog(id="log", item_id="studied", rating=3, reviewed_at=due)
+    store = SQLiteStore(db_path)
+    store.apply(ChangeSet(learning_items=[studied, fresh], review_logs=[log]))
+    store.close()
+    # The file as the previous version left it: no study tables, migration 5 not applied.
+    connection = raw(db_path)
+    for table in ("card_refs", "cards", "reviews"):
+        connection.execute(f"DROP TABLE {table}")
+    connection.execute("DELETE FROM schema_migrations WHERE version = 5")
+    connection.close()
+
+    store = SQLiteStore(db_path)
+    try:
+        assert [c.id for c in store.due_cards(due, StudyScope(), limit=5)] == ["studied"]
+        assert [c.id for c in store.new_cards(StudyScope(), limit=5)] == ["new"]
+        counts = store.review_counts(since=due, today=due, now=due)
+        assert counts["book"].introduced == 1
+    finally:
+        store.close()
