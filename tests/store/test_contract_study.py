@@ -130,6 +130,12 @@ def test_card_counts_are_per_first_book(store: GraphStore) -> None:
         "book-b": CardCounts(approved=1, new=1),
         "": CardCounts(proposed=1),
     }
+    # card_total: the same counts summed, or of one first book, without grouping.
+    summed = CardCounts()
+    for book_counts in counts.values():
+        summed.add(book_counts)
+    assert store.card_total(NOW, NOW + timedelta(hours=12), EVERY) == summed
+    assert store.card_total(NOW, NOW, EVERY, book="book-b") == CardCounts(approved=1, new=1)
     # A scope counts the cards it takes, still per first book.
     assert store.card_counts(NOW, NOW, StudyScope(content_id="book-a")).keys() == {
         "book-a",

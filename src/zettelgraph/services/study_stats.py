@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from zettelgraph.models import CardCounts, StudyScope
+from zettelgraph.models import CardCounts, ReviewCounts, StudyScope
 from zettelgraph.services.cards import ItemFilter
 from zettelgraph.services.study import as_utc, card_totals, day_start
 from zettelgraph.store.base import GraphStore
@@ -114,14 +114,20 @@ def book_stats(store: GraphStore, *, now: datetime, content_id: str | None) -> S
         The counts of all cards as `total`, the book's (titled, zero when it has no approved
         card) as the only entry of `books` when one is asked for, and the proposed cards.
     """
-    total, books, proposed = _tallies(store, now)
-    if content_id is None:
-        return StudyStats(total=total, proposed=proposed)
-    content = store.get_content(content_id)
-    title = content.title if content else content_id
-    book = books.get(content_id, DeckStats(title=title))
-    book.title = title
-    return StudyStats(total=total, books=[book], proposed=proposed)
+    end_of_day = as_utc(day_start(now) + timedelta(days=1))
+    counts = store.card_total(now, end_of_day, StudyScope())
+    total = DeckStats(title="all")
+    _add_cards(total, counts)
+    books = [] if content_id is None else [DeckStats(title="")]
+    if content_id is not None:
+        content = store.get_content(content_id)
+        books[0].title = content.title if content else content_id
+        _add_cards(books[0], store.card_total(now, end_of_day, StudyScope(), book=content_id))
+    for rated, counted in _ratings(store, now).items():
+        for tally, book in ((total, None), *((b, content_id) for b in books)):
+            if rated is not None and (book is None or rated == book):
+                _add_ratings(tally, counted)
+    return StudyStats(total=total, books=books, proposed=counts.proposed)
 
 
 def _tallies(store: GraphStore, now: datetime) -> tuple[DeckStats, dict[str, DeckStats], int]:
@@ -137,17 +143,25 @@ def _tallies(store: GraphStore, now: datetime) -> tuple[DeckStats, dict[str, Dec
             books[book] = DeckStats(title="")
             for tally in (total, books[book]):
                 _add_cards(tally, counts)
-    ratings = store.review_counts(
-        since=as_utc(now) - timedelta(days=RETENTION_DAYS), today=day_start(now), now=now
-    )
-    for rated, counted in ratings.items():
+    for rated, counted in _ratings(store, now).items():
         if rated is None or rated not in books:
             continue  # the history of cards not approved (dropped, or back to proposed)
         for tally in (total, books[rated]):
-            tally.reviews_today += counted.today
-            tally.recall_checks += counted.recall_checks
-            tally.recalled += counted.recalled
+            _add_ratings(tally, counted)
     return total, books, proposed
+
+
+def _ratings(store: GraphStore, now: datetime) -> dict[str | None, ReviewCounts]:
+    """The ratings `stats` counts, per book of approved cards (None: of other cards)."""
+    return store.review_counts(
+        since=as_utc(now) - timedelta(days=RETENTION_DAYS), today=day_start(now), now=now
+    )
+
+
+def _add_ratings(deck: DeckStats, counted: ReviewCounts) -> None:
+    deck.reviews_today += counted.today
+    deck.recall_checks += counted.recall_checks
+    deck.recalled += counted.recalled
 
 
 def _add_cards(deck: DeckStats, counts: CardCounts) -> None:

@@ -130,6 +130,15 @@ class CypherCards(ABC):
             )
         return out
 
+    def card_total(
+        self, now: datetime, end_of_day: datetime, scope: StudyScope, *, book: str | None = None
+    ) -> CardCounts:
+        total = CardCounts()
+        for name, counts in self.card_counts(now, end_of_day, scope).items():
+            if book is None or name == book:
+                total.add(counts)
+        return total
+
     def new_card_counts(self, concept_ids: Sequence[str], scope: StudyScope) -> dict[str, int]:
         params: dict[str, Any] = {
             "concepts": list(dict.fromkeys(concept_ids)),

@@ -119,6 +119,7 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX cards_due ON cards(status, studied, due, id)",
             "CREATE INDEX cards_new ON cards(status, studied, card_rank, book, created_at, id)",
             "CREATE INDEX cards_counted ON cards(book, status, studied, state, due)",
+            "CREATE INDEX cards_state ON cards(status, studied, state)",
             # A card's books and concepts, one row each (a card cites up to six books).
             "CREATE TABLE card_refs ("
             " kind TEXT NOT NULL,"

@@ -127,6 +127,47 @@ class SQLiteCards:
         return out
 
     @locked
+    def card_total(
+        self, now: datetime, end_of_day: datetime, scope: StudyScope, *, book: str | None = None
+    ) -> CardCounts:
+        params: dict[str, Any] = {
+            "approved": _APPROVED,
+            "proposed": str(ItemStatus.PROPOSED),
+            "review": REVIEW_STATE,
+            "now": sortable_time(now),
+            "end": sortable_time(end_of_day),
+            "book": book,
+        }
+        scoped = _scoped(scope, params) + (" AND c.book = :book" if book is not None else "")
+        studied = "c.status = :approved AND c.studied = 1"
+        # Each count is one range of an index (cards_state, cards_due; cards_counted for a
+        # book): one GROUP BY summing expressions over every row took 1.6 us a card.
+        counts = {
+            name: f"(SELECT count(*) FROM cards c WHERE {where}{scoped})"
+            for name, where in (
+                ("approved", "c.status = :approved"),
+                ("new", "c.status = :approved AND c.studied = 0"),
+                ("review", f"{studied} AND c.state = :review"),
+                ("due_now", f"{studied} AND c.due <= :now"),
+                ("due_today", f"{studied} AND c.due <= :end"),
+                ("proposed", "c.status = :proposed"),
+            )
+        }
+        first = f"(SELECT min(c.due) FROM cards c WHERE {studied} AND c.due > :now{scoped})"
+        row = self._db.execute(f"SELECT {', '.join(counts.values())}, {first}", params).fetchone()
+        approved, new, review, due_now, due_today, proposed, next_due = row
+        return CardCounts(
+            approved=approved,
+            new=new,
+            learning=approved - new - review,
+            review=review,
+            due_now=due_now,
+            due_today=due_today,
+            proposed=proposed,
+            next_due=datetime.fromisoformat(next_due) if next_due else None,
+        )
+
+    @locked
     def new_card_counts(self, concept_ids: Sequence[str], scope: StudyScope) -> dict[str, int]:
         params: dict[str, Any] = {
             "concepts": json.dumps(list(dict.fromkeys(concept_ids))),
@@ -167,9 +208,16 @@ class SQLiteCards:
 
     @locked
     def card_books(self, status: ItemStatus) -> list[str]:
+        # The books one index seek apiece (a skip over card_refs' key), each kept if one card
+        # of the status cites it: a DISTINCT over every card's books took 160 ms at 100,000.
         rows = self._db.execute(
-            "SELECT DISTINCT r.ref FROM card_refs r JOIN cards c ON c.id = r.item_id "
-            "WHERE r.kind = 'content' AND c.status = ? ORDER BY r.ref",
-            (str(status),),
+            "WITH RECURSIVE books(ref) AS ("
+            " SELECT min(ref) FROM card_refs WHERE kind = 'content'"
+            " UNION ALL SELECT (SELECT min(ref) FROM card_refs"
+            " WHERE kind = 'content' AND ref > books.ref) FROM books WHERE books.ref IS NOT NULL)"
+            " SELECT ref FROM books WHERE ref IS NOT NULL AND EXISTS (SELECT 1 FROM card_refs r"
+            " JOIN cards c ON c.id = r.item_id WHERE r.kind = 'content' AND r.ref = books.ref"
+            " AND c.status = :status) ORDER BY ref",
+            {"status": str(status)},
         )
         return [row[0] for row in rows]
