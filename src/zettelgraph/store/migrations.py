@@ -120,13 +120,16 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX cards_new ON cards(status, studied, card_rank, book, created_at, id)",
             "CREATE INDEX cards_counted ON cards(book, status, studied, state, due)",
             "CREATE INDEX cards_state ON cards(status, studied, state)",
-            # A card's books and concepts, one row each (a card cites up to six books).
+            # A card's books and concepts, one row each (a card cites up to six books), with
+            # the card's status: the books of the approved cards are one seek apiece.
             "CREATE TABLE card_refs ("
             " kind TEXT NOT NULL,"
             " ref TEXT NOT NULL,"
             " item_id TEXT NOT NULL REFERENCES nodes(id),"
+            " status TEXT NOT NULL,"
             " PRIMARY KEY (kind, ref, item_id)) WITHOUT ROWID",
             "CREATE INDEX card_refs_item ON card_refs(item_id)",
+            "CREATE INDEX card_refs_status ON card_refs(kind, status, ref)",
             "CREATE TABLE reviews ("
             " id TEXT PRIMARY KEY REFERENCES nodes(id),"
             " item_id TEXT NOT NULL,"

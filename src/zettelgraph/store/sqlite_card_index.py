@@ -29,8 +29,8 @@ def index_card(db: sqlite3.Connection, item: LearningItem) -> None:
     refs = [("content", ref) for ref in fields["content_ids"]]
     refs += [("concept", ref) for ref in fields["concept_ids"]]
     db.executemany(
-        "INSERT OR IGNORE INTO card_refs(kind, ref, item_id) VALUES (?, ?, ?)",
-        [(kind, ref, item.id) for kind, ref in refs],
+        "INSERT OR IGNORE INTO card_refs(kind, ref, item_id, status) VALUES (?, ?, ?, ?)",
+        [(kind, ref, item.id, fields["status"]) for kind, ref in refs],
     )
 
 
