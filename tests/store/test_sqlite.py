@@ -456,11 +456,11 @@ def test_a_store_from_before_the_study_tables_gets_its_cards_indexed(db_path: Pa
     store = SQLiteStore(db_path)
     store.apply(ChangeSet(learning_items=[studied, fresh], review_logs=[log]))
     store.close()
-    # The file as the previous version left it: no study tables, migration 5 not applied.
+    # The file as the previous version left it: no study tables, migration 6 not applied.
     connection = raw(db_path)
     for table in ("card_refs", "cards", "reviews"):
         connection.execute(f"DROP TABLE {table}")
-    connection.execute("DELETE FROM schema_migrations WHERE version = 5")
+    connection.execute("DELETE FROM schema_migrations WHERE version = 6")
     connection.close()
 
     store = SQLiteStore(db_path)

@@ -1,4 +1,4 @@
-"""The SQLite store's study tables (`cards`, `card_refs`, `reviews`; migration 5) kept in step
+"""The SQLite store's study tables (`cards`, `card_refs`, `reviews`; migration 6) kept in step
 with `nodes`: `SQLiteStore` writes a card's or rating's row in the same transaction as the
 node, `delete_nodes` removes them with it, so the study reads (`sqlite_cards.py`) never
 disagree with the records.
@@ -59,7 +59,7 @@ def unindex(db: sqlite3.Connection, ids: Sequence[str], marks: str) -> None:
 
 
 def index_existing(db: sqlite3.Connection) -> None:
-    """Migration 5's step: index the cards and ratings written before the tables existed."""
+    """Migration 6's step: index the cards and ratings written before the tables existed."""
     for (data,) in db.execute("SELECT data FROM nodes WHERE label = 'LearningItem'").fetchall():
         index_card(db, LearningItem.model_validate_json(data))
     for (data,) in db.execute("SELECT data FROM nodes WHERE label = 'ReviewLog'").fetchall():

@@ -1,5 +1,5 @@
 """The SQLite store's study reads: cards by status and due date, and their counts, from the
-`cards`, `card_refs` and `reviews` tables (migration 5) instead of every card's JSON.
+`cards`, `card_refs` and `reviews` tables (migration 6) instead of every card's JSON.
 
 The tables copy what `study_keys` says of each card and rating, written with the node in one
 transaction (`sqlite_card_index.py`). With 100,000 cards the Study page read
