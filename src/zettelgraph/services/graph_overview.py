@@ -104,7 +104,15 @@ def _weights(store: GraphStore, nodes: Mapping[str, Node]) -> dict[str, dict[str
 def propagate(order: Sequence[K], weights: Mapping[K, Mapping[K, int]]) -> list[list[K]]:
     """Label propagation: the groups of `order`'s items, each in `order`'s order, the groups by
     their first item. Every item starts with a label of its own and takes, in `order`, the
-    label its neighbours carry most (by weight; a tie keeps its own, else the earliest)."""
+    label its neighbours carry most (by weight; a tie keeps its own, else the earliest).
+
+    Args:
+        order: the items, in the order they take their labels.
+        weights: each item's neighbours and how strongly each is tied to it.
+
+    Returns:
+        The groups, each in `order`'s order.
+    """
     label = {item: i for i, item in enumerate(order)}
     for _ in range(ROUNDS):
         changed = False
@@ -150,7 +158,16 @@ def nearest_hub(
     nodes, each node joining a hub fewest relations away, the one with the smallest part so
     far when several are as near (a clique splits evenly). Label propagation keeps a
     community whole when it is run on it alone, so a community past the budget opens into
-    these parts instead."""
+    these parts instead.
+
+    Args:
+        order: the group's node ids, most related first.
+        weights: each node's neighbours and how many relations join them.
+        rank: each node's place in the whole graph's order, to sort each part by.
+
+    Returns:
+        The parts, one per hub, each sorted by `rank`.
+    """
     hubs = order[: max(2, math.isqrt(len(order)))]
     hub_of = {hub: hub for hub in hubs}
     sizes = dict.fromkeys(hubs, 1)
@@ -192,7 +209,16 @@ def communities(
 ) -> list[list[str]]:
     """The communities of the nodes of `order` (most related first), largest first, each
     most related first; at most `budget` of them when regrouping gets there; the nodes with
-    no relation last, in one group."""
+    no relation last, in one group.
+
+    Args:
+        order: the node ids, most related first.
+        weights: each node's neighbours and how many relations join them.
+        budget: how many communities (and nodes in one) the page draws at most.
+
+    Returns:
+        The communities, each a list of node ids.
+    """
     rank = {node: i for i, node in enumerate(order)}
     related = [node for node in order if weights.get(node)]
     groups = propagate(related, _strengthened(weights))

@@ -77,7 +77,14 @@ def type_of(node: Node) -> str:
 
 
 def title_of(node: Node) -> str:
-    """A node's name as the graph shows it: the concept's title, the entity's name."""
+    """A node's name as the graph shows it: the concept's title, the entity's name.
+
+    Args:
+        node: a concept or a pack entity.
+
+    Returns:
+        Its title or name.
+    """
     return node.title if isinstance(node, Concept) else node.name
 
 
@@ -218,7 +225,16 @@ def _source_seeds(store: GraphStore, content_id: str) -> list[str]:
 
 def every_kept_node(store: GraphStore, schema: PackSchema, keep: NodeFilter) -> list[Node]:
     """Every concept and entity `keep` keeps: the concepts by title, then the entities by
-    type and name."""
+    type and name.
+
+    Args:
+        store: the graph store to read.
+        schema: the active packs, which say the pack each type comes from.
+        keep: the page's type filter.
+
+    Returns:
+        The nodes kept, in that order.
+    """
     concepts: list[Concept] = []
     if keep.keeps(CONCEPT_TYPE, schema.defined_by.get(CONCEPT_TYPE, "")):
         concepts = sorted(store.list_concepts(), key=lambda c: (c.title.casefold(), c.id))
