@@ -24,7 +24,7 @@ proposition weight (`propositions`; `--proposition-weights 0.3,...` adds variant
 LLM split itself cannot be measured with the fake model, and the local one needs tens of
 seconds per passage on 2 cores.
 
-`--pad-to N` (or `--passages N`) adds distractor passages until the store holds N (the
+`--pad-to N` adds distractor passages until the store holds N (the
 latency check: p95 of `search` for 10k and 100k passages): each is three sentences drawn at
 random (seeded) from the set's own passages, so the vocabulary and the lengths are the set's,
 and no distractor is gold. Recall with distractors is not comparable to recall without: they
@@ -276,11 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="Only the first N questions.")
     parser.add_argument(
         "--pad-to",
-        "--passages",
         dest="pad_to",
         type=int,
         default=0,
-        help="Add distractor passages up to N in all (--passages 100000: the scale check).",
+        help="Add distractor passages up to N in all, each stored and embedded as ingest "
+        "does (any store; --pad-to 100000: the server stores' scale check).",
     )
     parser.add_argument(
         "--store", default="sqlite", help="sqlite (default), falkordb, or a store URL."
