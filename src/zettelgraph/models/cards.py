@@ -3,6 +3,7 @@ the ratings of each study session."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -127,6 +128,10 @@ class StudyScope:
     item_type: ItemType | None = None
 
 
+# CardCounts' counts, in the order the stores' queries return them (`CardCounts.counted`).
+_COUNTED = ("approved", "new", "learning", "review", "due_now", "due_today", "proposed")
+
+
 @dataclass
 class CardCounts:
     """Cards of one book (their first content) by status and study state, counted by the
@@ -141,9 +146,15 @@ class CardCounts:
     proposed: int = 0
     next_due: datetime | None = None  # the first studied card due after now
 
+    @classmethod
+    def counted(cls, counts: Sequence[int], next_due: datetime | None) -> CardCounts:
+        """The counts of one row of a store's query, in field order (approved, new,
+        learning, review, due now, due today, proposed), and its first due time."""
+        return cls(**dict(zip(_COUNTED, counts, strict=True)), next_due=next_due)
+
     def add(self, other: CardCounts) -> None:
         """Add `other`'s counts to these (the earlier `next_due` of the two is kept)."""
-        for name in ("approved", "new", "learning", "review", "due_now", "due_today", "proposed"):
+        for name in _COUNTED:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         dues = [due for due in (self.next_due, other.next_due) if due is not None]
         self.next_due = min(dues) if dues else None

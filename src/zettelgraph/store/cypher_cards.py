@@ -107,27 +107,9 @@ class CypherCards(ABC):
             "min(CASE WHEN studied AND due > $now THEN due END)"
         )
         out: dict[str, CardCounts] = {}
-        for (
-            book,
-            approved,
-            new,
-            learning,
-            review,
-            due_now,
-            due_today,
-            proposed,
-            next_due,
-        ) in self._read(query, params):
-            out[book] = CardCounts(
-                approved=approved,
-                new=new,
-                learning=learning,
-                review=review,
-                due_now=due_now,
-                due_today=due_today,
-                proposed=proposed,
-                next_due=_EPOCH + timedelta(microseconds=next_due) if next_due else None,
-            )
+        for book, *counts, next_due in self._read(query, params):
+            due = _EPOCH + timedelta(microseconds=next_due) if next_due else None
+            out[book] = CardCounts.counted(counts, due)
         return out
 
     def card_total(

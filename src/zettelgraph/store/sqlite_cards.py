@@ -103,27 +103,9 @@ class SQLiteCards:
             "FROM cards c WHERE 1" + _scoped(scope, params) + " GROUP BY c.book"
         )
         out: dict[str, CardCounts] = {}
-        for (
-            book,
-            approved,
-            new,
-            learning,
-            review,
-            due_now,
-            due_today,
-            proposed,
-            next_due,
-        ) in self._db.execute(sql, params):
-            out[book] = CardCounts(
-                approved=approved,
-                new=new,
-                learning=learning,
-                review=review,
-                due_now=due_now,
-                due_today=due_today,
-                proposed=proposed,
-                next_due=datetime.fromisoformat(next_due) if next_due else None,
-            )
+        for book, *counts, next_due in self._db.execute(sql, params):
+            due = datetime.fromisoformat(next_due) if next_due else None
+            out[book] = CardCounts.counted(counts, due)
         return out
 
     @locked
