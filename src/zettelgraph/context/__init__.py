@@ -16,7 +16,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from zettelgraph.context.author_search import AuthorEnricher, author_enricher
+from zettelgraph.context.doubt_probe import doubt_probe_for
 from zettelgraph.guards.doubt import DoubtModel, load_models
+from zettelgraph.guards.doubt_probe import Probe
 from zettelgraph.llm.embeddings import Embedder, embedder_from_settings
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.structured import Sampling
@@ -49,6 +51,10 @@ class Services:
     # read on first use from the calibration file, or injected.
     doubt_models_given: dict[str, DoubtModel] | None = None
     doubt_warning: str | None = None
+    # The probe behind the doubt signal `like_kept` and the embedder of its space, chosen on
+    # first use (`doubt_probe_for`); None when no shipped probe fits this setup.
+    doubt_probe_given: tuple[Probe, Embedder] | None = None
+    doubt_probe_chosen: bool = False
 
     @property
     def doubt_models(self) -> dict[str, DoubtModel]:
@@ -58,6 +64,14 @@ class Services:
                 self.settings.calibration_path
             )
         return self.doubt_models_given
+
+    @property
+    def doubt_probe(self) -> tuple[Probe, Embedder] | None:
+        """The probe of the doubt signal `like_kept` and the embedder it reads vectors from."""
+        if not self.doubt_probe_chosen:
+            self.doubt_probe_given = doubt_probe_for(self.settings, self.embedder)
+            self.doubt_probe_chosen = True
+        return self.doubt_probe_given
 
     @property
     def detect_language(self) -> DetectLanguage:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -24,6 +24,9 @@ from typing import Any, Literal, NotRequired
 
 import numpy as np
 from typing_extensions import TypedDict
+
+from zettelgraph.guards.doubt_probe import SIGNAL as LIKE_KEPT
+from zettelgraph.guards.doubt_probe import logistic
 
 Kind = Literal["concept", "relation"]
 
@@ -39,6 +42,8 @@ LOW_MEANS: dict[str, str] = {
     "confidence": "the model was not sure of it",
     "stance": "the two statements do not agree or disagree as the type says",
     "names_both": "its explanation does not name both ideas",
+    LIKE_KEPT: "it reads like items graders dropped: a scene or a character rather than an "
+    "idea, or a title that misreads its quote",
 }
 HIGH_MEANS: dict[str, str] = {
     "generic": "generic: it would fit most quotes of the book",
@@ -159,17 +164,7 @@ def fit(
     scale = filled.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)
     x = np.hstack([np.ones((len(rows), 1)), (filled - mean) / scale])
-    y = np.array([1.0 if u else 0.0 for u in usable])
-    beta = np.zeros(x.shape[1])
-    penalty = np.diag([0.0, *([l2] * len(names))])
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -30, 30)))
-        gradient = x.T @ (y - p) - penalty @ beta
-        hessian = x.T @ (x * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(beta))
-        step = np.linalg.solve(hessian, gradient)
-        beta += step
-        if float(np.abs(step).max()) < 1e-8:
-            break
+    beta = logistic(x, np.array([1.0 if u else 0.0 for u in usable]), l2)
     model = DoubtModel(
         kind=kind,
         signals=names,
@@ -246,14 +241,27 @@ SHIPPED = "doubt_models.json"
 # the small local models' items and used with them, `concept@reader` is the reader's own
 # (`zettelgraph calibrate`), which comes before any other.
 LOCAL, READER = "local", "reader"
+# The small models' model without the probe (`doubt_probe.py`), for a setup without its
+# embedder.
+LOCAL_FALLBACK = "local-fallback"
 
 
-def choose(models: Mapping[str, DoubtModel], kind: Kind, *, small: bool) -> DoubtModel:
+def choose(
+    models: Mapping[str, DoubtModel],
+    kind: Kind,
+    *,
+    small: bool,
+    unmeasured: Collection[str] = (),
+) -> DoubtModel:
     """The model to flag `kind` items with: the reader's own, else the one fitted on the
-    small local models when the run uses one, else the shipped general one."""
-    for key in (f"{kind}@{READER}", f"{kind}@{LOCAL}" if small else "", kind):
-        if key and key in models:
-            return models[key]
+    small local models when the run uses one (or, when that one needs a signal this setup
+    cannot measure, `unmeasured`, the fallback fitted without it), else the shipped general
+    one."""
+    local = (f"{kind}@{LOCAL}", f"{kind}@{LOCAL_FALLBACK}") if small else ()
+    for key in (f"{kind}@{READER}", *local, kind):
+        model = models.get(key)
+        if model is not None and not set(model.signals) & set(unmeasured):
+            return model
     raise KeyError(f"no doubt model for {kind}")
 
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from zettelgraph.context import Services
 from zettelgraph.guards.doubt import choose
+from zettelgraph.guards.doubt_probe import SIGNAL as LIKE_KEPT
 from zettelgraph.guards.doubt_signals import (
     embedding_signals,
     relation_signals,
@@ -75,6 +76,8 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
     models = services.doubt_models  # read first: it says when the reader's file is broken
     small = services.llms.main_profile.small
     concept_model = choose(models, "concept", small=small)
+    if LIKE_KEPT in concept_model.signals and services.doubt_probe is None:
+        concept_model = choose(models, "concept", small=small, unmeasured=(LIKE_KEPT,))
     relation_model = choose(models, "relation", small=small)
     warnings = [services.doubt_warning] if services.doubt_warning else []
     checks = Checks(services)
@@ -112,6 +115,9 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
 
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
+        if LIKE_KEPT in uses:
+            for key, value in _probe_signals(concepts, quotes, services).items():
+                signals[key][LIKE_KEPT] = value
         asked = checks.chosen(statements, "check")
         idea = checks.chosen(ideas, "idea")
         for concept in concepts:
@@ -245,6 +251,25 @@ def _concept_signals(
             )
         )
     return out
+
+
+def _probe_signals(
+    concepts: Sequence[DraftConcept], quotes: Mapping[str, str], services: Services
+) -> dict[str, float]:
+    """`like_kept` of each concept (`guards/doubt_probe.py`), from its title and quotes."""
+    chosen = services.doubt_probe
+    if chosen is None:
+        return {}
+    probe, embedder = chosen
+    quote_ids = sorted({q for c in concepts for q in c["quote_ids"] if q in quotes})
+    vectors = embedder.embed([*(quotes[q] for q in quote_ids), *(c["title"] for c in concepts)])
+    by_quote = {q: vectors[i] for i, q in enumerate(quote_ids)}
+    return {
+        c["key"]: probe.value(
+            vectors[len(quote_ids) + i], [by_quote[q] for q in c["quote_ids"] if q in by_quote]
+        )
+        for i, c in enumerate(concepts)
+    }
 
 
 def _relation_signals(

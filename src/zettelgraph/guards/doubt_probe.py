@@ -1,0 +1,128 @@
+"""The doubt signal `like_kept`: how much a proposed concept's quote and title resemble the
+items graders kept rather than those they dropped, read by a linear probe on their vectors.
+
+Half of the small model's drops on unseen books were quotes that state no idea (a scene, a
+character sketch, a line of dialogue); most of the rest were titles that misread their quote.
+Neither the model's own yes/no (`check`, `idea`) nor the cosines of `doubt_signals.py` told
+them apart on books no fit had seen (AUC 0.50-0.68, docs/benchmarks.md); a logistic regression
+on the embedder's vectors of the quote and the title, fitted on 303 graded concepts of 16
+books, did (0.65-0.73, each graded set scored by a probe fitted on the others).
+
+A probe is tied to the embedder whose space it learned (`embedder`): the shipped probes
+(`doubt_probe.json`, written by `benchmarks/fit_doubt_probe.py`) are looked up by its name.
+The value is the probe's log-odds that the item is usable; `doubt.py`'s model turns it into
+the score and the flag.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+SIGNAL = "like_kept"
+SHIPPED = "doubt_probe.json"
+
+Vector = NDArray[np.float32]
+
+
+def _unit(vector: NDArray[np.floating[Any]]) -> NDArray[np.float64]:
+    v = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm else v
+
+
+def features(title: Vector, quotes: Sequence[Vector]) -> NDArray[np.float64]:
+    """What the probe reads: the mean direction of the cited quotes, then the title's."""
+    quote = _unit(np.mean(np.stack(quotes), axis=0)) if quotes else np.zeros_like(_unit(title))
+    return np.concatenate([quote, _unit(title)])
+
+
+def logistic(x: NDArray[np.float64], y: NDArray[np.float64], l2: float) -> NDArray[np.float64]:
+    """L2-penalised logistic regression by Newton's method; `x`'s first column is the
+    intercept (not penalised). Returns the coefficients, intercept first."""
+    beta = np.zeros(x.shape[1])
+    penalty = np.diag([0.0, *([l2] * (x.shape[1] - 1))])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -30, 30)))
+        gradient = x.T @ (y - p) - penalty @ beta
+        hessian = x.T @ (x * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(beta))
+        step = np.linalg.solve(hessian, gradient)
+        beta += step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return beta
+
+
+@dataclass(frozen=True)
+class Probe:
+    """log-odds(usable) = bias + weights . (features - mean) / scale, in `embedder`'s space."""
+
+    embedder: str
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    fitted_on: str = ""
+
+    def value(self, title: Vector, quotes: Sequence[Vector]) -> float:
+        """`like_kept` of a concept with this title and these quotes' vectors."""
+        return self.of(features(title, quotes))
+
+    def of(self, row: NDArray[np.float64]) -> float:
+        """The value for one row of `features`."""
+        x = (row - np.array(self.mean)) / np.array(self.scale)
+        total = self.bias + float(x @ np.array(self.weights))
+        return total if math.isfinite(total) else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Probe:
+        return cls(
+            embedder=str(data["embedder"]),
+            mean=tuple(float(v) for v in data["mean"]),
+            scale=tuple(float(v) for v in data["scale"]),
+            weights=tuple(float(v) for v in data["weights"]),
+            bias=float(data["bias"]),
+            fitted_on=str(data.get("fitted_on", "")),
+        )
+
+
+def fit_probe(
+    embedder: str, rows: Sequence[NDArray[np.float64]], usable: Sequence[bool], *, l2: float
+) -> Probe:
+    """A probe fitted on graded items' `features` (standardised; `l2` on each weight: with
+    768 features and a few hundred items, a strong penalty is what keeps it general)."""
+    if len(rows) != len(usable) or not rows or all(usable) or not any(usable):
+        raise ValueError("fitting a probe needs graded items of both kinds, one grade each")
+    raw = np.stack(rows)
+    mean = raw.mean(axis=0)
+    scale = raw.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    x = np.hstack([np.ones((len(rows), 1)), (raw - mean) / scale])
+    beta = logistic(x, np.array([1.0 if u else 0.0 for u in usable]), l2)
+    return Probe(
+        embedder=embedder,
+        mean=tuple(float(v) for v in mean),
+        scale=tuple(float(v) for v in scale),
+        weights=tuple(float(v) for v in beta[1:]),
+        bias=float(beta[0]),
+        fitted_on=f"{len(rows)} graded concepts",
+    )
+
+
+def shipped_probes() -> dict[str, Probe]:
+    """The probes fitted on the project's graded runs, by embedder name."""
+    path = resources.files("zettelgraph.guards").joinpath(SHIPPED)
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {name: Probe.from_dict(value) for name, value in data.items()}
