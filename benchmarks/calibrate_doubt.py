@@ -14,7 +14,9 @@ usable, drop is not; relations (typed ones and the untyped suggestions alike) ho
 own `prepare_review`, on the run's saved proposal, with `--llm`): signals of runs made before a
 check changed are then those the shipped code computes. They are saved beside the sheet as
 `hidden-recomputed.jsonl` and used from then on. `--write` writes the fitted models to
-src/zettelgraph/guards/doubt_models.json under `--key` (`concept@local` ...). Prints JSON.
+src/zettelgraph/guards/doubt_models.json under `--key` (`relation@local` ...). The small
+models' concept flag reads the probe and is fitted by `fit_doubt_probe.py`; the one fitted
+here on the other signals is its fallback (`--key local-fallback`). Prints JSON.
 """
 
 from __future__ import annotations

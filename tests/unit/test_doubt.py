@@ -8,6 +8,9 @@ import math
 import random
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from zettelgraph.guards.doubt import (
     DoubtModel,
     choose,
@@ -19,7 +22,9 @@ from zettelgraph.guards.doubt import (
     separation,
     shipped_models,
 )
+from zettelgraph.guards.doubt_probe import Probe, features, fit_probe, shipped_probes
 from zettelgraph.guards.doubt_signals import embedding_signals, text_signals, yes_probability
+from zettelgraph.llm.embeddings import E5_SMALL
 
 
 def synthetic(n: int, seed: int = 0) -> tuple[list[dict[str, float]], list[bool]]:
@@ -141,3 +146,43 @@ def test_signals_from_text_vectors_and_logprobs() -> None:
     top = [{"token": "Sí", "logprob": math.log(0.6)}, {"token": " no", "logprob": math.log(0.2)}]
     assert math.isclose(yes_probability(top) or 0.0, 0.75)
     assert yes_probability([{"token": "tal", "logprob": -0.1}]) is None
+
+
+def test_a_flag_that_needs_an_unmeasured_signal_gives_way_to_the_fallback() -> None:
+    rows, usable = synthetic(60)
+    probe = fit("concept", ("like_kept",), [{"like_kept": r["grounding"]} for r in rows], usable)
+    fallback = fit("concept", ("grounding",), rows, usable)
+    general = fit("concept", ("copy",), rows, usable)
+    models = {"concept@local": probe, "concept@local-fallback": fallback, "concept": general}
+    assert choose(models, "concept", small=True) == probe
+    assert choose(models, "concept", small=True, unmeasured=("like_kept",)) == fallback
+    assert choose(models, "concept", small=False, unmeasured=("like_kept",)) == general
+
+
+def test_the_probe_learns_a_direction_of_the_vectors_and_reads_it_back() -> None:
+    rng = np.random.default_rng(0)
+    direction = rng.normal(size=8)
+    rows, usable = [], []
+    for _ in range(200):
+        good = bool(rng.random() < 0.6)
+        title = rng.normal(size=8) + (1.5 if good else -1.5) * direction
+        quote = rng.normal(size=8)
+        rows.append(features(title.astype(np.float32), [quote.astype(np.float32)]))
+        usable.append(good)
+    probe = fit_probe("toy", rows, usable, l2=1.0)
+    values = [probe.of(r) for r in rows]
+    assert separation(values, usable, 0.0)["auc"] > 0.9
+    again = Probe.from_dict(json.loads(json.dumps(probe.as_dict())))
+    assert again == probe and again.of(rows[0]) == probe.of(rows[0])
+    # Two quotes are read as their mean direction, and a probe needs both kinds of grade.
+    assert features(rows[0][:8].astype(np.float32), []).shape == (16,)
+    with pytest.raises(ValueError, match="both kinds"):
+        fit_probe("toy", rows[:3], [True] * 3, l2=1.0)
+
+
+def test_the_shipped_probe_fits_e5_smalls_vectors() -> None:
+    probes = shipped_probes()
+    probe = probes[E5_SMALL]
+    assert probe.embedder == E5_SMALL and len(probe.weights) == 2 * 384
+    assert len(probe.mean) == len(probe.scale) == len(probe.weights)
+    assert "like_kept" in shipped_models()["concept@local"].signals

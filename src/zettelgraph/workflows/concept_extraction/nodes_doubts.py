@@ -7,7 +7,9 @@ quotes; how close two related ideas are), from plain text (how much a concept re
 quote) and, where the provider returns log-probabilities, from the model's own yes/no: does
 the statement say what the quote says (`prompts/check_statement.py`), does the relation's
 type hold between the two statements (`prompts/check_relation.py`). One one-token call per
-item. An item keeps its doubt across feedback rounds while its text is the same.
+item. On a small model a concept's flag reads `like_kept` instead, a probe on e5-small's vectors
+of its title and quotes (`guards/doubt_probe.py`), and asks the model nothing. An item keeps
+its doubt across feedback rounds while its text is the same.
 
 The relation policy (docs/design.md, "Relations only when they hold"): on small models a
 relation whose doubt is under the floor, or of an opposing type the model does not itself
