@@ -148,6 +148,44 @@ def test_card_counts_are_per_first_book(store: GraphStore) -> None:
     assert store.new_card_counts(["c-new"], StudyScope(content_id="book-b")) == {}
 
 
+def test_a_scopes_totals_are_the_sums_over_the_cards_it_takes(store: GraphStore) -> None:
+    soon = NOW + timedelta(hours=3)
+    cards = [
+        _studied("due", NOW - timedelta(days=1), content_ids=["book-b", "book-a"]),
+        _studied("today", soon, concept_ids=["c-x"]),
+        _studied("learning", NOW + timedelta(days=3), state=1, concept_ids=["c-x", "c-y"]),
+        _studied("cloze", NOW - timedelta(hours=1), item_type=ItemType.CLOZE),
+        _card("new", concept_ids=["c-x"]),
+        _card("b-new", content_ids=["book-b"], concept_ids=["c-x"]),
+        _card("proposed", status=ItemStatus.PROPOSED, concept_ids=["c-x"]),
+        _studied("dropped", NOW, status=ItemStatus.DROPPED, concept_ids=["c-x"]),
+    ]
+    store.apply(ChangeSet(learning_items=cards))
+    end = NOW + timedelta(hours=12)
+    for scope in (
+        StudyScope(content_id="book-a"),
+        StudyScope(content_id="book-b"),
+        StudyScope(concept_id="c-x"),
+        StudyScope(content_id="book-a", concept_id="c-x"),
+        StudyScope(content_id="book-a", item_type=ItemType.CLOZE),
+        StudyScope(content_id="book-z"),
+    ):
+        summed = CardCounts()
+        for book_counts in store.card_counts(NOW, end, scope).values():
+            summed.add(book_counts)
+        assert store.card_total(NOW, end, scope) == summed, scope
+    assert store.card_total(NOW, end, StudyScope(concept_id="c-x")) == CardCounts(
+        approved=4, new=2, learning=1, review=1, due_today=1, proposed=1, next_due=soon
+    )
+    assert store.card_total(NOW, end, StudyScope(content_id="book-z")) == CardCounts()
+    # The concepts' new cards, of one book or of every book.
+    assert store.new_card_counts(["c-x", "c-y"], StudyScope(content_id="book-a")) == {"c-x": 1}
+    assert store.new_card_counts(["c-x", "c-y"], EVERY) == {"c-x": 2}
+    both = StudyScope(content_id="book-b", concept_id="c-x")
+    assert store.new_card_counts(["c-x"], both) == {"c-x": 1}
+    assert _ids(store.new_cards(both, limit=10)) == ["b-new"]
+
+
 def test_review_counts_are_per_book_of_approved_cards(store: GraphStore) -> None:
     cards = [_studied("kept", NOW), _studied("b-kept", NOW, content_ids=["book-b"])]
     cards.append(_studied("dropped", NOW, status=ItemStatus.DROPPED))

@@ -9,8 +9,8 @@ log-probabilities, say) is read as its mean: it then moves the score neither way
 
 The shipped models (`doubt_models.json`) come from `benchmarks/calibrate_doubt.py` over the
 grades in `benchmarks/grades/`, and the small models' concept flag (`concept@local`, on the
-probe of `doubt_probe.py`) from `benchmarks/fit_doubt_probe.py`; `zettelgraph calibrate` fits a reader's own from their
-decisions (`services/calibration.py`).
+probe of `doubt_probe.py`) from `benchmarks/fit_doubt_probe.py`; `zettelgraph calibrate`
+fits a reader's own from their decisions (`services/calibration.py`).
 """
 
 from __future__ import annotations
