@@ -175,7 +175,7 @@ def test_the_probe_learns_a_direction_of_the_vectors_and_reads_it_back() -> None
     again = Probe.from_dict(json.loads(json.dumps(probe.as_dict())))
     assert again == probe and again.of(rows[0]) == probe.of(rows[0])
     # Two quotes are read as their mean direction, and a probe needs both kinds of grade.
-    assert features(rows[0][:8].astype(np.float32), []).shape == (16,)
+    assert features(rows[0][:8].astype(np.float32), []).shape == (24,)
     with pytest.raises(ValueError, match="both kinds"):
         fit_probe("toy", rows[:3], [True] * 3, l2=1.0)
 
@@ -183,6 +183,6 @@ def test_the_probe_learns_a_direction_of_the_vectors_and_reads_it_back() -> None
 def test_the_shipped_probe_fits_e5_smalls_vectors() -> None:
     probes = shipped_probes()
     probe = probes[E5_SMALL]
-    assert probe.embedder == E5_SMALL and len(probe.weights) == 2 * 384
+    assert probe.embedder == E5_SMALL and len(probe.weights) == 3 * 384
     assert len(probe.mean) == len(probe.scale) == len(probe.weights)
     assert "like_kept" in shipped_models()["concept@local"].signals

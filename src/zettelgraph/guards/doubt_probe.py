@@ -5,8 +5,9 @@ Half of the small model's drops on unseen books were quotes that state no idea (
 character sketch, a line of dialogue); most of the rest were titles that misread their quote.
 Neither the model's own yes/no (`check`, `idea`) nor the cosines of `doubt_signals.py` told
 them apart on books no fit had seen (AUC 0.50-0.68, docs/benchmarks.md); a logistic regression
-on the embedder's vectors of the quote and the title, fitted on 303 graded concepts of 16
-books, did (0.65-0.73, each graded set scored by a probe fitted on the others).
+on the embedder's vectors of the quote and the title does better (AUC 0.73-0.79 on each of
+five graded sets, 19 books, scored by a probe fitted on the other four; 0.78 on a set graded
+after the first probe shipped).
 
 A probe is tied to the embedder whose space it learned (`embedder`): the shipped probes
 (`doubt_probe.json`, written by `benchmarks/fit_doubt_probe.py`) are looked up by its name.
@@ -39,9 +40,13 @@ def _unit(vector: NDArray[np.floating[Any]]) -> NDArray[np.float64]:
 
 
 def features(title: Vector, quotes: Sequence[Vector]) -> NDArray[np.float64]:
-    """What the probe reads: the mean direction of the cited quotes, then the title's."""
-    quote = _unit(np.mean(np.stack(quotes), axis=0)) if quotes else np.zeros_like(_unit(title))
-    return np.concatenate([quote, _unit(title)])
+    """What the probe reads: the mean direction of the cited quotes (is it an idea?), the
+    title's, and how far apart they are along each dimension (does the title say what the
+    quote says?). The third part raised the AUC on each of five graded sets, each scored by a
+    probe fitted on the other four (0.68-0.78 -> 0.73-0.79)."""
+    t = _unit(title)
+    quote = _unit(np.mean(np.stack(quotes), axis=0)) if quotes else np.zeros_like(t)
+    return np.concatenate([quote, t, np.abs(quote - t)])
 
 
 def logistic(x: NDArray[np.float64], y: NDArray[np.float64], l2: float) -> NDArray[np.float64]:
