@@ -21,7 +21,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zettelgraph.llm.embeddings import Embedder, embed_queries
-from zettelgraph.models import Concept, Content, NodeLabel, PassageFilter, Quote, SearchResult
+from zettelgraph.models import (
+    Concept,
+    Content,
+    NodeLabel,
+    PassageFilter,
+    Quote,
+    Relation,
+    SearchResult,
+)
 from zettelgraph.models.locations import quote_place
 from zettelgraph.packs.relations import SUPPORTS
 from zettelgraph.retrieval.fusion import Fused, Ranked, fuse
@@ -121,16 +129,17 @@ class Retriever:
                 seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
         top = fused[: recipe.graph_seed_passages]
         best = top[0].score if top and top[0].score > 0 else 1.0
-        for entry in top:
-            for relation in self.store.relations(entry.id, relation_type=SUPPORTS):
-                strength = max(entry.score, 0.0) / best
+        # One read per step, not one per passage and per concept: on a server store each read
+        # is a round trip, and fifteen of them were most of a hybrid search's time.
+        score_of = {entry.id: max(entry.score, 0.0) / best for entry in top}
+        for relation in self._supports(list(score_of), "out"):
+            if relation.source_id in score_of:
+                strength = score_of[relation.source_id]
                 seeds[relation.target_id] = max(seeds.get(relation.target_id, 0.0), strength)
         reached: dict[str, float] = {}
-        for concept_id, strength in seeds.items():
-            for relation in self.store.relations(
-                concept_id, relation_type=SUPPORTS, direction="in"
-            ):
-                source = relation.source_id
+        for relation in self._supports(list(seeds), "in"):
+            if relation.target_id in seeds:
+                source, strength = relation.source_id, seeds[relation.target_id]
                 reached[source] = max(reached.get(source, 0.0), strength)
         # Concept -> Concept SUPPORTS edges also arrive here: keep passages only, and of
         # those the ones the filter admits (before the cut, so the list stays full).
@@ -141,6 +150,13 @@ class Retriever:
         ranked = [(pid, score) for pid, score in reached.items() if pid in kept]
         ranked.sort(key=lambda item: (-item[1], item[0]))
         return ranked[: recipe.candidates]
+
+    def _supports(self, node_ids: list[str], direction: str) -> list[Relation]:
+        """The SUPPORTS relations leaving ("out") or reaching ("in") any of `node_ids`."""
+        if not node_ids:
+            return []
+        relations = self.store.relations_of(node_ids, direction=direction)
+        return [r for r in relations if r.type == SUPPORTS]
 
     def _admitted(self, quotes: list[Quote], passages: PassageFilter) -> list[Quote]:
         """The quotes the filter admits, each Content (and its author) read once."""
