@@ -173,7 +173,10 @@ class FalkorDBStore(ServerBM25, CypherStore):
 
     # --- schema ------------------------------------------------------------------------
     def _indexes(self) -> list[list[Any]]:
-        return self._read("CALL db.indexes()")
+        # Not the `info` column: FalkorDB 4.16 can fill a field's name there with bytes that
+        # are not UTF-8 (seen on a range index of a 100,000-passage graph), and the client
+        # then cannot decode the reply, so the store could not even be opened.
+        return self._read("CALL db.indexes() YIELD label, properties, types, options, status")
 
     def _has_index(self, label: str, field: str, kind: str) -> dict[str, Any] | None:
         """The options of an index of `kind` on label.field, or None when there is none."""
@@ -331,7 +334,7 @@ class FalkorDBStore(ServerBM25, CypherStore):
     def wait_for_indexes(self, timeout: float = 600.0) -> None:
         """Block until every index is built (bulk loads and benchmarks)."""
         deadline = time.monotonic() + timeout
-        while any(row[7] != "OPERATIONAL" for row in self._indexes()):
+        while any(row[4] != "OPERATIONAL" for row in self._indexes()):
             if time.monotonic() > deadline:
                 raise StoreError(f"FalkorDB indexes still building after {timeout:.0f} s")
             time.sleep(0.2)
