@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grading import RECOMPUTED, USABLE, hidden_of, read_jsonl, write_jsonl
+from grading import RECOMPUTED, USABLE, graded_sheets, hidden_of, read_jsonl, write_jsonl
 from zettelgraph.guards.doubt import DoubtModel, fit, flag_all, separation
 
 CONCEPT_SIGNALS = (
@@ -131,11 +131,9 @@ MIN_ITEMS = 4
 def graded_items(pairs: Sequence[str]) -> list[dict[str, Any]]:
     """Every graded item with its book, kind, signals and whether it is usable."""
     items: list[dict[str, Any]] = []
-    for pair in pairs:
-        folder, _, grades_path = pair.partition("=")
-        sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
+    for folder, sheet, grades in graded_sheets(pairs):
         hidden = {row["item"]: row for row in hidden_of(Path(folder))}
-        for grade in read_jsonl(Path(grades_path)):
+        for grade in grades:
             item = grade["item"]
             doubt = (hidden.get(item) or {}).get("doubt") or {}
             if item not in sheet or not doubt.get("signals"):

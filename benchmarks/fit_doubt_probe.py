@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from grading import USABLE, read_jsonl
+from grading import USABLE, graded_sheets
 from zettelgraph.guards.doubt import LOCAL, LOCAL_FALLBACK, DoubtModel, fit, separation
 from zettelgraph.guards.doubt_probe import SIGNAL, Probe, features, fit_probe
 from zettelgraph.llm.embeddings import E5_SMALL, build_embedder
@@ -42,10 +42,8 @@ L2 = 333.0
 def graded_concepts(pairs: Sequence[str]) -> list[dict[str, Any]]:
     """Every graded concept with its set, book, title, quotes and whether it is usable."""
     out: list[dict[str, Any]] = []
-    for pair in pairs:
-        folder, _, grades_path = pair.partition("=")
-        sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
-        for grade in read_jsonl(Path(grades_path)):
+    for folder, sheet, grades in graded_sheets(pairs):
+        for grade in grades:
             row = sheet.get(grade["item"])
             if row is None or row["kind"] != "concept" or not row.get("quotes"):
                 continue

@@ -13,7 +13,7 @@ the drops (the share of drops flagged, the share of unflagged items that are usa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,16 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     path.write_text(
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
     )
+
+
+def graded_sheets(
+    pairs: Sequence[str],
+) -> Iterator[tuple[str, dict[str, dict[str, Any]], list[dict[str, Any]]]]:
+    """For each `SHEET_DIR=GRADES` pair: the folder, its sheet's rows by item, its grades."""
+    for pair in pairs:
+        folder, _, grades_path = pair.partition("=")
+        sheet = {row["item"]: row for row in read_jsonl(Path(folder) / "sheet.jsonl")}
+        yield folder, sheet, read_jsonl(Path(grades_path))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
