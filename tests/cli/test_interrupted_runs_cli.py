@@ -21,6 +21,12 @@ from zettelgraph.cli.app import app
 REPO = Path(__file__).resolve().parents[2]
 WALDEN = REPO / "examples" / "walden.md"
 ZETTELGRAPH = str(Path(sys.executable).parent / "zettelgraph")
+DEFAULT_SIGINT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
 # The step after which the signal is sent: the first LLM call (slowed) comes next.
 LOADED = "load_content_quotes done"
 
@@ -39,7 +45,10 @@ def interrupted(home: Path, *args: str) -> tuple[int, str]:
     """Run the command with a slow fake LLM, send SIGINT once its quotes are loaded; its exit
     status and stderr."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELGRAPH_")}
-    command = [ZETTELGRAPH, "--home", str(home), "--llm", "fake:latency=2"]
+    # As from a terminal, whatever started the suite: a background job inherits SIGINT
+    # ignored, and an ignored SIGINT stays ignored across exec, so the command would never
+    # see the Ctrl-C. The default is set, then the command exec'd.
+    command = [*DEFAULT_SIGINT, ZETTELGRAPH, "--home", str(home), "--llm", "fake:latency=2"]
     child = subprocess.Popen(
         [*command, "--embeddings", "hash", *args],
         stdout=subprocess.PIPE,
