@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 from zettelgraph.models import ChangeSet, NodeLabel
 from zettelgraph.store import GraphStore
 
@@ -79,3 +81,33 @@ def test_concepts_are_analysed_in_their_own_language(store: GraphStore, make: Bu
     store.apply(ChangeSet(concepts=[concept]))
     hits = store.text_search("ciudad", 5, label=NodeLabel.CONCEPT)
     assert [hit.id for hit in hits] == [concept.id]
+
+
+def test_a_search_ranks_the_rarest_terms_matches_first_and_still_returns_k(
+    store: GraphStore, make: Builders
+) -> None:
+    if store.url.startswith(("neo4j", "bolt")):
+        pytest.skip("Neo4j ranks every match itself (Lucene's BM25)")
+    # A bound of one match: only the rarest term's passages are ranked first (as at a million
+    # passages, where a common stem matches most of them). Unbounded, the short passage that
+    # repeats the common word would beat the long one that names the rare word once.
+    store.text_candidates = 1  # type: ignore[attr-defined]
+    filler = " ".join(f"palabra{i}" for i in range(60))
+    quotes = (
+        "El castor y el río.",
+        f"Un castor {filler}.",
+        "Río, río, río.",
+        "El río ancho.",
+        "Un río.",
+        *(f"Otra cosa número {i}." for i in range(20)),
+    )
+    book = make.book(quotes=quotes)
+    store.apply(book)
+    both, rare = book.quotes[0].id, book.quotes[1].id
+
+    two = store.text_search("castor río", 2, label=NodeLabel.QUOTE)
+    five = store.text_search("castor río", 5, label=NodeLabel.QUOTE)
+
+    assert [hit.id for hit in two] == [both, rare]
+    # Fewer than k among the rarest term's matches: every term's, ranked as a whole.
+    assert {hit.id for hit in five} == {book.quotes[i].id for i in range(5)}

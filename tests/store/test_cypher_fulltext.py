@@ -15,7 +15,7 @@ from zettelgraph.models import ChangeSet, NodeLabel, PassageFilter
 from zettelgraph.store import open_store
 from zettelgraph.store.cypher_search import TextTerm, text_terms
 from zettelgraph.store.falkordb import FalkorDBStore
-from zettelgraph.store.falkordb_text import candidate_terms
+from zettelgraph.store.text_terms import candidate_terms
 
 if TYPE_CHECKING:
     from conftest import Builders, HashEmbedder

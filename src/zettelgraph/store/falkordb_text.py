@@ -36,6 +36,7 @@ from typing import Any
 from zettelgraph.models import NodeLabel
 from zettelgraph.store.cypher_search import TextTerm
 from zettelgraph.store.cypher_statements import Statement
+from zettelgraph.store.text_terms import TEXT_CANDIDATES, candidate_terms
 
 # BM25's usual constants, the ones SQLite's FTS5 and Lucene (Neo4j) use.
 BM25_K1 = 1.2
@@ -67,23 +68,6 @@ def idf(found_in: int, documents: int) -> float:
     """Lucene's idf, ln(1 + (N - n + 0.5) / (n + 0.5)): never negative, even for a term
     most nodes hold (FTS5's own can be)."""
     return math.log(1 + (documents - found_in + 0.5) / (found_in + 0.5))
-
-
-def candidate_terms(found_in: Sequence[int], k: int | None, budget: int) -> list[int]:
-    """The positions of the terms whose matches are scored, rarest first: every term that
-    matches anything when `k` is None (every match is wanted), else until they hold at
-    least `k` matches and then while they stay within `budget`."""
-    order = sorted((n, i) for i, n in enumerate(found_in) if n > 0)
-    if k is None:
-        return [i for _, i in order]
-    chosen: list[int] = []
-    total = 0
-    for n, i in order:
-        if total >= k and total + n > budget:
-            break
-        chosen.append(i)
-        total += n
-    return chosen
 
 
 def score_query(label: NodeLabel, filtered: bool, limited: bool) -> str:
@@ -137,7 +121,7 @@ class ServerBM25:
 
     # Matches of the rarest terms scored per search once k are reached (docs/benchmarks.md):
     # at 10,000 passages, 500 kept the exact best passage for 98% of 150 questions.
-    text_candidates = 500
+    text_candidates = TEXT_CANDIDATES
     _statistics: TextStatistics | None = None
 
     @abstractmethod

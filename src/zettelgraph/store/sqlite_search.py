@@ -24,8 +24,10 @@ from zettelgraph.store.base import StoreError
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
 from zettelgraph.store.sqlite_connection import locked
 from zettelgraph.store.sqlite_reads import SQLiteReads
-from zettelgraph.store.sqlite_text import match_expression
+from zettelgraph.store.sqlite_text import match_of, term_documents
+from zettelgraph.store.text_terms import TEXT_CANDIDATES, candidate_terms
 from zettelgraph.store.vector_index import ANN_THRESHOLD, VectorIndex
+from zettelgraph.text.stemming import analyze_query
 
 _LOAD_BATCH = 4096
 
@@ -42,6 +44,8 @@ class SQLiteSearch(SQLiteReads):
     # (exact); above it, an approximate index proposes candidates that are scored exactly
     # (vector_index.py). An attribute, as the Cypher store's, so tests can lower it.
     exact_search_limit: int = ANN_THRESHOLD
+    # Matches ranked at most once k are found (store/text_terms.py); tests lower it.
+    text_candidates: int = TEXT_CANDIDATES
 
     def vectors(self, label: NodeLabel | None = None) -> Iterator[tuple[str, NDArray[np.float32]]]:
         # A generator runs after `locked` would have returned: take the lock for the query.
@@ -184,11 +188,26 @@ class SQLiteSearch(SQLiteReads):
         label: NodeLabel | None = None,
         passages: PassageFilter | None = None,
     ) -> list[SearchHit]:
-        match = match_expression(query)
+        terms = analyze_query(query)
         chosen = active_filter(label, passages)
         scope = self._scope(chosen) if chosen is not None else None
-        if not match or k <= 0 or scope == []:
+        if not terms or k <= 0 or scope == []:
             return []
+        if scope is None:
+            # Only the rarest terms' matches are ranked first (store/text_terms.py): FTS5
+            # ranks every match of the MATCH, and a common stem matches most passages.
+            found_in = term_documents(self._db, terms)
+            rare = candidate_terms(found_in, k, self.text_candidates)
+            if len(rare) < sum(1 for n in found_in if n):
+                hits = self._ranked(match_of([terms[i] for i in rare]), k, label, None)
+                if len(hits) >= k:
+                    return hits
+        return self._ranked(match_of(terms), k, label, scope)
+
+    def _ranked(
+        self, match: str, k: int, label: NodeLabel | None, scope: list[str] | None
+    ) -> list[SearchHit]:
+        """The best `k` nodes FTS5 finds for `match` by BM25 (of `label`, among `scope`)."""
         sql = "SELECT id, label, bm25(node_text) AS rank FROM node_text WHERE node_text MATCH ?"
         params: list[Any] = [match]
         if scope is not None:

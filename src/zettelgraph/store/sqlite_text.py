@@ -8,10 +8,10 @@ for display. Queries go through `text.stemming.analyze_query`, the same analysis
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 from zettelgraph.models import Concept, Entity, NodeLabel, Quote
 from zettelgraph.store.rules import SEARCHED_LABELS, indexed_text_of
-from zettelgraph.text.stemming import analyze_query
 
 _MODELS: dict[str, type[Quote | Concept | Entity]] = {
     str(NodeLabel.QUOTE): Quote,
@@ -49,12 +49,35 @@ def rebuild_text_index(db: sqlite3.Connection) -> int:
     return count
 
 
-def match_expression(query: str) -> str:
-    """The FTS5 MATCH for `query`: its analysed terms OR-ed, each quoted so user text is
-    never read as FTS5 syntax; "" when nothing is left to match."""
+def match_of(terms: Sequence[str]) -> str:
+    """The FTS5 MATCH of analysed terms (a trailing `*` is a prefix), OR-ed and quoted."""
     parts: list[str] = []
-    for term in analyze_query(query):
+    for term in terms:
         prefix = term.endswith("*")
         quoted = '"' + term.rstrip("*").replace('"', '""') + '"'
         parts.append(quoted + " *" if prefix else quoted)
     return " OR ".join(parts)
+
+
+# Each term's document count, from FTS5's own vocabulary (a per-connection table).
+_VOCABULARY = "temp.node_text_terms"
+
+
+def term_documents(db: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
+    """How many indexed nodes hold each analysed term (a prefix: each word it starts, summed,
+    an upper bound); from the index's vocabulary, without reading a document."""
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCABULARY} USING fts5vocab(main, node_text, row)"
+    )
+    counts: list[int] = []
+    for term in terms:
+        if term.endswith("*"):
+            stem = term.rstrip("*")
+            row = db.execute(
+                f"SELECT coalesce(sum(doc), 0) FROM {_VOCABULARY} WHERE term >= ? AND term < ?",
+                (stem, stem + "\U0010ffff"),
+            ).fetchone()
+        else:
+            row = db.execute(f"SELECT doc FROM {_VOCABULARY} WHERE term = ?", (term,)).fetchone()
+        counts.append(int(row[0]) if row else 0)
+    return counts
