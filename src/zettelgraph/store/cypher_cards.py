@@ -16,7 +16,7 @@ from typing import Any
 
 from zettelgraph.models import CardCounts, CardState, ItemStatus, ReviewCounts, StudyScope
 from zettelgraph.store.base import card_state
-from zettelgraph.store.study_keys import REVIEW_STATE, new_card_key, time_key
+from zettelgraph.store.study_keys import REVIEW_STATE, count_params, new_card_key, time_key
 
 _APPROVED = str(ItemStatus.APPROVED)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -85,13 +85,7 @@ class CypherCards(ABC):
     def card_counts(
         self, now: datetime, end_of_day: datetime, scope: StudyScope
     ) -> dict[str, CardCounts]:
-        params: dict[str, Any] = {
-            "approved": _APPROVED,
-            "proposed": str(ItemStatus.PROPOSED),
-            "review": REVIEW_STATE,
-            "now": time_key(now),
-            "end": time_key(end_of_day),
-        }
+        params = count_params(now, end_of_day, time_key)
         query = (
             "MATCH (n:LearningItem) WHERE true" + _scoped(scope, params) + " "
             "WITH n.book AS book, n.status = $approved AS approved, "

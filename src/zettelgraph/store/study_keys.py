@@ -4,12 +4,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fsrs import State
 
-from zettelgraph.models import DIFFICULTY_RANK, CardState, LearningItem, ReviewLog
+from zettelgraph.models import DIFFICULTY_RANK, CardState, ItemStatus, LearningItem, ReviewLog
 from zettelgraph.store.rules import sortable_time
 
 # FSRS's review state (a card learned); learning and relearning count as learning.
@@ -34,6 +35,21 @@ def time_key(moment: datetime) -> int:
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+
+
+def count_params(
+    now: datetime, end_of_day: datetime, key: Callable[[datetime], Any]
+) -> dict[str, Any]:
+    """The parameters every store's card counts read: the statuses counted, FSRS's review
+    state, and the two moments (due now, due today) as that store compares times (`key`:
+    `sortable_time` on SQLite, `time_key` on a Cypher store)."""
+    return {
+        "approved": str(ItemStatus.APPROVED),
+        "proposed": str(ItemStatus.PROPOSED),
+        "review": REVIEW_STATE,
+        "now": key(now),
+        "end": key(end_of_day),
+    }
 
 
 def new_card_key(card: CardState | LearningItem) -> tuple[int, str, str, str]:
