@@ -16,6 +16,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from zettelgraph.store.base import StoreError
 from zettelgraph.store.migrations import MIGRATIONS
+from zettelgraph.store.sqlite_text import open_vocabulary
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -36,6 +37,7 @@ def connect(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys=ON")
         db.execute("PRAGMA busy_timeout=10000")
         _migrate(db)
+        open_vocabulary(db)
     except sqlite3.DatabaseError as exc:
         db.close()  # do not leak the handle of a file we refuse
         raise StoreError(

@@ -59,16 +59,21 @@ def match_of(terms: Sequence[str]) -> str:
     return " OR ".join(parts)
 
 
-# Each term's document count, from FTS5's own vocabulary (a per-connection table).
+# Each term's document count, from FTS5's own vocabulary: a table of the connection's own
+# (temp), made when the store is opened (`open_vocabulary`), so no migration writes it.
 _VOCABULARY = "temp.node_text_terms"
+
+
+def open_vocabulary(db: sqlite3.Connection) -> None:
+    """Give the connection the vocabulary `term_documents` reads (once, when it is opened)."""
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCABULARY} USING fts5vocab(main, node_text, row)"
+    )
 
 
 def term_documents(db: sqlite3.Connection, terms: Sequence[str]) -> list[int]:
     """How many indexed nodes hold each analysed term (a prefix: each word it starts, summed,
     an upper bound); from the index's vocabulary, without reading a document."""
-    db.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCABULARY} USING fts5vocab(main, node_text, row)"
-    )
     counts: list[int] = []
     for term in terms:
         if term.endswith("*"):
