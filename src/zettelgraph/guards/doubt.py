@@ -27,7 +27,7 @@ import numpy as np
 from typing_extensions import TypedDict
 
 from zettelgraph.guards.doubt_probe import SIGNAL as LIKE_KEPT
-from zettelgraph.guards.doubt_probe import logistic
+from zettelgraph.guards.doubt_probe import fit_logistic
 
 Kind = Literal["concept", "relation"]
 
@@ -162,10 +162,7 @@ def fit(
     sums = np.where(measured, raw, 0.0).sum(axis=0)
     mean = np.divide(sums, counts, out=np.zeros(len(names)), where=counts > 0)
     filled = np.where(np.isfinite(raw), raw, mean)
-    scale = filled.std(axis=0)
-    scale = np.where(scale > 1e-9, scale, 1.0)
-    x = np.hstack([np.ones((len(rows), 1)), (filled - mean) / scale])
-    beta = logistic(x, np.array([1.0 if u else 0.0 for u in usable]), l2)
+    scale, beta = fit_logistic(filled, mean, usable, l2)
     model = DoubtModel(
         kind=kind,
         signals=names,

@@ -27,16 +27,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from zettelgraph.guards.doubt_signals import unit
+
 SIGNAL = "like_kept"
 SHIPPED = "doubt_probe.json"
 
 Vector = NDArray[np.float32]
-
-
-def _unit(vector: NDArray[np.floating[Any]]) -> NDArray[np.float64]:
-    v = np.asarray(vector, dtype=np.float64)
-    norm = float(np.linalg.norm(v))
-    return v / norm if norm else v
 
 
 def features(title: Vector, quotes: Sequence[Vector]) -> NDArray[np.float64]:
@@ -44,14 +40,26 @@ def features(title: Vector, quotes: Sequence[Vector]) -> NDArray[np.float64]:
     title's, and how far apart they are along each dimension (does the title say what the
     quote says?). The third part raised the AUC on each of five graded sets, each scored by a
     probe fitted on the other four (0.68-0.78 -> 0.73-0.79)."""
-    t = _unit(title)
-    quote = _unit(np.mean(np.stack(quotes), axis=0)) if quotes else np.zeros_like(t)
+    t = unit(np.asarray(title, dtype=np.float64))
+    quote = (
+        unit(np.asarray(np.mean(np.stack(quotes), axis=0), dtype=np.float64))
+        if quotes
+        else np.zeros_like(t)
+    )
     return np.concatenate([quote, t, np.abs(quote - t)])
 
 
-def logistic(x: NDArray[np.float64], y: NDArray[np.float64], l2: float) -> NDArray[np.float64]:
-    """L2-penalised logistic regression by Newton's method; `x`'s first column is the
-    intercept (not penalised). Returns the coefficients, intercept first."""
+def fit_logistic(
+    values: NDArray[np.float64], mean: NDArray[np.float64], usable: Sequence[bool], l2: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """An L2-penalised logistic regression of `usable` on `values` (one row an item)
+    standardised by `mean` and their spread (a column that does not vary gets scale 1), by
+    Newton's method; the intercept is not penalised. Returns (scale, coefficients with the
+    intercept first): the doubt flags' fit (`doubt.fit`) and the probe's (`fit_probe`)."""
+    scale = values.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    x = np.hstack([np.ones((len(values), 1)), (values - mean) / scale])
+    y = np.array([1.0 if u else 0.0 for u in usable])
     beta = np.zeros(x.shape[1])
     penalty = np.diag([0.0, *([l2] * (x.shape[1] - 1))])
     for _ in range(50):
@@ -62,7 +70,7 @@ def logistic(x: NDArray[np.float64], y: NDArray[np.float64], l2: float) -> NDArr
         beta += step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return beta
+    return scale, beta
 
 
 @dataclass(frozen=True)
@@ -105,15 +113,12 @@ def fit_probe(
     embedder: str, rows: Sequence[NDArray[np.float64]], usable: Sequence[bool], *, l2: float
 ) -> Probe:
     """A probe fitted on graded items' `features` (standardised; `l2` on each weight: with
-    768 features and a few hundred items, a strong penalty is what keeps it general)."""
+    1,152 features and a few hundred items, a strong penalty is what keeps it general)."""
     if len(rows) != len(usable) or not rows or all(usable) or not any(usable):
         raise ValueError("fitting a probe needs graded items of both kinds, one grade each")
     raw = np.stack(rows)
     mean = raw.mean(axis=0)
-    scale = raw.std(axis=0)
-    scale = np.where(scale > 1e-9, scale, 1.0)
-    x = np.hstack([np.ones((len(rows), 1)), (raw - mean) / scale])
-    beta = logistic(x, np.array([1.0 if u else 0.0 for u in usable]), l2)
+    scale, beta = fit_logistic(raw, mean, usable, l2)
     return Probe(
         embedder=embedder,
         mean=tuple(float(v) for v in mean),

@@ -23,7 +23,7 @@ from zettelgraph.text.normalize import copied_share
 Vector = NDArray[np.float32]
 
 
-def _unit(vector: Vector) -> Vector:
+def unit(vector: Vector) -> Vector:
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm else vector
 
@@ -43,13 +43,13 @@ def embedding_signals(
 ) -> dict[str, float]:
     """Signals of one concept from the embedder. `cited`: its quotes' vectors; `others`: the
     other quotes of the run (the book), which tell a specific reading from a generic one."""
-    s, t = _unit(statement), _unit(title)
-    own = [float(s @ _unit(q)) for q in cited]
-    rest = [float(s @ _unit(q)) for q in others]
+    s, t = unit(statement), unit(title)
+    own = [float(s @ unit(q)) for q in cited]
+    rest = [float(s @ unit(q)) for q in others]
     grounding = max(own, default=0.0)
     signals = {
         "grounding": grounding,
-        "title_grounding": max((float(t @ _unit(q)) for q in cited), default=0.0),
+        "title_grounding": max((float(t @ unit(q)) for q in cited), default=0.0),
     }
     if rest:
         signals["margin"] = grounding - max(rest)
@@ -73,7 +73,7 @@ def relation_signals(
         "names_both": 1.0 if all(names(explanation, t) for t in titles) else 0.0,
     }
     if source is not None and target is not None:
-        signals["similarity"] = float(_unit(source) @ _unit(target))
+        signals["similarity"] = float(unit(source) @ unit(target))
     return signals
 
 
