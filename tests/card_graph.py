@@ -3,12 +3,14 @@ store, for the tests of what cards become outside zettelgraph (Anki, CSV, the va
 
 Walden (Thoreau) has two quotes and three concepts; the cards are one approved flashcard,
 cloze, multiple choice and relation item, plus one proposed and one dropped flashcard. A
-second book, Spark, has one approved flashcard.
+second book, Spark, has one approved flashcard. `studied_once` is the one studied card the
+store upgrade tests (SQLite, FalkorDB) write.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from zettelgraph.models import (
     Person,
     Quote,
     Relation,
+    ReviewLog,
     content_id,
     learning_item_id,
     person_id,
@@ -225,3 +228,21 @@ def card_graph(folder: Path) -> CardGraph:
     }
     graph.write(*graph.items.values())
     return graph
+
+
+def studied_once(due: datetime) -> tuple[LearningItem, ReviewLog]:
+    """An approved flashcard of book "book" in FSRS's review state, due at `due`, and its one
+    rating (a first one, at `due`): what the upgrade tests write before they take a store's
+    study index away and check that opening it puts it back."""
+    card = LearningItem(
+        id="studied",
+        item_type=ItemType.FLASHCARD,
+        front="¿a?",
+        back="a.",
+        concept_ids=["c"],
+        content_ids=["book"],
+        status=ItemStatus.APPROVED,
+        schedule={"state": 2},
+        due=due,
+    )
+    return card, ReviewLog(id="log", item_id=card.id, rating=3, reviewed_at=due)

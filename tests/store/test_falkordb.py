@@ -10,14 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
+from card_graph import studied_once
 from zettelgraph.models import (
     ChangeSet,
     Concept,
-    ItemStatus,
-    ItemType,
-    LearningItem,
     NodeLabel,
-    ReviewLog,
     StudyScope,
 )
 from zettelgraph.store import open_store
@@ -172,18 +169,7 @@ def test_a_graph_from_before_the_study_properties_gets_them_on_open(
     falkordb: FalkorDBStore,
 ) -> None:
     due = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
-    studied = LearningItem(
-        id="studied",
-        item_type=ItemType.FLASHCARD,
-        front="¿a?",
-        back="a.",
-        concept_ids=["c"],
-        content_ids=["book"],
-        status=ItemStatus.APPROVED,
-        schedule={"state": 2},
-        due=due,
-    )
-    log = ReviewLog(id="log", item_id="studied", rating=3, reviewed_at=due)
+    studied, log = studied_once(due)
     falkordb.apply(ChangeSet(learning_items=[studied], review_logs=[log]))
     # The graph as the previous version wrote it: none of the study properties.
     gone = {

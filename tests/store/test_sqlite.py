@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
+from card_graph import studied_once
 from zettelgraph.models import (
     ChangeSet,
     ItemStatus,
     ItemType,
     LearningItem,
     NodeLabel,
-    ReviewLog,
     StudyScope,
     learning_item_id,
 )
@@ -440,19 +440,8 @@ def make_card(make: Builders, book: ChangeSet, concept_id: str) -> LearningItem:
 
 def test_a_store_from_before_the_study_tables_gets_its_cards_indexed(db_path: Path) -> None:
     due = datetime(2026, 11, 3, 8, 0, tzinfo=UTC)
-    studied = LearningItem(
-        id="studied",
-        item_type=ItemType.FLASHCARD,
-        front="¿a?",
-        back="a.",
-        concept_ids=["c"],
-        content_ids=["book"],
-        status=ItemStatus.APPROVED,
-        schedule={"state": 2},
-        due=due,
-    )
+    studied, log = studied_once(due)
     fresh = studied.model_copy(update={"id": "new", "schedule": {}, "due": None})
-    log = ReviewLog(id="log", item_id="studied", rating=3, reviewed_at=due)
     store = SQLiteStore(db_path)
     store.apply(ChangeSet(learning_items=[studied, fresh], review_logs=[log]))
     store.close()
