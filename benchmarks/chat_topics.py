@@ -6,6 +6,8 @@ threshold is scored by how many of the decisions "this exchange continues the to
 right (joined when it should be, split when it should be), over all transcripts.
 
     python benchmarks/chat_topics.py --embeddings use-multilingual
+    python benchmarks/chat_topics.py --embeddings e5-small --grid 0.80:0.90:0.01
+
 
 Prints JSON: per threshold, the decisions right, wrong joins and wrong splits.
 """
@@ -27,7 +29,13 @@ DATA = Path(__file__).parent / "chat_topics" / "transcripts.json"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument(
+        "--grid",
+        default="0.10:0.90:0.05",
+        help="START:STOP:STEP of the thresholds tried (e5's cosines sit near 1: 0.80:0.90:0.01)",
+    )
     args = parser.parse_args()
+    start, stop, step = (float(part) for part in args.grid.split(":"))
     embedder = build_embedder(args.embeddings)
     transcripts = json.loads(DATA.read_text(encoding="utf-8"))
     embedded = [
@@ -38,7 +46,7 @@ def main() -> None:
         for t in transcripts
     ]
     rows = []
-    for threshold in np.round(np.arange(0.10, 0.91, 0.05), 2):
+    for threshold in np.round(np.arange(start, stop + step / 2, step), 3):
         right = joins = splits = total = 0
         for topics, vectors in embedded:
             starts = set(topic_starts(vectors, float(threshold)))

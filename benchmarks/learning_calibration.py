@@ -1,9 +1,9 @@
 """Threshold calibration for the learning items benchmark (`learning.py --calibrate`): the
 embedder on a small hand-written set, in the graph's language: 20 quotes with a right and a
-plausible wrong answer to a card's question (the answer check keeps a card when
-cosine(answer, quote) >= T), and 16 pairs of cards, 8 the same card in other words and 8
-different cards on neighbouring ideas (the duplicate check drops one of a pair at cosine >=
-T). Prints what each threshold keeps and drops.
+plausible wrong answer to a card's question (the answer check keeps a card when cosine(answer,
+quote) >= T, the answer embedded as a search query of its quote), and 16 pairs of cards, 8 the
+same card in other words and 8 different cards on neighbouring ideas (the duplicate check drops
+one of a pair at cosine >= T). Prints what each threshold keeps and drops.
 """
 
 from __future__ import annotations
@@ -202,8 +202,12 @@ ANSWER_THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 8)]
 DUPLICATE_THRESHOLDS = [0.75, 0.8, 0.85, 0.9, 0.95]
 
 
-def _cosines(embedder: Any, left: list[str], right: list[str]) -> np.ndarray[Any, Any]:
-    a = normalize_rows(embedder.embed(left))
+def _cosines(
+    embedder: Any, left: list[str], right: list[str], *, left_as_queries: bool = False
+) -> np.ndarray[Any, Any]:
+    from zettelgraph.llm.embeddings import embed_queries
+
+    a = normalize_rows(embed_queries(embedder, left) if left_as_queries else embedder.embed(left))
     b = normalize_rows(embedder.embed(right))
     return np.asarray(np.sum(a * b, axis=1), dtype=np.float64)
 
@@ -213,8 +217,11 @@ def calibrate(embeddings: str) -> dict[str, Any]:
 
     embedder = build_embedder(embeddings)
     quotes = [q for q, _, _ in ANSWERS]
-    right = _cosines(embedder, [r for _, r, _ in ANSWERS], quotes)
-    wrong = _cosines(embedder, [w for _, _, w in ANSWERS], quotes)
+    # The answer is read as a query of its quote, as the answer check reads it.
+    right = _cosines(embedder, [r for _, r, _ in ANSWERS], quotes, left_as_queries=True)
+    wrong = _cosines(embedder, [w for _, _, w in ANSWERS], quotes, left_as_queries=True)
+    # The highest floor that keeps 19 of 20 right answers, rounded down to 2 decimals.
+    floor = float(np.floor(np.sort(right)[len(right) // 20] * 100) / 100)
     pair = _cosines(embedder, [a for a, _, _ in PAIRS], [b for _, b, _ in PAIRS])
     same = np.array([s for _, _, s in PAIRS])
     return {
@@ -231,6 +238,14 @@ def calibrate(embeddings: str) -> dict[str, Any]:
             # Every cosine, for an embedder whose scale the fixed table below does not cover.
             "right_all": sorted(round(float(s), 3) for s in right),
             "wrong_all": sorted(round(float(s), 3) for s in wrong),
+            "auc": round(
+                float(np.mean([(r > w) + 0.5 * (r == w) for r in right for w in wrong])), 3
+            ),
+            "floor_keeping_95pct_right": {
+                "threshold": floor,
+                "right_kept": round(float(np.mean(right >= floor)), 3),
+                "wrong_dropped": round(float(np.mean(wrong < floor)), 3),
+            },
             "table": [
                 {
                     "threshold": t,
