@@ -35,7 +35,7 @@ from zettelgraph.context import open_services
 from zettelgraph.llm.structured import SOFT_LLM_ERRORS
 from zettelgraph.prompts import answer_question
 from zettelgraph.prompts.ids import LocalIds
-from zettelgraph.retrieval.recipes import RECIPES
+from zettelgraph.retrieval.recipes import recipe_named
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.settings import Settings
 from zettelgraph.text.normalize import normalize_name
@@ -74,7 +74,7 @@ def measure(
     services: Any, retriever: Retriever, rows: list[dict[str, Any]], gold_of: dict[str, str], k: int
 ) -> dict[str, Any]:
     texts = {q.id: q.text for q in services.store.get_quotes(list(gold_of))}
-    recipe = RECIPES[services.settings.search_recipe]
+    recipe = recipe_named(services.settings.search_recipe, services.embedder.name)
     answered = cited_any = cited_right = right = failed = 0
     by_place = {place: [0, 0] for place in range(1, k + 1)}  # place -> [right, asked]
     started = time.perf_counter()

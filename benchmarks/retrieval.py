@@ -72,7 +72,7 @@ from zettelgraph.ingest.parsed import Block, ParsedDocument
 from zettelgraph.llm.embeddings import Embedder, build_embedder, embed_queries
 from zettelgraph.models import ChangeSet, Content, Quote, Relation, content_id, quote_id
 from zettelgraph.packs.relations import QUOTED_IN
-from zettelgraph.retrieval.recipes import RECIPES, SearchRecipe
+from zettelgraph.retrieval.recipes import RECIPES, SearchRecipe, recipes_for
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.services.propositions import sentence_statements, statements_change
 from zettelgraph.store import open_store
@@ -297,6 +297,13 @@ def main(argv: list[str] | None = None) -> int:
         help="Also run the `propositions` recipe with each of these proposition weights "
         "(comma-separated), as recipes named propositions@W.",
     )
+    parser.add_argument(
+        "--hybrid-weights",
+        default="",
+        help="Also run the hybrid recipe with each full-text weight W (vector 1 - W), and "
+        "optionally the vector scores' normalisation (W:raw, W:minmax, W:zscore, W:max), "
+        "comma-separated, as recipes named hybrid@W[:NORM].",
+    )
     parser.add_argument("--passages", type=int, default=0, help="Scale: N passages (SQLite).")
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
     parser.add_argument(
@@ -310,11 +317,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     require_data(parser, args.data)
     recipes = [name.strip() for name in args.recipes.split(",") if name.strip()]
-    known = dict(RECIPES)
+    # The shipped recipes with the numbers measured for this embedder.
+    known = recipes_for(args.embeddings)
     for weight in (w.strip() for w in args.proposition_weights.split(",") if w.strip()):
         name = f"propositions@{weight}"
-        known[name] = RECIPES["propositions"].model_copy(
+        known[name] = known["propositions"].model_copy(
             update={"name": name, "proposition_weight": float(weight)}
+        )
+        recipes.append(name)
+    for variant in (v.strip() for v in args.hybrid_weights.split(",") if v.strip()):
+        weight, _, normalization = variant.partition(":")
+        name = f"hybrid@{variant}"
+        known[name] = known["hybrid"].model_copy(
+            update={
+                "name": name,
+                "fulltext_weight": float(weight),
+                "vector_weight": round(1 - float(weight), 4),
+                "vector_normalization": normalization or known["hybrid"].vector_normalization,
+            }
         )
         recipes.append(name)
     unknown = [name for name in recipes if name not in known]
@@ -360,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
                 embedder, dict(zip(texts, embed_queries(embedder, texts), strict=True))
             )
         retriever = Retriever(store, embedder)
-        retriever.candidates("warm up", RECIPES["hybrid"])
+        retriever.candidates("warm up", known["hybrid"])
         relevant = relevant_passages(questions, passages, gold)
         results = {
             name: evaluate(retriever, questions, gold_of, name, gold, relevant, known)

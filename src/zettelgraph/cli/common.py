@@ -65,8 +65,10 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
-def open_services_or_fail(settings: Settings) -> Services:
-    """Services for a command; configuration problems end the command with a clear error."""
+def open_services_or_fail(settings: Settings, *, follow_store: bool = True) -> Services:
+    """Services for a command; configuration problems end the command with a clear error.
+    Without `follow_store`, the configured embedder is used even on a store built with
+    another (`reindex`)."""
     from zettelgraph.context import open_services
     from zettelgraph.llm.embeddings import EmbeddingError
     from zettelgraph.packs.schema import PackError
@@ -74,14 +76,17 @@ def open_services_or_fail(settings: Settings) -> Services:
     from zettelgraph.system.extras import MissingExtraError
 
     try:
-        return open_services(settings, on_notice=notices())
+        return open_services(settings, on_notice=notices(), follow_store=follow_store)
     except (StoreError, EmbeddingError, MissingExtraError, PackError, OSError) as exc:
         fail(str(exc))
 
 
 @contextmanager
 def command_services(
-    ctx: typer.Context, *refusals: type[Exception], model: bool = False
+    ctx: typer.Context,
+    *refusals: type[Exception],
+    model: bool = False,
+    follow_store: bool = True,
 ) -> Iterator[Services]:
     """The command's services, closed when it ends. An error of `refusals` (the services
     turning a request down, with a message that says why) ends the command with that message;
@@ -93,7 +98,7 @@ def command_services(
         from zettelgraph.services.errors import MODEL_ERRORS
 
         model_errors = MODEL_ERRORS
-    services = open_services_or_fail(settings_from(ctx))
+    services = open_services_or_fail(settings_from(ctx), follow_store=follow_store)
     try:
         yield services
     except refusals as exc:

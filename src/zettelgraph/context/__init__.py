@@ -30,6 +30,7 @@ from zettelgraph.settings import DEFAULT_PACKS, Settings
 from zettelgraph.store import GraphStore, open_store
 from zettelgraph.store.base import EmbedderMismatchError
 from zettelgraph.text.language import DetectLanguage, detector_for
+from zettelgraph.thresholds import Thresholds, thresholds_for
 from zettelgraph.vault.writer import Vault
 
 T = TypeVar("T", bound=BaseModel)
@@ -55,6 +56,12 @@ class Services:
     # first use (`doubt_probe_for`); None when no shipped probe fits this setup.
     doubt_probe_given: tuple[Probe, Embedder] | None = None
     doubt_probe_chosen: bool = False
+
+    @property
+    def thresholds(self) -> Thresholds:
+        """The cosine thresholds of the embedder this run uses, with the reader's settings in
+        their place (`zettelgraph/thresholds.py`)."""
+        return thresholds_for(self.settings, self.embedder.name)
 
     @property
     def doubt_models(self) -> dict[str, DoubtModel]:
@@ -148,6 +155,19 @@ class Services:
             close_embedder()
 
 
+def with_store_embedder(settings: Settings, store: GraphStore) -> Settings:
+    """`settings` with the embedder the store's vectors come from, when the reader chose none:
+    a store built before the default became e5-small keeps USE (its vectors and thresholds)
+    until `zettelgraph reindex` moves it. An embedder the reader names is used as named, and
+    a store of another embedder is then refused (`check_embedder`)."""
+    if "embeddings" in settings.model_fields_set:
+        return settings
+    info = store.embedding_info()
+    if info is None or info.model == settings.embeddings:
+        return settings
+    return settings.model_copy(update={"embeddings": info.model})
+
+
 def open_services(
     settings: Settings,
     *,
@@ -155,16 +175,28 @@ def open_services(
     embedder: Embedder | None = None,
     llms: ChatModels | None = None,
     on_notice: Callable[[str], None] | None = None,
+    follow_store: bool = True,
 ) -> Services:
     """Services from settings; any collaborator can be injected instead. An active pack that
     cannot be used raises PackError (naming its file and line) before anything is opened,
     unless it is a user pack: then `on_notice` (else the log) is told, and the shipped pack of
     its name stands in, so a pack being edited never stops the commands that do not extract
-    with it (graph extraction reads the packs again and reports the error)."""
+    with it (graph extraction reads the packs again and reports the error). With
+    `follow_store` (all but `reindex`), a store keeps the embedder it was built with unless
+    the reader names one (`with_store_embedder`)."""
     settings.home.mkdir(parents=True, exist_ok=True)
     packs = active_schema(settings, warn=on_notice or _LOG.warning)
-    embedder = embedder or embedder_from_settings(settings)
+    opened = store is None
     store = store or open_store(settings.store_url, vocabulary_from(packs))
+    if embedder is None:
+        try:
+            if follow_store:
+                settings = with_store_embedder(settings, store)
+            embedder = embedder_from_settings(settings)
+        except BaseException:
+            if opened:
+                store.close()
+            raise
     services = Services(
         settings=settings,
         store=store,

@@ -27,8 +27,7 @@ from zettelgraph.guards.relations import contradictory_pairs
 from zettelgraph.llm.embeddings import Embedder
 from zettelgraph.packs.relations import RelationVocabulary
 from zettelgraph.text.language import DetectLanguage
-
-GROUNDED_COSINE = 0.30
+from zettelgraph.thresholds import calibrated
 
 
 def _word_for_word(text: str) -> str:
@@ -53,14 +52,14 @@ def run_counts(
     )
     pairs = [(c, q) for c in concepts for q in c.get("quotes", [])]
     grounded = 0
+    # The embedder's own line (USE: 0.30, a little under the grounding check's 0.31).
+    floor = calibrated(embedder.name).grounded_measure
     if pairs:
         vectors = embedder.embed(
             [concept_text(c) for c, _ in pairs] + [str(q["text"]) for _, q in pairs]
         )
         grounded = sum(
-            1
-            for i in range(len(pairs))
-            if cosine(vectors[i], vectors[len(pairs) + i]) >= GROUNDED_COSINE
+            1 for i in range(len(pairs)) if cosine(vectors[i], vectors[len(pairs) + i]) >= floor
         )
     explanations = Counter(_word_for_word(str(r.get("explanation", ""))) for r in relations)
     repeated = sum(1 for r in relations if explanations[_word_for_word(str(r["explanation"]))] > 1)
@@ -137,4 +136,4 @@ def meets_goals(values: Mapping[str, float | int | None]) -> dict[str, bool]:
     return result
 
 
-__all__ = ["COPY_LIMIT", "GOALS", "GROUNDED_COSINE", "measures", "meets_goals", "run_counts"]
+__all__ = ["COPY_LIMIT", "GOALS", "measures", "meets_goals", "run_counts"]

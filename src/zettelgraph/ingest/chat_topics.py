@@ -20,12 +20,6 @@ from numpy.typing import NDArray
 from zettelgraph.ingest.parsed import Block
 
 EXCHANGE_PREFIX = "exchange-"
-# The cosine similarity from which an exchange continues the topic, for the default embedder
-# (use-multilingual): on the four hand-marked conversations of benchmarks/chat_topics/ (20
-# join-or-split decisions, Spanish and English) 0.20 and 0.25 get all 20 right, 0.15 joins
-# two unrelated exchanges and 0.30 splits three that belong together; the higher one is kept
-# since a wrong split only leaves the exchanges as they were.
-TOPIC_SIMILARITY = 0.25
 # A topic longer than this is split even when its exchanges stay similar: its section is
 # shown whole as context (and to the model), and 8 exchanges is already several pages.
 MAX_EXCHANGES = 8

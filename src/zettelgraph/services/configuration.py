@@ -10,6 +10,8 @@ from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
 from zettelgraph.text.masking import mask_url_password
+from zettelgraph.thresholds import SETTINGS as THRESHOLD_SETTINGS
+from zettelgraph.thresholds import thresholds_for
 
 NO_MODEL = "(none: no LLM is configured and no local model is installed)"
 NO_TESSERACT = "(not found: text in images and scans cannot be read)"
@@ -24,10 +26,14 @@ def effective_settings(settings: Settings) -> dict[str, str]:
         settings: the settings as loaded (environment and `.env`).
 
     Returns:
-        Setting name -> the value shown, as `masked` gives it, with the model-dependent ones and
-        `tesseract` filled in (a line saying why when the model or Tesseract cannot be used).
+        Setting name -> the value shown, as `masked` gives it, with the model-dependent ones, the
+        embedder's cosine thresholds and `tesseract` filled in (a line saying why when the
+        model or Tesseract cannot be used).
     """
     shown = masked(settings)
+    # The cosine thresholds left unset are the embedder's (`zettelgraph/thresholds.py`).
+    numbers = thresholds_for(settings, settings.embeddings)
+    shown.update({name: str(getattr(numbers, field)) for name, field in THRESHOLD_SETTINGS.items()})
     models = ChatModels(settings)
     try:
         main, fast = models.main_profile, models.fast_profile

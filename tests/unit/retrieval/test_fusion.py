@@ -29,7 +29,7 @@ def test_minmax_score_fusion_keeps_a_confident_fulltext_winner() -> None:
 
 def test_rrf_ignores_margins() -> None:
     lists = {"fulltext": [("a", 30.0), ("b", 5.0)], "vector": [("b", 0.9), ("a", 0.1)]}
-    fused = fuse(lists, {"fulltext": 1.0, "vector": 1.0}, recipe_named("rrf"))
+    fused = fuse(lists, {"fulltext": 1.0, "vector": 1.0}, recipe_named("rrf", "use-multilingual"))
     assert fused[0].score == pytest.approx(fused[1].score)
     assert [f.id for f in fused] == ["a", "b"]  # a tie is broken by id
 
@@ -66,5 +66,23 @@ def test_zero_weight_lists_are_ignored_and_unknown_recipes_refused() -> None:
     fused = fuse({"vector": [("a", 1.0)]}, {"vector": 0.0}, _recipe())
     assert fused == []
     with pytest.raises(ValueError, match="known: hybrid"):
-        recipe_named("nope")
+        recipe_named("nope", "use-multilingual")
     assert RECIPES["hybrid"].methods == ["fulltext", "vector", "graph"]
+
+
+def test_each_embedder_gets_the_fusion_measured_for_it() -> None:
+    """USE keeps the shipped recipe; e5's compressed cosines are scaled per query (minmax),
+    with its own weights and graph seed floor; an uncalibrated embedder gets USE's."""
+    use = recipe_named("hybrid", "use-multilingual")
+    assert use == RECIPES["hybrid"]
+    e5 = recipe_named("hybrid", "e5-small")
+    assert (e5.fulltext_weight, e5.vector_weight, e5.vector_normalization) == (
+        0.45,
+        0.55,
+        "minmax",
+    )
+    assert e5.graph_min_similarity > use.graph_min_similarity
+    assert recipe_named("propositions", "e5-small").vector_normalization == "minmax"
+    # Single-method recipes keep their weights; only the graph floor follows the embedder.
+    assert recipe_named("fulltext", "e5-small").fulltext_weight == 1.0
+    assert recipe_named("hybrid", "ollama:nomic-embed-text") == use

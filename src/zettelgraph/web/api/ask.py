@@ -23,7 +23,7 @@ router = APIRouter()
 
 def _recipe(recipe: str | None, services: Services) -> SearchRecipe:
     with actions.refusals({ValueError: 422}):
-        return recipe_named(recipe or services.settings.search_recipe)
+        return recipe_named(recipe or services.settings.search_recipe, services.embedder.name)
 
 
 FilterValues = Annotated[list[str], Query(max_length=50)]

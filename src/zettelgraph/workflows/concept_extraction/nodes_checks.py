@@ -77,7 +77,7 @@ def ground(
         [concept_text(c) for c in concepts] + [quotes[q] for q in cited]
     )
     quote_vectors = {q: vectors[len(concepts) + i] for i, q in enumerate(cited)}
-    threshold = services.settings.grounding_threshold
+    threshold = services.thresholds.grounding
     kept: list[DraftConcept] = []
     findings: list[Finding] = []
     orphans: list[tuple[DraftConcept, str]] = []
@@ -362,7 +362,7 @@ def guard_relations(proposal: Proposal, services: Services) -> tuple[Proposal, l
         vocabulary=services.concept_vocabulary,
         limits=RelationLimits(
             cap=settings.relation_cap,
-            unrelated_below=settings.relation_unrelated_below,
+            unrelated_below=services.thresholds.unrelated,
             copy_limit=EXPLANATION_COPY_LIMIT,
         ),
     )

@@ -34,7 +34,7 @@ def detect_duplicate_node(payload: DuplicatePayload, services: Services) -> Extr
         return {"duplicate_decisions": [{**decision, "reason": "empty graph"}]}
     vector = services.embedder.embed([f"{candidate['title']}. {candidate['summary_short']}"])[0]
     hits = services.store.vector_search(
-        NodeLabel.CONCEPT, vector, settings.duplicate_top_k, min_score=settings.duplicate_threshold
+        NodeLabel.CONCEPT, vector, settings.duplicate_top_k, min_score=services.thresholds.duplicate
     )
     if not hits:
         return {"duplicate_decisions": [{**decision, "reason": "no similar concept"}]}

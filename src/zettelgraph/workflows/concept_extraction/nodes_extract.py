@@ -290,7 +290,7 @@ def merge_candidates(state: ExtractionState, services: Services) -> ExtractionSt
         if twin is None and vector is not None and vectors:
             scores = np.stack(vectors) @ vector
             best = int(np.argmax(scores))
-            if float(scores[best]) >= services.settings.merge_threshold:
+            if float(scores[best]) >= services.thresholds.merge:
                 twin = best
         if twin is not None:
             kept = merged[twin]

@@ -76,7 +76,7 @@ def search_relation_candidates(state: ExtractionState, services: Services) -> Ex
                 NodeLabel.CONCEPT,
                 vectors[row],
                 settings.relation_top_k,
-                min_score=settings.relation_min_similarity,
+                min_score=services.thresholds.relation_floor,
             ):
                 best[hit.id] = max(best.get(hit.id, -1.0), hit.score)
             row += 1
@@ -96,7 +96,7 @@ def nearest_new(concepts: list[DraftConcept], services: Services) -> dict[str, l
     if len(concepts) < 2:
         return {}
     settings = services.settings
-    floor = max(settings.relation_min_similarity, settings.relation_unrelated_below)
+    floor = max(services.thresholds.relation_floor, services.thresholds.unrelated)
     vectors = services.embedder.embed([f"{c['title']}. {c['summary_short']}" for c in concepts])
     unit = normalize_rows(vectors)
     scores = unit @ unit.T

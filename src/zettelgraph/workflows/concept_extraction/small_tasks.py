@@ -24,14 +24,6 @@ from zettelgraph.text.language import detect_language
 from zettelgraph.text.summaries import tidy_statement
 from zettelgraph.workflows.calls import CallRecord, ask
 
-# Cosine (default embedder) of a gloss and its quote under which the gloss is not about the
-# quote. Hand-written glosses of the development notes' Bécquer quotes score 0.74-0.84, a
-# generic line that fits any quote 0.00-0.30 (and a gloss in English 0.61, which the language
-# test catches). It catches filler and off-topic glosses, not a meaning turned upside down
-# (0.62 for "la poesía se ha agotado" against "siempre habrá poesía"). Another embedder needs
-# its own number; without a semantic one (the tests' `hash`) only the language is checked.
-GLOSS_MIN_SIMILARITY = 0.5
-
 # What the reader sees in a `titles` draft's analysis, in the review and the vault: the
 # statement is not the model's, and needs their words.
 DRAFT_NOTE = {
@@ -84,8 +76,15 @@ def gloss_flaw(gloss: str, quote: str, language: str, services: Services) -> str
     vectors = services.embedder.embed([gloss, quote])
     norms = float(np.linalg.norm(vectors[0]) * np.linalg.norm(vectors[1])) or 1.0
     similarity = float(vectors[0] @ vectors[1]) / norms
-    if similarity < GLOSS_MIN_SIMILARITY:
-        return f"it is far from its quote (similarity {similarity:.2f} < {GLOSS_MIN_SIMILARITY})"
+    # The embedder's `gloss` floor (USE: 0.5). Hand-written glosses of the development notes'
+    # Bécquer quotes score 0.74-0.84 on USE, a generic line that fits any quote 0.00-0.30 (and
+    # a gloss in English 0.61, which the language test catches). It catches filler and
+    # off-topic glosses, not a meaning turned upside down (0.62 for "la poesía se ha agotado"
+    # against "siempre habrá poesía"). Without a semantic embedder (the tests' `hash`) only
+    # the language is checked.
+    floor = services.thresholds.gloss
+    if similarity < floor:
+        return f"it is far from its quote (similarity {similarity:.2f} < {floor})"
     return None
 
 

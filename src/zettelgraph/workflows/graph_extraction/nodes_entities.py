@@ -253,7 +253,7 @@ def _become(draft: DraftEntity, entity: Entity, how: str) -> None:
 def _by_embedding(drafts: list[DraftEntity], services: Services) -> list[DraftEntity]:
     """New drafts close enough to an earlier draft or a stored entity of the same type are
     that entity. The store is asked only for drafts no name matched."""
-    threshold = services.settings.merge_threshold
+    threshold = services.thresholds.merge
     new = [d for d in drafts if not d["existing"]]
     if not new:
         return drafts

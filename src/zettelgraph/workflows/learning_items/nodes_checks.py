@@ -18,6 +18,7 @@ from typing import Any
 from zettelgraph.context import Services
 from zettelgraph.guards.cards import (
     about_the_text,
+    answer_similarities,
     cloze_candidates,
     cloze_problem,
     find_words,
@@ -148,9 +149,9 @@ def flashcard(
     elif foreign is not None:
         problem = ("language", foreign)
     elif is_semantic(services.embedder):
-        vectors = services.embedder.embed([answer, *(q["text"] for q in shown)])
-        scores = {q["id"]: cosine(vectors[0], vectors[1 + i]) for i, q in enumerate(shown)}
-        threshold = settings.card_grounding_threshold
+        similarities = answer_similarities(services.embedder, answer, [q["text"] for q in shown])
+        scores = {q["id"]: similarities[i] for i, q in enumerate(shown)}
+        threshold = services.thresholds.card_answer
         best = max(shown, key=lambda q: scores[q["id"]])
         if scores[quote["id"]] < threshold <= scores[best["id"]]:
             # The answer is right but the model named the other quote.
@@ -159,7 +160,7 @@ def flashcard(
             )
             quote = best
         checks["grounding"] = round(scores[quote["id"]], 4)
-        unsupported = unsupported_answer(vectors[0], vectors[1 + shown.index(quote)], threshold)
+        unsupported = unsupported_answer(scores[quote["id"]], threshold)
         problem = ("grounding", unsupported) if unsupported is not None else None
     made = made_for(target, quote, services, {**base, "checks": checks}, warnings)
     front = question

@@ -52,7 +52,9 @@ def graph_items(state: GenerationState, services: Services) -> GenerationState:
         if concept is None:
             continue
         if "mcq" in target["make"]:
-            mcq = multiple_choice(concept, target, reader, settings, base)
+            mcq = multiple_choice(
+                concept, target, reader, settings, base, services.thresholds.merge
+            )
             if mcq is not None:
                 items.append(mcq)
         for edge in reader.edges(concept.id):
@@ -91,6 +93,7 @@ def multiple_choice(
     reader: GraphReader,
     settings: Settings,
     base: dict[str, Any],
+    merge_threshold: float,
 ) -> LearningItem | None:
     """The concept's multiple-choice card on its closest quote, with as many wrong options
     as its neighbourhood gives (up to three); the checks drop it with fewer than two."""
@@ -111,7 +114,7 @@ def multiple_choice(
             chosen_titles=[c.title for c in chosen],
             shares_the_quote=candidate.id in sharing,
             similarity=similarity,
-            merge_threshold=settings.merge_threshold,
+            merge_threshold=merge_threshold,
         ):
             continue
         # How the wrong option relates to the right one, read from the wrong one.

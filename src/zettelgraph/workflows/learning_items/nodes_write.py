@@ -72,7 +72,7 @@ def dedup(state: GenerationState, services: Services) -> GenerationState:
     in_store = {i.id for i in store.get_learning_items(list(unique))}
     fresh = [i for i in unique.values() if i.id not in in_store]
     existing = [i for i in stored_items(store) if live(i)] if fresh else []
-    threshold = services.settings.card_duplicate_threshold
+    threshold = services.thresholds.card_duplicate
     groups: dict[tuple[str, str], tuple[list[LearningItem], list[LearningItem]]] = defaultdict(
         lambda: ([], [])
     )

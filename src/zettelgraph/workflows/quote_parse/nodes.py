@@ -13,7 +13,7 @@ from zettelgraph.ingest.booknotes import (
     ParsedQuote,
     parse_booknotes,
 )
-from zettelgraph.ingest.chat_topics import TOPIC_SIMILARITY, exchange_texts, merge_topics
+from zettelgraph.ingest.chat_topics import exchange_texts, merge_topics
 from zettelgraph.ingest.chunking import count_tokens
 from zettelgraph.ingest.errors import KindChangeError
 from zettelgraph.ingest.ocr import ocr_config
@@ -149,7 +149,7 @@ def _chat_topics(document: ParsedDocument, services: Services) -> ParsedDocument
     if len(texts) < 2:
         return document
     vectors = services.embedder.embed(texts)
-    blocks = merge_topics(document.blocks, vectors, TOPIC_SIMILARITY)
+    blocks = merge_topics(document.blocks, vectors, services.thresholds.topic)
     return document.model_copy(update={"blocks": blocks})
 
 
