@@ -10,7 +10,8 @@ keeps USE's numbers, a store on e5-small gets e5's. A setting given by the reade
 
 Where each number comes from (docs/design.md, "Embedders", has the measurements):
 - calibrated on labelled data, for each embedder: `duplicate` (`calibrate_duplicates.py`,
-  99% of STS-es duplicates kept), `grounding` (`--duplicate-score 2 --recall 0.95`),
+  99% of STS-es duplicates kept), `grounding` (`--duplicate-score 2 --recall 0.95`;
+  `grounding_across` the same with `--translate-with local`),
   `card_answer` and `card_duplicate` (`learning.py --calibrate`), `topic`
   (`chat_topics.py`), the hybrid fusion (`retrieval.py`, XQuAD-es dev);
 - set by hand for USE and carried to e5 by rank on the same STS-es pairs
@@ -39,6 +40,9 @@ class Thresholds:
     merge: float
     # Under it a quote is not cited by a concept (`grounding_threshold`).
     grounding: float
+    # The same, for a quote in another language than the concept (an English quote cited by a
+    # Spanish idea): a model's cosines across languages run lower than within one.
+    grounding_across: float
     # A relation between concepts less similar than this must name both in its explanation
     # (`relation_unrelated_below`; calibrated as `grounding`, on the same pairs).
     unrelated: float
@@ -54,8 +58,10 @@ class Thresholds:
     topic: float
     # Concepts under it are not seeds of search's graph step.
     graph_seed: float
-    # The run measure "grounded": a concept-quote pair at or above it.
+    # The run measure "grounded": a concept-quote pair at or above it (and its floor for a
+    # quote in another language, as `grounding_across` is the check's).
     grounded_measure: float
+    grounded_measure_across: float
     # The default hybrid search: full text's weight (vector's is 1 - it) and how the vector
     # scores are scaled before the weighted sum.
     fulltext_weight: float
@@ -66,6 +72,7 @@ USE = Thresholds(
     duplicate=0.60,
     merge=0.90,
     grounding=0.31,
+    grounding_across=0.31,
     unrelated=0.31,
     relation_floor=0.25,
     card_answer=0.20,
@@ -74,6 +81,7 @@ USE = Thresholds(
     topic=0.25,
     graph_seed=0.35,
     grounded_measure=0.30,
+    grounded_measure_across=0.30,
     fulltext_weight=0.35,
     vector_normalization="raw",
 )
@@ -82,6 +90,7 @@ E5_SMALL = Thresholds(
     duplicate=0.932,
     merge=0.98,
     grounding=0.881,
+    grounding_across=0.806,
     unrelated=0.881,
     relation_floor=0.864,
     card_answer=0.83,
@@ -90,6 +99,7 @@ E5_SMALL = Thresholds(
     topic=0.85,
     graph_seed=0.879,
     grounded_measure=0.872,
+    grounded_measure_across=0.797,
     # e5's cosines all sit in a narrow band near 1, so as raw scores they barely move the
     # sum; scaled to the query's own best and worst (minmax) they do: XQuAD-es dev R@1
     # 0.938 -> 0.960 (full-text weights 0.40-0.50 all within 0.002 of each other).
@@ -114,15 +124,16 @@ def calibrated(embedder: str) -> Thresholds:
     return BY_EMBEDDER.get(embedder.strip().lower(), USE)
 
 
-# The settings a reader can pin a threshold with, and the field each one sets.
-SETTINGS = {
-    "duplicate_threshold": "duplicate",
-    "merge_threshold": "merge",
-    "grounding_threshold": "grounding",
-    "relation_unrelated_below": "unrelated",
-    "relation_min_similarity": "relation_floor",
-    "card_grounding_threshold": "card_answer",
-    "card_duplicate_threshold": "card_duplicate",
+# The settings a reader can pin a threshold with, and the fields each one sets (a grounding
+# threshold the reader gives holds across languages too: it is the reader's number).
+SETTINGS: dict[str, tuple[str, ...]] = {
+    "duplicate_threshold": ("duplicate",),
+    "merge_threshold": ("merge",),
+    "grounding_threshold": ("grounding", "grounding_across"),
+    "relation_unrelated_below": ("unrelated",),
+    "relation_min_similarity": ("relation_floor",),
+    "card_grounding_threshold": ("card_answer",),
+    "card_duplicate_threshold": ("card_duplicate",),
 }
 
 
@@ -131,8 +142,9 @@ def thresholds_for(settings: Settings, embedder: str) -> Thresholds:
     reader set in the settings in their place."""
     pinned = {
         field: value
-        for setting, field in SETTINGS.items()
+        for setting, names in SETTINGS.items()
         if (value := getattr(settings, setting)) is not None
+        for field in names
     }
     return replace(calibrated(embedder), **pinned)
 

@@ -14,7 +14,7 @@ from zettelgraph.guards.distillation import (
     in_order_share,
     long_title,
 )
-from zettelgraph.guards.grounding import names_the_source, ungrounded
+from zettelgraph.guards.grounding import below, names_the_source, quote_floors, ungrounded
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
@@ -73,9 +73,29 @@ def test_short_fields_that_read_together_as_another_language_are_found() -> None
 def test_quote_far_from_its_concept_is_ungrounded() -> None:
     concept = np.array([1.0, 0.0, 0.0])
     quotes = {"near": np.array([0.9, 0.1, 0.0]), "far": np.array([0.0, 1.0, 0.2])}
-    far = ungrounded(concept, quotes, ["near", "far", "unknown"], threshold=0.31)
-    assert [q for q, _ in far] == ["far"]
-    assert far[0][1] < 0.31
+    floors = {"near": 0.31, "far": 0.31}
+    far = ungrounded(concept, quotes, ["near", "far", "unknown"], floors)
+    assert [q for q, _, _ in far] == ["far"]
+    assert far[0][1] < 0.31 and far[0][2] == 0.31
+
+
+def test_a_quote_in_another_language_than_the_concepts_has_the_floor_across_languages() -> None:
+    quotes = {
+        "es": "La libertad es uno de los más preciosos dones que a los hombres dieron los cielos.",
+        "en": "Time is but the stream I go a-fishing in; I drink at it.",
+        "short": "Ok.",
+    }
+    floors = quote_floors(quotes, "es", DETECT, same=0.881, across=0.85)
+    assert floors == {"es": 0.881, "en": 0.85, "short": 0.881}
+    # One number for both (USE): no language is asked for.
+    assert quote_floors(quotes, "es", lambda text: 1 / 0, 0.31, 0.31) == dict.fromkeys(quotes, 0.31)
+
+
+def test_a_score_under_its_floor_is_shown_with_the_floors_decimals() -> None:
+    assert below([0.2], [0.31]) == "0.20 < 0.31"
+    assert below([0.8809], [0.881]) == "0.8809 < 0.881"
+    assert below([0.309], [0.31]) == "0.309 < 0.31"
+    assert below([0.87, 0.5], [0.881, 0.85]) == "0.870 < 0.881, 0.50 < 0.85"
 
 
 def test_a_title_that_is_only_the_book_or_its_author_names_no_idea() -> None:

@@ -32,7 +32,10 @@ def test_a_threshold_the_reader_sets_wins_and_the_rest_stay_the_embedders(
     assert (mine.duplicate, mine.card_answer) == (0.7, 0.5)
     assert mine.grounding == E5_SMALL.grounding and mine.merge == E5_SMALL.merge
     # Every setting names a field of the table.
-    assert set(SETTINGS.values()) <= {f.name for f in fields(Thresholds)}
+    assert {f for names in SETTINGS.values() for f in names} <= {f.name for f in fields(Thresholds)}
+    # A grounding threshold the reader gives holds across languages too.
+    pinned = thresholds_for(Settings(home=tmp_path, grounding_threshold=0.2), "e5-small")
+    assert (pinned.grounding, pinned.grounding_across) == (0.2, 0.2)
 
 
 def test_services_read_the_thresholds_of_the_embedder_in_use(tmp_path: Path) -> None:

@@ -575,3 +575,36 @@ def test_without_self_critique_the_checks_go_straight_to_review(
     assert view.status == "awaiting_review"
     assert h.calls("self_critique") == 0 and h.calls("refine_extraction") == 0
     assert view.report is not None and view.report["critique_log"] == []
+
+
+TIME_STREAM = (
+    "Time is but the stream I go a-fishing in. I drink at it; but while I drink I see the "
+    "sandy bottom and detect how shallow it is."
+)
+
+
+def test_on_e5_a_spanish_idea_citing_an_english_quote_is_grounded_across_languages(
+    make_harness: MakeHarness,
+) -> None:
+    """e5's cosines run lower across languages: a faithful Spanish reading of an English quote
+    scores under the one-language floor (0.881) and above the floor across languages."""
+    idea = {
+        "title": "El tiempo es un arroyo",
+        "concept": "El tiempo no es más que el arroyo en el que voy a pescar.",
+        "analysis": "El tiempo como un río poco profundo del que se bebe.",
+        "summary_short": "El tiempo es un arroyo poco profundo.",
+        "source_quote_ids": ["q1"],
+    }
+    h = make_harness(
+        {
+            "extract_concepts": [{"candidate_concepts": [idea]}],
+            "self_critique": [PASSING_CRITIQUE],
+        },
+        embeddings="e5-small",
+    )
+    numbers = h.services.thresholds
+    assert numbers.grounding_across < numbers.grounding
+    view = h.runs.start(h.add_content("Walden", [TIME_STREAM]))
+    assert view.report is not None
+    assert [c["title"] for c in view.report["concepts"]] == [idea["title"]]
+    assert "grounding" not in view.report["checks"]

@@ -10,7 +10,7 @@ docs/design.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,18 +33,50 @@ def ungrounded(
     concept_vector: NDArray[Any],
     quote_vectors: Mapping[str, NDArray[Any]],
     quote_ids: Sequence[str],
-    threshold: float,
-) -> list[tuple[str, float]]:
-    """The cited quotes (with their cosine) that are too far from the concept."""
+    floors: Mapping[str, float],
+) -> list[tuple[str, float, float]]:
+    """The cited quotes that are too far from the concept: (id, cosine, the quote's floor)."""
     far = []
     for quote_id in quote_ids:
         vector = quote_vectors.get(quote_id)
         if vector is None:
             continue
         score = cosine(concept_vector, vector)
-        if score < threshold:
-            far.append((quote_id, score))
+        if score < floors[quote_id]:
+            far.append((quote_id, score, floors[quote_id]))
     return far
+
+
+def quote_floors(
+    quotes: Mapping[str, str],
+    language: str,
+    detect: Callable[[str], str | None],
+    same: float,
+    across: float,
+) -> dict[str, float]:
+    """Each quote's grounding floor: `same` for a quote in the concepts' `language` (or one
+    whose language is not told), `across` for a quote in another: a model's cosines across
+    languages run lower than within one (docs/design.md, "Embedders")."""
+    if same == across:
+        return dict.fromkeys(quotes, same)
+    return {
+        quote_id: across if (found := detect(text)) is not None and found != language else same
+        for quote_id, text in quotes.items()
+    }
+
+
+def below(scores: Sequence[float], floors: Sequence[float]) -> str:
+    """`0.87 < 0.88`-style text for scores under their floors: as many decimals as the floor
+    has (at least two), a third where two would read as the floor itself."""
+    parts = []
+    for score, floor in zip(scores, floors, strict=True):
+        shown = f"{floor:.3f}".rstrip("0")
+        digits = max(2, len(shown.split(".")[-1]))
+        text = f"{score:.{digits}f}"
+        if text == f"{floor:.{digits}f}":
+            text = f"{score:.{digits + 1}f}"
+        parts.append(f"{text} < {floor:.{digits}f}")
+    return ", ".join(parts)
 
 
 def names_the_source(title: str, source: Mapping[str, Any]) -> bool:

@@ -33,7 +33,7 @@ def effective_settings(settings: Settings) -> dict[str, str]:
     shown = masked(settings)
     # The cosine thresholds left unset are the embedder's (`zettelgraph/thresholds.py`).
     numbers = thresholds_for(settings, settings.embeddings)
-    shown.update({name: str(getattr(numbers, field)) for name, field in THRESHOLD_SETTINGS.items()})
+    shown.update({name: str(getattr(numbers, f[0])) for name, f in THRESHOLD_SETTINGS.items()})
     models = ChatModels(settings)
     try:
         main, fast = models.main_profile, models.fast_profile

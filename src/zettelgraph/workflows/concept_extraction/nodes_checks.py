@@ -20,7 +20,13 @@ from zettelgraph.guards.distillation import (
     copied_whole_quote,
     long_title,
 )
-from zettelgraph.guards.grounding import concept_text, names_the_source, ungrounded
+from zettelgraph.guards.grounding import (
+    below,
+    concept_text,
+    names_the_source,
+    quote_floors,
+    ungrounded,
+)
 from zettelgraph.guards.language import off_language_fields
 from zettelgraph.guards.relations import End, RelationLimits, check_relations
 from zettelgraph.llm.embeddings import is_semantic
@@ -77,31 +83,34 @@ def ground(
         [concept_text(c) for c in concepts] + [quotes[q] for q in cited]
     )
     quote_vectors = {q: vectors[len(concepts) + i] for i, q in enumerate(cited)}
-    threshold = services.thresholds.grounding
+    numbers = services.thresholds
+    floors = quote_floors(
+        {q: quotes[q] for q in cited},
+        services.settings.concept_language,
+        services.detect_language,
+        numbers.grounding,
+        numbers.grounding_across,
+    )
     kept: list[DraftConcept] = []
     findings: list[Finding] = []
     orphans: list[tuple[DraftConcept, str]] = []
     for index, concept in enumerate(concepts):
-        far = ungrounded(vectors[index], quote_vectors, concept["quote_ids"], threshold)
+        far = ungrounded(vectors[index], quote_vectors, concept["quote_ids"], floors)
         if not far:
             kept.append(concept)
             continue
-        gone = {q for q, _ in far}
+        gone = {q for q, _, _ in far}
         left = [q for q in concept["quote_ids"] if q not in gone]
-        # Two decimals, or three where two would read as the threshold itself ("0.31 < 0.31").
-        scores = ", ".join(
-            f"{s:.2f}" if f"{s:.2f}" != f"{threshold:.2f}" else f"{s:.3f}" for _, s in far
-        )
+        scores = below([s for _, s, _ in far], [f for _, _, f in far])
         if not left:
-            why = f"none of its quotes is about it (similarity {scores} < {threshold:.2f})"
-            orphans.append((concept, why))
+            orphans.append((concept, f"none of its quotes is about it (similarity {scores})"))
             continue
         findings.append(
             Finding(
                 "grounding",
                 "dropped",
                 f"{len(far)} quote(s) of {concept['title']!r}",
-                f"they are not about it (similarity {scores} < {threshold:.2f})",
+                f"they are not about it (similarity {scores})",
             )
         )
         kept.append({**concept, "quote_ids": left})
