@@ -37,7 +37,7 @@ from zettelgraph.prompts import answer_question
 from zettelgraph.prompts.ids import LocalIds
 from zettelgraph.retrieval.recipes import recipe_named
 from zettelgraph.retrieval.search import Retriever
-from zettelgraph.settings import Settings
+from zettelgraph.settings import Settings, default_embeddings
 from zettelgraph.text.normalize import normalize_name
 
 
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--llm", default="local", help="The model spec (fake, local, ...).")
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     parser.add_argument("--limit", type=int, default=20, help="The first N questions.")
     parser.add_argument("--k", type=int, default=5, help="Passages shown to the model.")
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")

@@ -22,13 +22,14 @@ import numpy as np
 
 from zettelgraph.ingest.chat_topics import topic_starts
 from zettelgraph.llm.embeddings import build_embedder
+from zettelgraph.settings import default_embeddings
 
 DATA = Path(__file__).parent / "chat_topics" / "transcripts.json"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     parser.add_argument(
         "--grid",
         default="0.10:0.90:0.05",

@@ -33,7 +33,7 @@ from zettelgraph.context import open_services
 from zettelgraph.ingest.chunking import chunk_document
 from zettelgraph.ingest.documents import read_documents
 from zettelgraph.llm.embeddings import build_embedder
-from zettelgraph.settings import Settings
+from zettelgraph.settings import Settings, default_embeddings
 from zettelgraph.workflows.quote_parse.documents import chunking_config
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 
@@ -92,7 +92,7 @@ def write_pdf(path: Path, pages: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=300)
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,6 +22,7 @@ import numpy as np
 from grading import USABLE, read_jsonl
 from zettelgraph.guards.doubt import separation
 from zettelgraph.llm.embeddings import build_embedder
+from zettelgraph.settings import default_embeddings
 from zettelgraph.store.vector_index import normalize_rows
 
 GRADES = Path(__file__).resolve().parent / "grades"
@@ -62,7 +63,7 @@ def summary(per: dict[str, list[float]], usable: list[bool]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", type=Path)
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     args = parser.parse_args(argv)
     folders = args.folders or sorted(p.parent for p in GRADES.glob("*/grades.jsonl"))
     embedder = build_embedder(args.embeddings)

@@ -32,7 +32,7 @@ import numpy as np
 import vector_search
 from zettelgraph.context import open_services
 from zettelgraph.llm.embeddings import build_embedder
-from zettelgraph.settings import Settings
+from zettelgraph.settings import Settings, default_embeddings
 from zettelgraph.workflows.quote_parse.graph import build_quote_parse_graph
 
 SOURCE = (
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quotes", type=int, default=10_000)
     parser.add_argument("--concepts", type=int, default=100_000)
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     args = parser.parse_args(argv)
 
     texts = quote_texts(args.quotes)

@@ -53,7 +53,7 @@ from zettelgraph.services.card_generation import GenerationReport, generate_card
 from zettelgraph.services.checkpoints import open_checkpointer
 from zettelgraph.services.extraction_runs import ExtractionRuns
 from zettelgraph.services.ingest import ingest_paths
-from zettelgraph.settings import Settings
+from zettelgraph.settings import Settings, default_embeddings
 from zettelgraph.store.vector_index import normalize_rows
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--llm", default="fake", help="model for the cards: fake, local, ...")
     parser.add_argument("--limit", type=int, default=0, help="cards for the first N concepts")
     parser.add_argument("--latency", type=float, default=0.0, help="fake LLM seconds per call")
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     parser.add_argument("--samples", type=int, default=6, help="cards shown in the output")
     parser.add_argument("--calibrate", action="store_true", help="threshold calibration only")
     parser.add_argument("--out", type=Path, help="also write the JSON here")

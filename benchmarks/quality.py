@@ -37,6 +37,7 @@ from grading import figures, read_jsonl, sheet_items, write_jsonl
 from zettelgraph.guards.measures import measures, meets_goals, run_counts
 from zettelgraph.llm.embeddings import build_embedder
 from zettelgraph.packs.relations import DEFAULT_VOCABULARY
+from zettelgraph.settings import default_embeddings
 from zettelgraph.text.language import detector_for
 
 
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="book-note files or folders")
     parser.add_argument("--llm", default="local", help="ZETTELGRAPH_LLM for the run")
-    parser.add_argument("--embeddings", default="use-multilingual", help="embedder for measures")
+    parser.add_argument("--embeddings", default=default_embeddings(), help="embedder for measures")
     parser.add_argument("--language", default="es", help="the graph's language")
     parser.add_argument("--home", type=Path, help="ZETTELGRAPH_HOME (default: a fresh temp dir)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")

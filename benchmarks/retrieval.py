@@ -75,6 +75,7 @@ from zettelgraph.packs.relations import QUOTED_IN
 from zettelgraph.retrieval.recipes import RECIPES, SearchRecipe, recipes_for
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.services.propositions import sentence_statements, statements_change
+from zettelgraph.settings import default_embeddings
 from zettelgraph.store import open_store
 
 
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--recipes", default="hybrid,fulltext,vector,rrf")
-    parser.add_argument("--embeddings", default="use-multilingual")
+    parser.add_argument("--embeddings", default=default_embeddings())
     parser.add_argument("--limit", type=int, default=0, help="Only the first N questions.")
     parser.add_argument(
         "--pad-to",
@@ -305,6 +306,12 @@ def main(argv: list[str] | None = None) -> int:
         "comma-separated, as recipes named hybrid@W[:NORM].",
     )
     parser.add_argument("--passages", type=int, default=0, help="Scale: N passages (SQLite).")
+    parser.add_argument(
+        "--scale-dir",
+        type=Path,
+        help="With --passages: build the store in this folder and keep it (scale.db), "
+        "instead of a temporary one.",
+    )
     parser.add_argument("--out", type=Path, help="Also write the JSON here.")
     parser.add_argument(
         "--chunk", help="TOKENS:OVERLAP: chunk each article as one document (docstring)."
@@ -349,8 +356,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.passages:
         from retrieval_scale import run
 
-        with tempfile.TemporaryDirectory() as tmp:
-            scale = run(passages, questions, args.passages, args.embeddings, Path(tmp))
+        if args.scale_dir is not None:
+            args.scale_dir.mkdir(parents=True, exist_ok=True)
+            scale = run(passages, questions, args.passages, args.embeddings, args.scale_dir)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                scale = run(passages, questions, args.passages, args.embeddings, Path(tmp))
         print_report({"data": str(args.data), "embeddings": args.embeddings, **scale}, args.out)
         return 0
     gold = {row["question_id"]: {row["passage_id"]} for row in questions}
