@@ -111,3 +111,27 @@ def test_a_search_ranks_the_rarest_terms_matches_first_and_still_returns_k(
     assert [hit.id for hit in two] == [both, rare]
     # Fewer than k among the rarest term's matches: every term's, ranked as a whole.
     assert {hit.id for hit in five} == {book.quotes[i].id for i in range(5)}
+
+
+def test_when_every_term_is_common_their_conjunction_is_ranked_first(
+    store: GraphStore, make: Builders
+) -> None:
+    if not store.url.startswith("sqlite"):
+        pytest.skip("the conjunction first is SQLite's (FTS5 scores every match it ranks)")
+    # Even the rarest term matches more than the bound: its passages that hold the other term
+    # too come first, though passages with the rare term alone are shorter (and would win on
+    # its BM25 alone).
+    store.text_candidates = 1  # type: ignore[attr-defined]
+    filler = " ".join(f"palabra{i}" for i in range(30))
+    quotes = (
+        f"El castor cruza el río {filler}.",
+        f"Un castor junto al río {filler}.",
+        "Castor.",
+        "Un castor.",
+        "El castor.",
+        *(f"El río número {i}." for i in range(6)),
+    )
+    book = make.book(quotes=quotes)
+    store.apply(book)
+    hits = store.text_search("castor río", 2, label=NodeLabel.QUOTE)
+    assert {hit.id for hit in hits} == {book.quotes[0].id, book.quotes[1].id}

@@ -25,7 +25,7 @@ from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_
 from zettelgraph.store.sqlite_connection import locked
 from zettelgraph.store.sqlite_reads import SQLiteReads
 from zettelgraph.store.sqlite_text import match_of, term_documents
-from zettelgraph.store.text_terms import TEXT_CANDIDATES, candidate_terms
+from zettelgraph.store.text_terms import TEXT_CANDIDATES, candidate_terms, rarest_pair
 from zettelgraph.store.vector_index import ANN_THRESHOLD, VectorIndex
 from zettelgraph.text.stemming import analyze_query
 
@@ -197,6 +197,12 @@ class SQLiteSearch(SQLiteReads):
             # Only the rarest terms' matches are ranked first (store/text_terms.py): FTS5
             # ranks every match of the MATCH, and a common stem matches most passages.
             found_in = term_documents(self._db, terms)
+            pair = rarest_pair(found_in, self.text_candidates)
+            if pair:
+                both = " AND ".join(f"({match_of([terms[i]])})" for i in pair)
+                hits = self._ranked(both, k, label, None)
+                if len(hits) >= k:
+                    return hits
             rare = candidate_terms(found_in, k, self.text_candidates)
             if len(rare) < sum(1 for n in found_in if n):
                 hits = self._ranked(match_of([terms[i] for i in rare]), k, label, None)
