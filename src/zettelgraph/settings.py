@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     local_threads: int = Field(default=2, ge=1, le=64, description="CPU threads for local.")
     local_context: int = Field(default=8192, ge=512, le=131072, description="Context for local.")
     embeddings: str = Field(
-        default_factory=lambda: default_embeddings(),
+        default_factory=default_embeddings,
         description="Embedder: e5-small (the default where it is installed), "
         "use-multilingual (the default elsewhere), ollama:MODEL, openai:MODEL, "
         "google_genai:MODEL, sentence-transformers:PATH, hash.",
