@@ -200,3 +200,15 @@ def test_a_store_built_before_the_default_changed_keeps_its_embedder_until_reind
     found = runner.invoke(app, [*base, "search", "proteína diaria", "--json"])
     assert found.exit_code == 0, found.output
     assert ANSWER in found.stdout
+
+
+def test_one_text_is_embedded_on_one_thread_and_a_batch_on_all() -> None:
+    """A second OpenMP thread only slows a lone question down beside a search that needs the
+    core; the thread count is lowered for that call alone, and the rows do not change."""
+    embedder = E5Small(threads=2)
+    openmp = embedder._openmp
+    assert openmp is not None  # the wheel's bundled runtime
+    alone = embedder.embed_query([QUESTION])
+    assert openmp.omp_get_max_threads() == 2
+    together = embedder.embed_query([QUESTION, OTHER])
+    np.testing.assert_allclose(alone[0], together[0], atol=1e-5)
