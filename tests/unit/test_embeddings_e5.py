@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -186,6 +187,8 @@ def test_a_store_built_before_the_default_changed_keeps_its_embedder_until_reind
     runner, base = CliRunner(), hash_store(tmp_path)
     kept = runner.invoke(app, [*base, "search", "proteína diaria", "--json"])
     assert kept.exit_code == 0, kept.output
+    shown = json.loads(runner.invoke(app, [*base, "config", "--json"]).stdout)
+    assert (shown["embeddings"], shown["duplicate_threshold"]) == ("hash", "0.6")
     services = open_services(Settings(home=tmp_path / "home", llm="fake"))
     assert services.embedder.name == "hash"
     assert services.thresholds == calibrated("use-multilingual")

@@ -3,12 +3,16 @@ use, not a blank where the default depends on the model or the machine."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import SecretStr
 
+from zettelgraph.context import with_store_embedder
 from zettelgraph.ingest.ocr import OcrUnavailableError, find_tesseract
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
+from zettelgraph.store import open_store
 from zettelgraph.text.masking import mask_url_password
 from zettelgraph.thresholds import SETTINGS as THRESHOLD_SETTINGS
 from zettelgraph.thresholds import thresholds_for
@@ -31,8 +35,11 @@ def effective_settings(settings: Settings) -> dict[str, str]:
         model or Tesseract cannot be used).
     """
     shown = masked(settings)
-    # The cosine thresholds left unset are the embedder's (`zettelgraph/thresholds.py`).
-    numbers = thresholds_for(settings, settings.embeddings)
+    # The embedder a run would use (a store keeps the one it was built with unless you name
+    # one), and the cosine thresholds left unset are that embedder's (`thresholds.py`).
+    embedder = embedder_in_use(settings)
+    shown["embeddings"] = embedder
+    numbers = thresholds_for(settings, embedder)
     shown.update({name: str(getattr(numbers, f[0])) for name, f in THRESHOLD_SETTINGS.items()})
     models = ChatModels(settings)
     try:
@@ -46,6 +53,29 @@ def effective_settings(settings: Settings) -> dict[str, str]:
     except OcrUnavailableError:
         shown["tesseract"] = f"{settings.tesseract or 'tesseract'} {NO_TESSERACT}"
     return shown
+
+
+def embedder_in_use(settings: Settings) -> str:
+    """The embedder a run would use.
+
+    Args:
+        settings: the settings as loaded.
+
+    Returns:
+        The embedder the settings name; else the one the store was built with (read from a
+        SQLite store that exists: a server store is not reached for this); else the default.
+    """
+    url = settings.store_url
+    path = Path(url.removeprefix("sqlite:///"))
+    if "embeddings" in settings.model_fields_set or not url.startswith("sqlite:///"):
+        return settings.embeddings
+    if not path.is_file():
+        return settings.embeddings
+    store = open_store(url)
+    try:
+        return with_store_embedder(settings, store).embeddings
+    finally:
+        store.close()
 
 
 def model_defaults(main: ModelProfile, fast: ModelProfile) -> dict[str, str | int | bool]:
