@@ -3,8 +3,6 @@ use, not a blank where the default depends on the model or the machine."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import SecretStr
 
 from zettelgraph.context import with_store_embedder
@@ -12,7 +10,7 @@ from zettelgraph.ingest.ocr import OcrUnavailableError, find_tesseract
 from zettelgraph.llm.factory import ChatModels, LLMConfigError
 from zettelgraph.llm.profile import ModelProfile
 from zettelgraph.settings import Settings
-from zettelgraph.store import open_store
+from zettelgraph.store import open_store, sqlite_path
 from zettelgraph.text.masking import mask_url_password
 from zettelgraph.thresholds import SETTINGS as THRESHOLD_SETTINGS
 from zettelgraph.thresholds import thresholds_for
@@ -65,13 +63,10 @@ def embedder_in_use(settings: Settings) -> str:
         The embedder the settings name; else the one the store was built with (read from a
         SQLite store that exists: a server store is not reached for this); else the default.
     """
-    url = settings.store_url
-    path = Path(url.removeprefix("sqlite:///"))
-    if "embeddings" in settings.model_fields_set or not url.startswith("sqlite:///"):
+    path = sqlite_path(settings.store_url)
+    if "embeddings" in settings.model_fields_set or path is None or not path.is_file():
         return settings.embeddings
-    if not path.is_file():
-        return settings.embeddings
-    store = open_store(url)
+    store = open_store(settings.store_url)
     try:
         return with_store_embedder(settings, store).embeddings
     finally:

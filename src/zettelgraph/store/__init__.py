@@ -21,18 +21,25 @@ def open_store(url: str, vocabulary: RelationVocabulary = DEFAULT_VOCABULARY) ->
         from zettelgraph.store.neo4j import Neo4jStore
 
         return Neo4jStore(url, vocabulary)
-    if scheme == "sqlite" and url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
-    elif not scheme:
-        path = Path(url)
-    else:
+    path = sqlite_path(url)
+    if path is None:
         raise StoreError(
             f"store URL scheme {scheme!r} is not supported; use one of {SCHEMES} "
             "(ZETTELGRAPH_STORE)"
         )
     from zettelgraph.store.sqlite import SQLiteStore
 
-    return SQLiteStore(path.expanduser(), vocabulary)
+    return SQLiteStore(path, vocabulary)
 
 
-__all__ = ["SCHEMES", "GraphStore", "StoreError", "open_store"]
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite store URL (`sqlite:///PATH` or a bare path, `~` expanded); None
+    for any other URL."""
+    if url.startswith("sqlite:///"):
+        return Path(url.removeprefix("sqlite:///")).expanduser()
+    if "://" not in url:
+        return Path(url).expanduser()
+    return None
+
+
+__all__ = ["SCHEMES", "GraphStore", "StoreError", "open_store", "sqlite_path"]
