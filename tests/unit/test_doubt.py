@@ -22,7 +22,7 @@ from zettelgraph.guards.doubt import (
     separation,
     shipped_models,
 )
-from zettelgraph.guards.doubt_probe import Probe, features, fit_probe, shipped_probes
+from zettelgraph.guards.doubt_probe import Probe, features, fit_probe, in_run, shipped_probes
 from zettelgraph.guards.doubt_signals import embedding_signals, text_signals, yes_probability
 from zettelgraph.llm.embeddings import E5_SMALL
 
@@ -180,9 +180,23 @@ def test_the_probe_learns_a_direction_of_the_vectors_and_reads_it_back() -> None
         fit_probe("toy", rows[:3], [True] * 3, l2=1.0)
 
 
+def test_a_runs_values_are_moved_by_most_of_their_median() -> None:
+    values = {"c1": 1.0, "c2": 2.0, "c3": 6.0, "c4": 3.0}  # median 2.5
+    moved = in_run(values, 4.0)  # 4 / (4 + 4) of it: 1.25
+    assert moved == pytest.approx({"c1": -0.25, "c2": 0.75, "c3": 4.75, "c4": 1.75})
+    # The order within the run is kept; a few values are moved less (their median is noise).
+    assert sorted(moved, key=moved.__getitem__) == sorted(values, key=values.__getitem__)
+    assert in_run({"c1": 2.0}, 4.0) == pytest.approx({"c1": 2.0 - 2.0 / 5})
+    # No prior: values as they are, as a probe written before the shift reads them.
+    assert in_run(values, 0.0) == values and in_run({}, 4.0) == {}
+    old = {k: v for k, v in shipped_probes()[E5_SMALL].as_dict().items() if k != "run_prior"}
+    assert Probe.from_dict(old).in_run(values) == values
+
+
 def test_the_shipped_probe_fits_e5_smalls_vectors() -> None:
     probes = shipped_probes()
     probe = probes[E5_SMALL]
     assert probe.embedder == E5_SMALL and len(probe.weights) == 3 * 384
+    assert probe.run_prior == 5.0  # fit_doubt_probe.py's RUN_PRIOR
     assert len(probe.mean) == len(probe.scale) == len(probe.weights)
     assert "like_kept" in shipped_models()["concept@local"].signals

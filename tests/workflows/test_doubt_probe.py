@@ -62,13 +62,18 @@ def test_a_concepts_doubt_reads_the_shipped_probe_on_its_title_and_quote(
     assert view.report is not None
     probe = shipped_probes()[E5_SMALL]
     e5 = build_embedder(E5_SMALL)
+    raw = {}
     for concept in view.report["concepts"]:
-        quote = concept["quotes"][0]["text"]
-        title, text = e5.embed([concept["title"], quote])
-        expected = probe.value(title, [text])
+        title, text = e5.embed([concept["title"], concept["quotes"][0]["text"]])
+        raw[concept["key"]] = probe.value(title, [text])
+    # Each value is taken within its run: moved by n / (n + run_prior) of the run's median.
+    assert probe.run_prior > 0
+    expected = probe.in_run(raw)
+    assert expected != raw
+    for concept in view.report["concepts"]:
         doubt = concept["doubt"]
-        assert doubt["signals"][SIGNAL] == pytest.approx(expected, abs=1e-3)
-        assert doubt["doubtful"] == (expected < 0)
+        assert doubt["signals"][SIGNAL] == pytest.approx(expected[concept["key"]], abs=1e-3)
+        assert doubt["doubtful"] == (expected[concept["key"]] < 0)
     # The probe replaces the model's own idea check: none asked when the flag does not use it.
     assert h.calls("check_idea") == 0
 

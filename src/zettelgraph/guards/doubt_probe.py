@@ -11,8 +11,18 @@ after the first probe shipped).
 
 A probe is tied to the embedder whose space it learned (`embedder`): the shipped probes
 (`doubt_probe.json`, written by `benchmarks/fit_doubt_probe.py`) are looked up by its name.
-The value is the probe's log-odds that the item is usable; `doubt.py`'s model turns it into
-the score and the flag.
+The value is the probe's log-odds that the item is usable, moved by most of its run's median
+(`in_run`); `doubt.py`'s model turns it into the score and the flag.
+
+Why the move: the probe ranks one book's drafts well, but its values for a whole book sit
+higher or lower from book to book, so a floor fitted on some books flagged 94% of another's
+(`heldout5`, docs/benchmarks.md). Taking each value relative to its run's median (a run is one
+book's quotes) removes that; taking all of it also removes the part that is real (a book whose
+drafts are mostly wrong should get more flags), and a median of a few concepts is noise. So
+the shift is shrunk, n / (n + run_prior) of the median for a run of n concepts: on the six
+graded sets, each scored by a probe and floor fitted on the other five, the goal (80% of the
+drops flagged, 80% of the unflagged usable) was met on six of six with run_prior 3, 5 or 10,
+on four of six with no shift and three of six with the whole median.
 """
 
 from __future__ import annotations
@@ -83,6 +93,9 @@ class Probe:
     weights: tuple[float, ...]
     bias: float
     fitted_on: str = ""
+    # How many concepts' worth of belief in the probe's own scale (see the module's doc); 0
+    # for a probe fitted before the shift, which reads values as they are.
+    run_prior: float = 0.0
 
     def value(self, title: Vector, quotes: Sequence[Vector]) -> float:
         """`like_kept` of a concept with this title and these quotes' vectors."""
@@ -93,6 +106,11 @@ class Probe:
         x = (row - np.array(self.mean)) / np.array(self.scale)
         total = self.bias + float(x @ np.array(self.weights))
         return total if math.isfinite(total) else 0.0
+
+    def in_run(self, values: Mapping[str, float]) -> dict[str, float]:
+        """The values of one run's concepts (key -> `value`), each moved by n / (n +
+        run_prior) of the run's median: what the flag reads."""
+        return in_run(values, self.run_prior)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,7 +124,18 @@ class Probe:
             weights=tuple(float(v) for v in data["weights"]),
             bias=float(data["bias"]),
             fitted_on=str(data.get("fitted_on", "")),
+            run_prior=float(data.get("run_prior", 0.0)),
         )
+
+
+def in_run(values: Mapping[str, float], run_prior: float) -> dict[str, float]:
+    """Each value less n / (n + run_prior) of the median of the n values (none moved when
+    run_prior is 0 or there are no values)."""
+    if not values or run_prior <= 0:
+        return dict(values)
+    n = len(values)
+    shift = n / (n + run_prior) * float(np.median(list(values.values())))
+    return {key: value - shift for key, value in values.items()}
 
 
 def fit_probe(

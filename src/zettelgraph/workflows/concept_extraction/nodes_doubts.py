@@ -118,7 +118,8 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
         if LIKE_KEPT in uses:
-            for key, value in _probe_signals(concepts, quotes, services).items():
+            probed = _probe_signals(concepts, proposal["concepts"], quotes, services)
+            for key, value in probed.items():
                 signals[key][LIKE_KEPT] = value
         asked = checks.chosen(statements, "check")
         idea = checks.chosen(ideas, "idea")
@@ -256,22 +257,31 @@ def _concept_signals(
 
 
 def _probe_signals(
-    concepts: Sequence[DraftConcept], quotes: Mapping[str, str], services: Services
+    concepts: Sequence[DraftConcept],
+    run: Sequence[DraftConcept],
+    quotes: Mapping[str, str],
+    services: Services,
 ) -> dict[str, float]:
-    """`like_kept` of each concept (`guards/doubt_probe.py`), from its title and quotes."""
+    """`like_kept` of each of `concepts` (`guards/doubt_probe.py`), from its title and quotes,
+    taken within its run: every concept proposed (`run`, the ones whose doubt is kept from an
+    earlier round included) gives the median it is moved by."""
     chosen = services.doubt_probe
     if chosen is None:
         return {}
     probe, embedder = chosen
-    quote_ids = sorted({q for c in concepts for q in c["quote_ids"] if q in quotes})
-    vectors = embedder.embed([*(quotes[q] for q in quote_ids), *(c["title"] for c in concepts)])
+    quote_ids = sorted({q for c in run for q in c["quote_ids"] if q in quotes})
+    vectors = embedder.embed([*(quotes[q] for q in quote_ids), *(c["title"] for c in run)])
     by_quote = {q: vectors[i] for i, q in enumerate(quote_ids)}
-    return {
-        c["key"]: probe.value(
-            vectors[len(quote_ids) + i], [by_quote[q] for q in c["quote_ids"] if q in by_quote]
-        )
-        for i, c in enumerate(concepts)
-    }
+    values = probe.in_run(
+        {
+            c["key"]: probe.value(
+                vectors[len(quote_ids) + i],
+                [by_quote[q] for q in c["quote_ids"] if q in by_quote],
+            )
+            for i, c in enumerate(run)
+        }
+    )
+    return {c["key"]: values[c["key"]] for c in concepts if c["key"] in values}
 
 
 def _relation_signals(
