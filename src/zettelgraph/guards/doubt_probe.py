@@ -22,7 +22,10 @@ drafts are mostly wrong should get more flags), and a median of a few concepts i
 the shift is shrunk, n / (n + run_prior) of the median for a run of n concepts: on the six
 graded sets, each scored by a probe and floor fitted on the other five, the goal (80% of the
 drops flagged, 80% of the unflagged usable) was met on six of six with run_prior 3, 5 or 10,
-on four of six with no shift and three of six with the whole median.
+on four of six with no shift and three of six with the whole median; with two more sets, six
+of eight with 5, four of eight with none. Its weakness is a book whose drafts are nearly all
+wrong (a novel quoted for its scenes): the move lifts it to the others' level
+(docs/benchmarks.md, "The probe's value within its run").
 """
 
 from __future__ import annotations
