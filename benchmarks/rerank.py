@@ -18,15 +18,16 @@ from numpy.typing import NDArray
 
 from retrieval import _load, build_store, require_data
 from zettelgraph.llm.embeddings import embed_queries
+from zettelgraph.retrieval.fusion import normalised
 from zettelgraph.retrieval.recipes import recipes_for
 from zettelgraph.retrieval.search import Retriever
 from zettelgraph.settings import default_embeddings
 
 
 def scaled(values: list[float]) -> NDArray[np.float64]:
-    x = np.array(values, dtype=np.float64)
-    low, high = x.min(), x.max()
-    return (x - low) / (high - low) if high > low else np.zeros_like(x)
+    """`values` scaled to their best and worst as the hybrid's fusion scales a list."""
+    scores, _ = normalised([(str(i), v) for i, v in enumerate(values)], "minmax")
+    return np.array([scores[str(i)] for i in range(len(values))])
 
 
 def main(argv: list[str] | None = None) -> None:

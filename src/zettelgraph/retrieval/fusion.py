@@ -30,8 +30,9 @@ class Fused:
     method_scores: dict[str, float] = field(default_factory=dict)
 
 
-def _normalised(items: Ranked, how: str) -> tuple[dict[str, float], float]:
-    """Normalised scores and the value a passage absent from the list gets."""
+def normalised(items: Ranked, how: str) -> tuple[dict[str, float], float]:
+    """Normalised scores and the value a passage absent from the list gets (`how`: raw,
+    zscore, max or minmax, a recipe's normalisation)."""
     scores = [score for _, score in items]
     if how == "raw":
         return dict(items), 0.0
@@ -82,7 +83,7 @@ def fuse(
             for rank, (pid, _) in enumerate(items, start=1):
                 fused[pid].score += weight / (recipe.rrf_k + rank)
             continue
-        normalised, floor = _normalised(items, scales.get(method, "minmax"))
+        scores, floor = normalised(items, scales.get(method, "minmax"))
         for pid, entry in fused.items():
-            entry.score += weight * normalised.get(pid, floor)
+            entry.score += weight * scores.get(pid, floor)
     return sorted(fused.values(), key=lambda entry: (-entry.score, entry.id))
