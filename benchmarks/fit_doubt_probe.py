@@ -30,7 +30,15 @@ import numpy as np
 
 from grading import USABLE, graded_sheets
 from zettelgraph.guards.doubt import LOCAL, LOCAL_FALLBACK, DoubtModel, fit, separation
-from zettelgraph.guards.doubt_probe import SIGNAL, Probe, features, fit_probe, in_run
+from zettelgraph.guards.doubt_probe import (
+    MIN_RUN,
+    SIGNAL,
+    Probe,
+    features,
+    fit_probe,
+    in_run,
+    low_run_floor,
+)
 from zettelgraph.llm.embeddings import E5_SMALL, build_embedder
 
 GUARDS = Path(__file__).resolve().parents[1] / "src" / "zettelgraph" / "guards"
@@ -112,6 +120,7 @@ def flag_model(
         for i, it in enumerate(items):
             if it["book"] == book:
                 values[i] = probe.of(rows[i])
+    low_run, low_usable = low_run_floor(book_levels(values, items))
     values = within_runs(values, items, run_prior)
     described = f"{len(items)} graded concepts of {len({it['book'] for it in items})} books"
     model = fit(
@@ -123,25 +132,54 @@ def flag_model(
         fitted_on=f"{described} (the probe's values on books it was not fitted on)",
     )
     probe = fit_probe(name, list(rows), usable, l2=l2)
-    return Probe(**{**probe.as_dict(), "fitted_on": described, "run_prior": run_prior}), model
+    shipped = {
+        **probe.as_dict(),
+        "fitted_on": described,
+        "run_prior": run_prior,
+        "low_run": low_run,
+        "low_run_usable": tuple(round(u, 3) for u in low_usable),
+    }
+    return Probe(**shipped), model
+
+
+def book_levels(
+    values: Sequence[float], items: Sequence[dict[str, Any]]
+) -> list[tuple[float, float]]:
+    """Each book's (median value, usable share), for books of at least MIN_RUN concepts."""
+    out = []
+    for book in sorted({it["book"] for it in items}):
+        index = [i for i, it in enumerate(items) if it["book"] == book]
+        if len(index) >= MIN_RUN:
+            share = sum(items[i]["usable"] for i in index) / len(index)
+            out.append((float(np.median([values[i] for i in index])), share))
+    return out
 
 
 def set_by_set(
     recipe: Recipe, rows: Sequence[np.ndarray], items: Sequence[dict[str, Any]]
-) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
+) -> dict[str, dict[str, Any]]:
+    """Each set flagged (and its books warned about) by a probe fitted on the others."""
+    out: dict[str, dict[str, Any]] = {}
     for held in sorted({it["set"] for it in items}):
         train = [i for i, it in enumerate(items) if it["set"] != held]
         test = [i for i, it in enumerate(items) if it["set"] == held]
         probe, model = flag_model(recipe, [rows[i] for i in train], [items[i] for i in train])
-        values = within_runs(
-            [probe.of(rows[i]) for i in test], [items[i] for i in test], recipe.run_prior
-        )
+        raw = [probe.of(rows[i]) for i in test]
+        values = within_runs(raw, [items[i] for i in test], recipe.run_prior)
         scores = [model.score({SIGNAL: v}) for v in values]
         usable = [items[i]["usable"] for i in test]
-        out[Path(held).name] = {
+        found: dict[str, Any] = {
             k: round(v, 3) for k, v in separation(scores, usable, model.floor).items()
         }
+        warned = {}
+        for book in sorted({items[i]["book"] for i in test}):
+            index = [k for k, i in enumerate(test) if items[i]["book"] == book]
+            if probe.run_warning([raw[k] for k in index]):
+                warned[book.rpartition(":")[2]] = round(
+                    sum(usable[k] for k in index) / len(index), 3
+                )
+        found["warned_books_usable"] = warned
+        out[Path(held).name] = found
     return out
 
 
@@ -173,6 +211,8 @@ def main(argv: list[str] | None = None) -> None:
         "run_prior": args.run_prior,
         "set_by_set": set_by_set(recipe, rows, items),
         "floor": round(model.floor, 4),
+        "low_run": None if probe.low_run is None else round(probe.low_run, 4),
+        "low_run_usable": list(probe.low_run_usable),
     }
     if args.write:
         probes_path = GUARDS / "doubt_probe.json"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,15 @@ from zettelgraph.guards.doubt import (
     separation,
     shipped_models,
 )
-from zettelgraph.guards.doubt_probe import Probe, features, fit_probe, in_run, shipped_probes
+from zettelgraph.guards.doubt_probe import (
+    MIN_RUN,
+    Probe,
+    features,
+    fit_probe,
+    in_run,
+    low_run_floor,
+    shipped_probes,
+)
 from zettelgraph.guards.doubt_signals import embedding_signals, text_signals, yes_probability
 from zettelgraph.llm.embeddings import E5_SMALL
 
@@ -193,10 +202,38 @@ def test_a_runs_values_are_moved_by_most_of_their_median() -> None:
     assert Probe.from_dict(old).in_run(values) == values
 
 
+def test_the_low_run_floor_lies_above_the_books_graders_dropped_most_of() -> None:
+    # (median value, usable share): read from the lowest median up while each book had at
+    # most 40% usable, the floor halfway to the next book's median.
+    books = [(0.9, 0.8), (-0.8, 0.1), (-0.2, 0.6), (-0.4, 0.35), (0.1, 0.3)]
+    floor, shares = low_run_floor(books)
+    assert floor == pytest.approx(-0.3) and shares == [0.1, 0.35]
+    # No floor when the lowest book was mostly usable; every book low: above the highest.
+    assert low_run_floor([(-1.0, 0.5), (0.0, 0.1)]) == (None, [])
+    assert low_run_floor([(-1.0, 0.1), (0.0, 0.2)]) == (pytest.approx(0.5), [0.1, 0.2])
+
+
+def test_a_run_that_reads_low_as_a_whole_is_warned_about_once_it_is_long_enough() -> None:
+    probe = replace(shipped_probes()[E5_SMALL], low_run=-0.3, low_run_usable=(0.08, 0.38, 0.14))
+    low = [-1.0] * (MIN_RUN - 1) + [2.0]  # median -1.0
+    said = probe.run_warning(low)
+    assert said is not None and "3 graded books" in said and "8%-38%" in said
+    assert probe.run_warning(low[1:]) is None  # a median of fewer concepts is noise
+    assert probe.run_warning([0.0] * MIN_RUN) is None  # not under the floor
+    assert replace(probe, low_run=None).run_warning(low) is None
+    again = Probe.from_dict(json.loads(json.dumps(probe.as_dict())))
+    assert again == probe
+    old = {k: v for k, v in probe.as_dict().items() if not k.startswith("low_run")}
+    assert Probe.from_dict(old).run_warning(low) is None  # a probe written before it
+
+
 def test_the_shipped_probe_fits_e5_smalls_vectors() -> None:
     probes = shipped_probes()
     probe = probes[E5_SMALL]
     assert probe.embedder == E5_SMALL and len(probe.weights) == 3 * 384
     assert probe.run_prior == 5.0  # fit_doubt_probe.py's RUN_PRIOR
+    # Fitted with its warning: the graded books under it had at most 40% usable drafts.
+    assert probe.low_run is not None and probe.low_run_usable
+    assert max(probe.low_run_usable) <= 0.4
     assert len(probe.mean) == len(probe.scale) == len(probe.weights)
     assert "like_kept" in shipped_models()["concept@local"].signals

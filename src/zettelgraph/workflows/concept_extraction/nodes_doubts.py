@@ -118,9 +118,11 @@ def prepare_review(state: ExtractionState, services: Services) -> ExtractionStat
     if concepts:
         signals = _concept_signals(concepts, quotes, services)
         if LIKE_KEPT in uses:
-            probed = _probe_signals(concepts, proposal["concepts"], quotes, services)
+            probed, about_run = _probe_signals(concepts, proposal["concepts"], quotes, services)
             for key, value in probed.items():
                 signals[key][LIKE_KEPT] = value
+            if about_run and not before:  # said once, on the run's first review
+                warnings.append(about_run)
         asked = checks.chosen(statements, "check")
         idea = checks.chosen(ideas, "idea")
         for concept in concepts:
@@ -261,27 +263,28 @@ def _probe_signals(
     run: Sequence[DraftConcept],
     quotes: Mapping[str, str],
     services: Services,
-) -> dict[str, float]:
+) -> tuple[dict[str, float], str | None]:
     """`like_kept` of each of `concepts` (`guards/doubt_probe.py`), from its title and quotes,
     taken within its run: every concept proposed (`run`, the ones whose doubt is kept from an
-    earlier round included) gives the median it is moved by."""
+    earlier round included) gives the median it is moved by; and what to tell the reader when
+    the run as a whole reads like what graders dropped (`Probe.run_warning`)."""
     chosen = services.doubt_probe
     if chosen is None:
-        return {}
+        return {}, None
     probe, embedder = chosen
     quote_ids = sorted({q for c in run for q in c["quote_ids"] if q in quotes})
     vectors = embedder.embed([*(quotes[q] for q in quote_ids), *(c["title"] for c in run)])
     by_quote = {q: vectors[i] for i, q in enumerate(quote_ids)}
-    values = probe.in_run(
-        {
-            c["key"]: probe.value(
-                vectors[len(quote_ids) + i],
-                [by_quote[q] for q in c["quote_ids"] if q in by_quote],
-            )
-            for i, c in enumerate(run)
-        }
-    )
-    return {c["key"]: values[c["key"]] for c in concepts if c["key"] in values}
+    raw = {
+        c["key"]: probe.value(
+            vectors[len(quote_ids) + i],
+            [by_quote[q] for q in c["quote_ids"] if q in by_quote],
+        )
+        for i, c in enumerate(run)
+    }
+    values = probe.in_run(raw)
+    moved = {c["key"]: values[c["key"]] for c in concepts if c["key"] in values}
+    return moved, probe.run_warning(list(raw.values()))
 
 
 def _relation_signals(
