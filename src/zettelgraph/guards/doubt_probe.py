@@ -29,7 +29,7 @@ wrong (a novel quoted for its scenes): the move lifts it to the others' level
 
 What the move takes away is said instead: a run whose median sits under `low_run`, as low as
 that of graded books where at most 40% of the drafts were usable, is warned about as a whole
-(`Probe.run_warning`). Across the 28 graded books the median ranks books by their usable share
+(`Probe.run_warning`). Across 28 graded books the median ranked books by their usable share
 (Spearman 0.67, each book scored by a probe fitted on the others), but a floor on it did not
 carry from set to set (it flagged all of one book, or of none); a warning that says how those
 books fared does not decide for the reader.
