@@ -50,6 +50,11 @@ L2 = 333.0
 # (guards/doubt_probe.py says why). 3, 5 and 10 met the goal on the same six sets of six,
 # each scored by a fit on the other five; 5 is the middle.
 RUN_PRIOR = 5.0
+# The share of the graded drops the floor is set to flag (the goal asks 0.80 on unseen books).
+# On the nine sets, each scored by a fit on the other eight, 0.85 and 0.90 met the goal on
+# five sets each, 0.80 on four; 0.90 flagged 84% of all items (clear maxims of the README's
+# examples among them), 0.85 flagged 72%.
+RECALL = 0.85
 
 
 def graded_concepts(pairs: Sequence[str]) -> list[dict[str, Any]]:
@@ -187,7 +192,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graded", action="append", required=True, help="SHEET_DIR=GRADES")
     parser.add_argument("--embedder", default=E5_SMALL, help="the probe's embedder")
-    parser.add_argument("--recall", type=float, default=0.9, help="share of drops to flag")
+    parser.add_argument(
+        "--recall", type=float, default=RECALL, help="share of the drops the floor flags"
+    )
     parser.add_argument("--l2", type=float, default=L2, help="penalty on each weight")
     parser.add_argument(
         "--run-prior",
