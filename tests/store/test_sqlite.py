@@ -29,6 +29,7 @@ from zettelgraph.store import StoreError, open_store
 from zettelgraph.store.base import IntegrityError
 from zettelgraph.store.migrations import MIGRATIONS
 from zettelgraph.store.sqlite import SQLiteStore
+from zettelgraph.store.sqlite_connection import MMAP_BYTES
 
 if TYPE_CHECKING:
     from conftest import Builders, HashEmbedder
@@ -460,3 +461,10 @@ def test_a_store_from_before_the_study_tables_gets_its_cards_indexed(db_path: Pa
         assert counts["book"].introduced == 1
     finally:
         store.close()
+
+
+def test_the_store_reads_its_file_through_a_memory_map(sqlite_store: SQLiteStore) -> None:
+    # A full-text search at a million passages reads far more than SQLite's 2 MB page cache;
+    # mapped, the hybrid search's p95 fell by 5-10 ms (docs/benchmarks.md).
+    mapped = sqlite_store._db.execute("PRAGMA mmap_size").fetchone()[0]
+    assert mapped >= min(1 << 30, MMAP_BYTES)
