@@ -88,13 +88,25 @@ def feature_rows(items: Sequence[dict[str, Any]], embedder_name: str) -> list[np
     ]
 
 
+def by_book(items: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Each book's items (their positions in `items`), books in name order."""
+    out: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        out.setdefault(it["book"], []).append(i)
+    return dict(sorted(out.items()))
+
+
+def usable_share(items: Sequence[dict[str, Any]], index: Sequence[int]) -> float:
+    """The share of the items at `index` graded usable."""
+    return sum(items[i]["usable"] for i in index) / len(index)
+
+
 def within_runs(
     values: Sequence[float], items: Sequence[dict[str, Any]], run_prior: float
 ) -> list[float]:
     """Each book's values moved as a review moves a run's (`in_run`): one book is one run."""
     out = list(values)
-    for book in {it["book"] for it in items}:
-        index = [i for i, it in enumerate(items) if it["book"] == book]
+    for index in by_book(items).values():
         moved = in_run({str(i): values[i] for i in index}, run_prior)
         for i in index:
             out[i] = moved[str(i)]
@@ -119,15 +131,15 @@ def flag_model(
     name, recall, l2, run_prior = recipe.embedder, recipe.recall, recipe.l2, recipe.run_prior
     usable = [it["usable"] for it in items]
     values: list[float] = [0.0] * len(items)
-    for book in sorted({it["book"] for it in items}):
+    books = by_book(items)
+    for book, index in books.items():
         train = [i for i, it in enumerate(items) if it["book"] != book]
         probe = fit_probe(name, [rows[i] for i in train], [usable[i] for i in train], l2=l2)
-        for i, it in enumerate(items):
-            if it["book"] == book:
-                values[i] = probe.of(rows[i])
+        for i in index:
+            values[i] = probe.of(rows[i])
     low_run, low_usable = low_run_floor(book_levels(values, items))
     values = within_runs(values, items, run_prior)
-    described = f"{len(items)} graded concepts of {len({it['book'] for it in items})} books"
+    described = f"{len(items)} graded concepts of {len(books)} books"
     model = fit(
         "concept",
         (SIGNAL,),
@@ -151,13 +163,11 @@ def book_levels(
     values: Sequence[float], items: Sequence[dict[str, Any]]
 ) -> list[tuple[float, float]]:
     """Each book's (median value, usable share), for books of at least MIN_RUN concepts."""
-    out = []
-    for book in sorted({it["book"] for it in items}):
-        index = [i for i, it in enumerate(items) if it["book"] == book]
-        if len(index) >= MIN_RUN:
-            share = sum(items[i]["usable"] for i in index) / len(index)
-            out.append((float(np.median([values[i] for i in index])), share))
-    return out
+    return [
+        (float(np.median([values[i] for i in index])), usable_share(items, index))
+        for index in by_book(items).values()
+        if len(index) >= MIN_RUN
+    ]
 
 
 def set_by_set(
@@ -169,21 +179,19 @@ def set_by_set(
         train = [i for i, it in enumerate(items) if it["set"] != held]
         test = [i for i, it in enumerate(items) if it["set"] == held]
         probe, model = flag_model(recipe, [rows[i] for i in train], [items[i] for i in train])
+        held_items = [items[i] for i in test]
         raw = [probe.of(rows[i]) for i in test]
-        values = within_runs(raw, [items[i] for i in test], recipe.run_prior)
+        values = within_runs(raw, held_items, recipe.run_prior)
         scores = [model.score({SIGNAL: v}) for v in values]
-        usable = [items[i]["usable"] for i in test]
+        usable = [it["usable"] for it in held_items]
         found: dict[str, Any] = {
             k: round(v, 3) for k, v in separation(scores, usable, model.floor).items()
         }
-        warned = {}
-        for book in sorted({items[i]["book"] for i in test}):
-            index = [k for k, i in enumerate(test) if items[i]["book"] == book]
-            if probe.run_warning([raw[k] for k in index]):
-                warned[book.rpartition(":")[2]] = round(
-                    sum(usable[k] for k in index) / len(index), 3
-                )
-        found["warned_books_usable"] = warned
+        found["warned_books_usable"] = {
+            book.rpartition(":")[2]: round(usable_share(held_items, index), 3)
+            for book, index in by_book(held_items).items()
+            if probe.run_warning([raw[k] for k in index])
+        }
         out[Path(held).name] = found
     return out
 
