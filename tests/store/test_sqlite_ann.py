@@ -162,3 +162,25 @@ def test_another_process_write_is_caught_up_without_a_rebuild(
     # Caught up from the change log: the same index, patched rather than rebuilt.
     assert approximate._vector_indexes()[NodeLabel.QUOTE] is index
     assert uses_the_approximate_index(approximate)
+
+
+def test_one_query_scans_its_groups_on_every_thread_with_the_same_result() -> None:
+    # A search is a single query: the index splits the groups it scans among the threads
+    # (faiss's default splits a batch's queries, leaving one query on one core).
+    import faiss
+
+    from zettelgraph.store.ann_index import PARALLEL_OVER_GROUPS, AnnIndex
+
+    rows = clustered(20_000, seed=3)
+    index = AnnIndex(DIM, rows)
+    assert index._index.parallel_mode == PARALLEL_OVER_GROUPS
+    queries = clustered(20, seed=4)
+    threads = faiss.omp_get_max_threads()
+    try:
+        faiss.omp_set_num_threads(1)
+        alone = [index.search(query, 50).tolist() for query in queries]
+        faiss.omp_set_num_threads(2)
+        shared = [index.search(query, 50).tolist() for query in queries]
+    finally:
+        faiss.omp_set_num_threads(threads)
+    assert shared == alone

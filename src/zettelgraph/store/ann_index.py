@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import math
 
-import faiss
 import numpy as np
 from numpy.typing import NDArray
+
+from zettelgraph.system.openmp import sleeping_threads
+
+with sleeping_threads():
+    # faiss's bundled OpenMP reads the wait policy when it loads: its threads search beside
+    # the full text's (system/openmp.py).
+    import faiss
 
 # Training samples per centroid (faiss warns below 39); the share of the groups a query
 # scans, and the fewest rows it scans. On store.py's clustered 512-dim vectors, recall@50
@@ -24,6 +30,8 @@ from numpy.typing import NDArray
 SAMPLES_PER_GROUP = 40
 SCANNED_SHARE = 1 / 16
 MIN_SCANNED = 50_000
+# faiss's IVF parallel_mode for the groups one query scans, split among the threads.
+PARALLEL_OVER_GROUPS = 1
 
 
 class AnnIndex:
@@ -45,6 +53,11 @@ class AnnIndex:
             sample = rows[np.sort(picked)]
         self._index.train(np.ascontiguousarray(sample))
         self.nprobe = max(1, math.ceil(groups * SCANNED_SHARE))
+        # A search is one query: faiss's default spreads a batch's queries over threads and
+        # so scans one query's groups on one core; this spreads the groups instead (the
+        # index's search 3.3 / 4.1 ms p50 / p95 against 6.4 / 7.9 on two cores, a million
+        # passages; docs/benchmarks.md, "A million passages").
+        self._index.parallel_mode = PARALLEL_OVER_GROUPS
         self.built_size = len(rows)
         self.add(np.arange(len(rows), dtype=np.int64), rows)
 
