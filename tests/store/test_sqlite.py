@@ -468,3 +468,50 @@ def test_the_store_reads_its_file_through_a_memory_map(sqlite_store: SQLiteStore
     # mapped, the hybrid search's p95 fell by 5-10 ms (docs/benchmarks.md).
     mapped = sqlite_store._db.execute("PRAGMA mmap_size").fetchone()[0]
     assert mapped >= min(1 << 30, MMAP_BYTES)
+
+
+def test_term_counts_are_read_once_until_the_file_changes(
+    sqlite_store: SQLiteStore, db_path: Path, make: Builders
+) -> None:
+    """FTS5's vocabulary counts a term's documents by walking its list (milliseconds for a
+    common stem at a million passages): kept between searches, read again after any write,
+    this handle's or another's, so the search ranks as a freshly opened store would."""
+    sqlite_store.text_candidates = 1  # the rarest term's matches first (test_contract_stemming)
+    sqlite_store.apply(
+        make.book(quotes=("El castor y el río.", "Río, río, río.", "El río ancho.", "Un río."))
+    )
+    counted: list[str] = []
+    sqlite_store._db.set_trace_callback(
+        lambda sql: counted.append(sql) if "node_text_terms" in sql else None
+    )
+
+    def search() -> list[str]:
+        return [hit.id for hit in sqlite_store.text_search("castor río", 2, label=NodeLabel.QUOTE)]
+
+    def as_fresh() -> list[str]:
+        fresh = SQLiteStore(db_path)
+        fresh.text_candidates = 1
+        try:
+            return [hit.id for hit in fresh.text_search("castor río", 2, label=NodeLabel.QUOTE)]
+        finally:
+            fresh.close()
+
+    first = search()
+    assert len(counted) == 2  # one count per term
+    assert search() == first
+    assert len(counted) == 2  # none read again
+
+    # Another handle makes "castor" the common word and "río" the rare one.
+    other = SQLiteStore(db_path)
+    try:
+        castors = tuple(f"Un castor número {i}." for i in range(12))
+        other.apply(make.book("Castores", quotes=castors))
+    finally:
+        other.close()
+    assert search() == as_fresh() != first
+    assert len(counted) == 4
+
+    # And this handle's own write.
+    sqlite_store.apply(make.book("Ríos", quotes=tuple(f"Un río más, {i}." for i in range(30))))
+    assert search() == as_fresh()
+    assert len(counted) == 6

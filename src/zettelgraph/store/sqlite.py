@@ -58,7 +58,7 @@ from zettelgraph.store.rules import (
 from zettelgraph.store.sqlite_card_index import index_card, index_review
 from zettelgraph.store.sqlite_connection import Transaction, connect, locked
 from zettelgraph.store.sqlite_delete import delete_edges, delete_nodes
-from zettelgraph.store.sqlite_search import SQLiteSearch
+from zettelgraph.store.sqlite_search import TERM_COUNTS_KEPT, SQLiteSearch
 from zettelgraph.store.sqlite_text import index_text, rebuild_text_index
 from zettelgraph.store.vector_index import VectorIndex
 
@@ -77,6 +77,7 @@ class SQLiteStore(SQLiteSearch):
         self._indexes: dict[NodeLabel, VectorIndex] | None = None
         self._seen_version = self._data_version()
         self._memo = ReadMemo(self._db)
+        self._term_counts = ReadMemo(self._db, size=TERM_COUNTS_KEPT)
 
     # --- lifecycle -----------------------------------------------------------------------
     @locked

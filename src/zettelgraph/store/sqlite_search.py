@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 
 from zettelgraph.models import NodeLabel, PassageFilter, SearchHit
 from zettelgraph.store.base import StoreError
+from zettelgraph.store.read_memo import ReadMemo
 from zettelgraph.store.scope import active_filter, author_keys, in_places, kind_keys
 from zettelgraph.store.sqlite_connection import locked
 from zettelgraph.store.sqlite_reads import SQLiteReads
@@ -30,6 +32,8 @@ from zettelgraph.store.vector_index import ANN_THRESHOLD, VectorIndex
 from zettelgraph.text.stemming import analyze_query
 
 _LOAD_BATCH = 4096
+# Terms whose document counts are kept between searches (an int and a short string each).
+TERM_COUNTS_KEPT = 20_000
 
 
 class SQLiteSearch(SQLiteReads):
@@ -38,6 +42,10 @@ class SQLiteSearch(SQLiteReads):
     path: Path
     _indexes: dict[NodeLabel, VectorIndex] | None
     _seen_version: int
+    # Each query term's document count, kept until the store changes: FTS5's vocabulary
+    # counts a term's documents by walking its whole list (a common stem at a million
+    # passages: 2-13 ms of a question's full-text search), and questions share their terms.
+    _term_counts: ReadMemo
     # The last `vector_changes.seq` the loaded indexes hold.
     _seen_change: int = 0
     # Up to this many vectors of a label (or admitted by a filter), search scans them all
@@ -196,7 +204,10 @@ class SQLiteSearch(SQLiteReads):
         if scope is None:
             # Only the rarest terms' matches are ranked first (store/text_terms.py): FTS5
             # ranks every match of the MATCH, and a common stem matches most passages.
-            found_in = term_documents(self._db, terms)
+            found_in = [
+                self._term_counts.get(term, partial(term_documents, self._db, [term]))[0]
+                for term in terms
+            ]
             pair = rarest_pair(found_in, self.text_candidates)
             if pair:
                 both = " AND ".join(f"({match_of([terms[i]])})" for i in pair)
